@@ -1,0 +1,36 @@
+//===- OpHelpers.h - shared pieces of op verifiers and shapes ---*- C++ -*-===//
+
+#ifndef ODT_DIALECTS_ONNX_OPS_OPHELPERS_H
+#define ODT_DIALECTS_ONNX_OPS_OPHELPERS_H
+
+#include "dialects/onnx/ONNXOps.h"
+
+namespace odt::onnx {
+
+/// Emits "node 'NAME' (onnx.Op): " followed by the caller's message.
+mlir::InFlightDiagnostic emitNodeError(mlir::Operation *op);
+
+/// The rank of a ranked tensor value, or std::nullopt for unranked/none.
+std::optional<int64_t> getRank(mlir::Value value);
+
+/// Fails (with a node-located error) unless `value` has rank `rank` when its
+/// rank is known.
+mlir::LogicalResult verifyRank(mlir::Operation *op, mlir::Value value,
+                               int64_t rank, llvm::StringRef what);
+
+/// Fails unless the two values have the same element type.
+mlir::LogicalResult verifySameElementType(mlir::Operation *op, mlir::Value a,
+                                          mlir::Value b, llvm::StringRef what);
+
+/// Result `result` gets the shape of `source` (elementwise ops).
+mlir::LogicalResult inferSameShape(ShapeContext &context, mlir::Value source,
+                                   mlir::Value result);
+
+/// Unifies the shapes of two values dim by dim (they must have equal rank).
+mlir::LogicalResult unifyShapes(ShapeContext &context, mlir::Operation *op,
+                                mlir::Value a, mlir::Value b,
+                                llvm::StringRef what);
+
+} // namespace odt::onnx
+
+#endif // ODT_DIALECTS_ONNX_OPS_OPHELPERS_H

@@ -1,0 +1,13 @@
+//===- Relu.cpp - onnx.Relu -----------------------------------------------===//
+
+#include "dialects/onnx/ops/OpHelpers.h"
+
+using namespace mlir;
+
+namespace odt::onnx {
+
+LogicalResult ReluOp::inferShapes(ShapeContext &context) {
+  return inferSameShape(context, getX(), getY());
+}
+
+} // namespace odt::onnx

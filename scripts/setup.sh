@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every package odt needs to build and test, idempotently, on Debian 12.
+# Safe to run repeatedly: apt-get skips what is already installed.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  cmake ninja-build ccache clang-22 lld-22
+  # LLVM / MLIR 22 (shared libraries libLLVM.so / libMLIR.so) and lit/FileCheck
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools liblld-22-dev
+  # ONNX protobuf schema for the importer
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  # checkpoints
+  libflatbuffers-dev flatbuffers-compiler
+  # tests
+  libgtest-dev libgmock-dev
+  # python for the reference scripts (numpy references, default model generation)
+  python3 python3-numpy python3-onnx python3-flatbuffers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "odt setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "odt setup: all packages present"
+fi
