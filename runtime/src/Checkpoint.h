@@ -1,0 +1,77 @@
+// CheckpointState: parameters, optimizer state and properties, read from and
+// written to ONNX Runtime's flatbuffer checkpoint (ODTC v2, ORT-FACTS.md §4).
+
+#ifndef ODT_RUNTIME_CHECKPOINT_H
+#define ODT_RUNTIME_CHECKPOINT_H
+
+#include "Status.h"
+#include "Tensor.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace odt {
+
+/// One model parameter. `data` is empty while the state is nominal.
+struct Parameter {
+  std::string name;
+  DataType dtype = DataType::Float;
+  Tensor data;
+  /// Gradient accumulation buffer, allocated by the Module for trainable
+  /// parameters (empty until then).
+  Tensor gradient;
+  bool requiresGrad = true;
+};
+
+/// Per-parameter optimizer state: "momentum0", "momentum1", ...
+struct ParameterOptimizerState {
+  std::map<std::string, Tensor> momentums;
+};
+
+struct OptimizerGroupState {
+  std::string name = "group0";
+  int64_t step = 0;
+  float initialLearningRate = 0.001f;
+  std::map<std::string, ParameterOptimizerState> parameterStates;
+};
+
+using PropertyValue = std::variant<int64_t, float, std::string>;
+
+struct CheckpointState {
+  /// In file order (ORT sorts by name): trainable parameters first, then
+  /// frozen ones. The Module orders them by the training graph instead.
+  std::vector<std::shared_ptr<Parameter>> parameters;
+  bool isNominal = false;
+  std::vector<OptimizerGroupState> optimizerGroups;
+  std::map<std::string, PropertyValue> properties;
+
+  /// nullptr if no parameter has this name.
+  std::shared_ptr<Parameter> findParameter(const std::string &name) const;
+  /// nullptr if there is no group of this name.
+  OptimizerGroupState *findOptimizerGroup(const std::string &name);
+};
+
+/// Reads a checkpoint file. External data, if the checkpoint has any, is read
+/// from `<path>.data`. Rejects truncated, corrupt and foreign files (failed
+/// flatbuffers verification, wrong identifier or version, sizes that do not
+/// match dims and dtype) with a message naming the file and the fault.
+Result<CheckpointState> loadCheckpoint(const std::string &path);
+
+/// Reads a checkpoint held in memory. `externalDataPath` names the file of
+/// external tensor data, needed only if the checkpoint has external data.
+Result<CheckpointState> loadCheckpointFromBuffer(
+    const void *data, size_t size, const std::string &externalDataPath = "");
+
+/// Writes `state` to `path` atomically: a temporary file in the same folder,
+/// fsync, rename. On any failure the previous file at `path` is untouched.
+/// Tensors and properties are written sorted by name, as ORT does.
+Status saveCheckpoint(const CheckpointState &state, const std::string &path,
+                      bool includeOptimizerState);
+
+} // namespace odt
+
+#endif // ODT_RUNTIME_CHECKPOINT_H
