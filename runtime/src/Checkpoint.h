@@ -72,6 +72,21 @@ Result<CheckpointState> loadCheckpointFromBuffer(
 Status saveCheckpoint(const CheckpointState &state, const std::string &path,
                       bool includeOptimizerState);
 
+/// Total tensor bytes above which saveCheckpoint moves tensors to an external
+/// data file, as ORT does (1800 MiB, about 1.8 GB): a flatbuffer cannot reach
+/// 2 GiB.
+constexpr uint64_t kDefaultExternalDataThreshold = uint64_t(1800) * 1024 * 1024;
+
+/// saveCheckpoint with an explicit external data threshold. When the tensors
+/// (parameters, and momentums if included) hold more than
+/// `externalDataThreshold` bytes in all, every tensor of 64 bytes or more is
+/// written to `<path>.data` (offsets aligned to 4 bytes, 8 for int64 and
+/// double) and the checkpoint records its offset; smaller ones stay inline.
+/// The .data file and the checkpoint are both written to temporary files
+/// first and renamed into place only when both are complete.
+Status saveCheckpoint(const CheckpointState &state, const std::string &path,
+                      bool includeOptimizerState, uint64_t externalDataThreshold);
+
 } // namespace odt
 
 #endif // ODT_RUNTIME_CHECKPOINT_H
