@@ -6,6 +6,7 @@
 #include "Status.h"
 #include "Tensor.h"
 
+#include <cstddef>
 #include <string>
 
 namespace odt {
@@ -15,6 +16,15 @@ namespace odt {
 /// Fortran order, big-endian data, object arrays, and truncated or malformed
 /// files are errors naming the file.
 Result<Tensor> readNpy(const std::string &path);
+
+/// Parses .npy bytes held in memory; `name` labels messages
+/// ("npy buffer: ...").
+Result<Tensor> readNpyFromBuffer(const void *data, size_t size,
+                                 const std::string &name = "npy buffer");
+
+/// The NumPy dtype string ('<f4', '|b1', ...) for `type`; empty if .npy has
+/// no equivalent (bfloat16, string, undefined).
+std::string npyDescr(DataType type);
 
 /// Writes `tensor` as a version 1.0 .npy file (atomically: temporary file then
 /// rename).
