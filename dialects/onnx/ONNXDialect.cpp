@@ -10,7 +10,7 @@ using namespace mlir;
 using namespace odt::onnx;
 
 #include "dialects/onnx/ONNXDialect.cpp.inc"
-#include "dialects/onnx/ShapeInferenceInterface.cpp.inc"
+#include "dialects/onnx/ONNXOpInterface.cpp.inc"
 
 void ONNXDialect::initialize() {
   addOperations<
@@ -48,7 +48,8 @@ LogicalResult ConstantOp::verify() {
 
 LogicalResult ConstantOp::inferShapes(ShapeContext &context) {
   context.setShape(getOutput(),
-                   context.shapeFromType(getOutput().getType(), "const"));
+                   context.shapeFromType(getOutput().getType(), "const"),
+                   ShapeContext::getElementType(getOutput()));
   return success();
 }
 

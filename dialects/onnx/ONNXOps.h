@@ -14,7 +14,7 @@
 #include "dialects/onnx/ShapeInference.h"
 
 #include "dialects/onnx/ONNXDialect.h.inc"
-#include "dialects/onnx/ShapeInferenceInterface.h.inc"
+#include "dialects/onnx/ONNXOpInterface.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/onnx/ONNXOps.h.inc"

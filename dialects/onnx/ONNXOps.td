@@ -18,7 +18,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
-include "dialects/onnx/ShapeInferenceInterface.td"
+include "dialects/onnx/ONNXOpInterface.td"
 
 def ONNX_Dialect : Dialect {
   let name = "onnx";
@@ -34,13 +34,38 @@ def ONNX_Dialect : Dialect {
   let hasConstantMaterializer = 0;
 }
 
-// Base class: every op is pure at tensor level and infers shapes.
+// The number of operands (arguments that are not attributes) of an op, and
+// whether any of them is variadic.
+class ONNX_CountInputs<dag arguments> {
+  int value = !foldl(0, !range(!size(arguments)), count, i,
+      !add(count, !if(!isa<Attr>(!getdagarg<Constraint>(arguments, i)), 0, 1)));
+  int variadic = !foldl(0, !range(!size(arguments)), count, i,
+      !add(count, !if(!isa<Variadic>(!getdagarg<Constraint>(arguments, i)), 1, 0)));
+}
+
+// Base class: every op is pure at tensor level, infers shapes and knows its
+// ONNX input count. An op that needs its own extraClassDeclaration must start
+// it with `onnxClassDeclaration #`.
+//
+// Results are declared AnyTensor on purpose: the importer creates each op with
+// placeholder result types, verifies operands and attributes, then lets the
+// op's inferShapes set the exact result types. The result types are given in
+// each op's summary and enforced by inference.
 class ONNX_Op<string mnemonic, list<Trait> traits = []>
     : Op<ONNX_Dialect, mnemonic,
          !listconcat(traits, [Pure,
-             DeclareOpInterfaceMethods<ONNXShapeInferenceOpInterface>])> {
+             DeclareOpInterfaceMethods<ONNXOpInterface>])> {
   let assemblyFormat =
       "`(` operands `)` attr-dict `:` functional-type(operands, results)";
+  code onnxClassDeclaration = "static constexpr unsigned kONNXInputCount = "
+      # ONNX_CountInputs<arguments>.value # ";"
+      # "static constexpr bool kHasVariadicONNXInputs = "
+      # !if(ONNX_CountInputs<arguments>.variadic, "true", "false") # ";"
+      # "static constexpr unsigned kONNXOutputCount = "
+      # !size(results) # ";"
+      # "static constexpr bool kHasVariadicONNXOutputs = "
+      # !if(ONNX_CountInputs<results>.variadic, "true", "false") # ";";
+  let extraClassDeclaration = onnxClassDeclaration;
 }
 
 // com.microsoft operators.
@@ -92,14 +117,14 @@ def ONNX_GemmOp : ONNX_Op<"Gemm"> {
                        DefaultValuedAttr<F32Attr, "1.0">:$beta,
                        DefaultValuedAttr<I64Attr, "0">:$transA,
                        DefaultValuedAttr<I64Attr, "0">:$transB);
-  let results = (outs ONNX_FloatTensor:$Y);
+  let results = (outs AnyTensor:$Y);
   let hasVerifier = 1;
 }
 
 def ONNX_ReluOp : ONNX_Op<"Relu"> {
   let summary = "ai.onnx Relu";
   let arguments = (ins ONNX_FloatTensor:$X);
-  let results = (outs ONNX_FloatTensor:$Y);
+  let results = (outs AnyTensor:$Y);
 }
 
 def ONNX_ReduceSumOp : ONNX_Op<"ReduceSum"> {
@@ -107,9 +132,9 @@ def ONNX_ReduceSumOp : ONNX_Op<"ReduceSum"> {
   let arguments = (ins ONNX_FloatTensor:$data, ONNX_OptI64Tensor:$axes,
                        DefaultValuedAttr<I64Attr, "1">:$keepdims,
                        DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes);
-  let results = (outs ONNX_FloatTensor:$reduced);
+  let results = (outs AnyTensor:$reduced);
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = onnxClassDeclaration # [{
     /// The normalized (non-negative, sorted) reduction axes, or failure if
     /// the axes input is not a constant.
     ::mlir::FailureOr<::llvm::SmallVector<int64_t>> getConstantAxes();
@@ -122,7 +147,7 @@ def ONNX_SoftmaxCrossEntropyLossOp : ONNX_Op<"SoftmaxCrossEntropyLoss"> {
                        ONNX_OptFloatTensor:$weights,
                        OptionalAttr<I64Attr>:$ignore_index,
                        DefaultValuedAttr<StrAttr, "\"mean\"">:$reduction);
-  let results = (outs ONNX_FloatTensor:$output, ONNX_FloatTensor:$log_prob);
+  let results = (outs AnyTensor:$output, AnyTensor:$log_prob);
   let hasVerifier = 1;
 }
 
@@ -142,14 +167,14 @@ def ONNX_SoftmaxCrossEntropyLossGradOp
                        ONNX_OptFloatTensor:$bias,
                        OptionalAttr<I64Attr>:$ignore_index,
                        DefaultValuedAttr<StrAttr, "\"mean\"">:$reduction);
-  let results = (outs ONNX_FloatTensor:$d_logits);
+  let results = (outs AnyTensor:$d_logits);
   let hasVerifier = 1;
 }
 
 def ONNX_ReluGradOp : ONNX_MSOp<"ReluGrad"> {
   let summary = "com.microsoft ReluGrad: dX = X > 0 ? dY : 0";
   let arguments = (ins ONNX_FloatTensor:$dY, ONNX_FloatTensor:$X);
-  let results = (outs ONNX_FloatTensor:$dX);
+  let results = (outs AnyTensor:$dX);
   let hasVerifier = 1;
 }
 
@@ -162,8 +187,8 @@ def ONNX_InPlaceAccumulatorV2Op : ONNX_MSOp<"InPlaceAccumulatorV2"> {
   }];
   let arguments = (ins ONNX_FloatTensor:$buffer, ONNX_FloatTensor:$value,
                        ONNX_OptBoolTensor:$overwrite_flag);
-  let results = (outs ONNX_BoolTensor:$updated_flag,
-                      ONNX_FloatTensor:$accumulation_buffer_out);
+  let results = (outs AnyTensor:$updated_flag,
+                      AnyTensor:$accumulation_buffer_out);
   let hasVerifier = 1;
 }
 
@@ -192,10 +217,10 @@ def ONNX_AdamWOptimizerOp
                        DefaultValuedAttr<F32Attr, "1e-2">:$weight_decay,
                        DefaultValuedAttr<I64Attr, "1">:$correct_bias,
                        DefaultValuedAttr<I64Attr, "0">:$adam_mode);
-  let results = (outs ONNX_BoolTensor:$updated_flag,
-                      Variadic<ONNX_FloatTensor>:$updated_weights,
-                      Variadic<ONNX_FloatTensor>:$updated_momentums_1,
-                      Variadic<ONNX_FloatTensor>:$updated_momentums_2);
+  let results = (outs AnyTensor:$updated_flag,
+                      Variadic<AnyTensor>:$updated_weights,
+                      Variadic<AnyTensor>:$updated_momentums_1,
+                      Variadic<AnyTensor>:$updated_momentums_2);
   let hasVerifier = 1;
 }
 
@@ -207,8 +232,8 @@ def ONNX_SGDOptimizerV2Op
   let arguments = (ins TensorOf<[F32]>:$lr,
                        Variadic<ONNX_FloatTensor>:$weights,
                        Variadic<ONNX_FloatTensor>:$gradients);
-  let results = (outs ONNX_BoolTensor:$update_completed,
-                      Variadic<ONNX_FloatTensor>:$updated_weights);
+  let results = (outs AnyTensor:$update_completed,
+                      Variadic<AnyTensor>:$updated_weights);
   let hasVerifier = 1;
 }
 

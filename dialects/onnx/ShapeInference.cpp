@@ -92,8 +92,20 @@ Shape ShapeContext::getShape(Value value) const {
   return resolve(shapes.lookup(value));
 }
 
-void ShapeContext::setShape(Value value, ArrayRef<Dim> shape) {
+Type ShapeContext::getElementType(Value value) {
+  return cast<ShapedType>(value.getType()).getElementType();
+}
+
+void ShapeContext::setShape(Value value, ArrayRef<Dim> shape,
+                            Type elementType) {
   shapes[value] = Shape(shape.begin(), shape.end());
+  value.setType(RankedTensorType::get(toStaticDims(shape), elementType));
+}
+
+void ShapeContext::refineTypes() {
+  for (auto &[value, shape] : shapes)
+    value.setType(RankedTensorType::get(toStaticDims(shape),
+                                        getElementType(value)));
 }
 
 Shape ShapeContext::shapeFromType(Type type, StringRef hint) {
@@ -160,7 +172,7 @@ LogicalResult inferShapesInBlock(Block &block, ShapeContext &context) {
   for (Operation &op : block) {
     if (isa<func::ReturnOp>(op) || isa<NoValueOp>(op))
       continue;
-    auto shapeOp = dyn_cast<ShapeInferenceOpInterface>(op);
+    auto shapeOp = dyn_cast<ONNXOpInterface>(op);
     if (!shapeOp) {
       op.emitError() << "no shape inference for '" << op.getName() << "'";
       failedAny = true;

@@ -71,7 +71,15 @@ public:
   bool hasShape(mlir::Value value) const { return shapes.count(value); }
   /// The shape of `value`, resolved. Only valid if hasShape(value).
   Shape getShape(mlir::Value value) const;
-  void setShape(mlir::Value value, llvm::ArrayRef<Dim> shape);
+  /// The element type of a shaped value.
+  static mlir::Type getElementType(mlir::Value value);
+  /// Records the shape of `value` and sets its type to a ranked tensor of
+  /// `elementType` with the dims known so far.
+  void setShape(mlir::Value value, llvm::ArrayRef<Dim> shape,
+                mlir::Type elementType);
+  /// Re-types every recorded value with its dims resolved now: dims bound by
+  /// later unification become static everywhere.
+  void refineTypes();
 
   /// The shape a ranked tensor type implies, with a fresh symbol for each
   /// dynamic dim (used for values whose dims nothing names).
@@ -99,7 +107,7 @@ private:
 std::string formatShape(const ShapeContext &context, llvm::ArrayRef<Dim> shape);
 
 /// Runs shape inference over the ops of `region` in order: every op must
-/// implement ShapeInferenceOpInterface or be a known pass-through (func.return).
+/// implement ONNXOpInterface or be a known pass-through (func.return).
 /// Operand shapes of block arguments must already be in `context`.
 mlir::LogicalResult inferShapesInBlock(mlir::Block &block,
                                        ShapeContext &context);

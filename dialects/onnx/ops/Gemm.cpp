@@ -45,7 +45,7 @@ LogicalResult GemmOp::inferShapes(ShapeContext &context) {
         return failure();
     }
   }
-  context.setShape(getY(), context.resolve(y));
+  context.setShape(getY(), y, ShapeContext::getElementType(getA()));
   return success();
 }
 

@@ -21,7 +21,8 @@ LogicalResult InPlaceAccumulatorV2Op::inferShapes(ShapeContext &context) {
   if (failed(unifyShapes(context, *this, getBuffer(), getValue(),
                          "buffer and value must have the same shape")))
     return failure();
-  context.setShape(getUpdatedFlag(), {Dim::size(1)});
+  context.setShape(getUpdatedFlag(), {Dim::size(1)},
+                   IntegerType::get(getContext(), 1));
   return inferSameShape(context, getBuffer(), getAccumulationBufferOut());
 }
 

@@ -40,7 +40,8 @@ LogicalResult verifySameElementType(Operation *op, Value a, Value b,
 
 LogicalResult inferSameShape(ShapeContext &context, Value source,
                              Value result) {
-  context.setShape(result, context.getShape(source));
+  context.setShape(result, context.getShape(source),
+                   ShapeContext::getElementType(source));
   return success();
 }
 

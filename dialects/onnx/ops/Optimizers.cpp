@@ -30,7 +30,8 @@ static LogicalResult verifyScalar(Operation *op, Value value, StringRef what) {
 static void inferGroupShapes(ShapeContext &context, ValueRange inputs,
                              ValueRange results) {
   for (auto [input, result] : llvm::zip(inputs, results))
-    context.setShape(result, context.getShape(input));
+    context.setShape(result, context.getShape(input),
+                     ShapeContext::getElementType(input));
 }
 
 LogicalResult AdamWOptimizerOp::verify() {
@@ -46,7 +47,8 @@ LogicalResult AdamWOptimizerOp::verify() {
 }
 
 LogicalResult AdamWOptimizerOp::inferShapes(ShapeContext &context) {
-  context.setShape(getUpdatedFlag(), {Dim::size(1)});
+  context.setShape(getUpdatedFlag(), {Dim::size(1)},
+                   IntegerType::get(getContext(), 1));
   inferGroupShapes(context, getWeights(), getUpdatedWeights());
   inferGroupShapes(context, getMomentums_1(), getUpdatedMomentums_1());
   inferGroupShapes(context, getMomentums_2(), getUpdatedMomentums_2());
@@ -61,7 +63,8 @@ LogicalResult SGDOptimizerV2Op::verify() {
 }
 
 LogicalResult SGDOptimizerV2Op::inferShapes(ShapeContext &context) {
-  context.setShape(getUpdateCompleted(), {Dim::size(1)});
+  context.setShape(getUpdateCompleted(), {Dim::size(1)},
+                   IntegerType::get(getContext(), 1));
   inferGroupShapes(context, getWeights(), getUpdatedWeights());
   return success();
 }

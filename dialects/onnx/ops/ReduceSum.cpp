@@ -64,7 +64,8 @@ LogicalResult ReduceSumOp::inferShapes(ShapeContext &context) {
     else if (getKeepdims())
       reduced.push_back(Dim::size(1));
   }
-  context.setShape(getReduced(), reduced);
+  context.setShape(getReduced(), reduced,
+                   ShapeContext::getElementType(getData()));
   return success();
 }
 

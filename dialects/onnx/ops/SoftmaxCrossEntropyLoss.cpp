@@ -75,9 +75,11 @@ LogicalResult SoftmaxCrossEntropyLossOp::inferShapes(ShapeContext &context) {
   if (failed(unifyLossShapes(context, *this, getScores(), getLabels(),
                              getWeights())))
     return failure();
+  Type elementType = ShapeContext::getElementType(getScores());
   context.setShape(getOutput(),
-                   lossShape(context, getLabels(), getReduction()));
-  context.setShape(getLogProb(), context.getShape(getScores()));
+                   lossShape(context, getLabels(), getReduction()),
+                   elementType);
+  context.setShape(getLogProb(), context.getShape(getScores()), elementType);
   return success();
 }
 
@@ -102,7 +104,8 @@ SoftmaxCrossEntropyLossGradOp::inferShapes(ShapeContext &context) {
     if (failed(context.unify(dY[i], expected[i], *this,
                              "dY must have the shape of the loss")))
       return failure();
-  context.setShape(getDLogits(), context.getShape(getLogProb()));
+  context.setShape(getDLogits(), context.getShape(getLogProb()),
+                   ShapeContext::getElementType(getLogProb()));
   return success();
 }
 

@@ -1,0 +1,290 @@
+//===- Descriptor.cpp - the model descriptor emitted with the code --------===//
+
+#include "codegen/Descriptor.h"
+#include "compiler/import/GraphImporter.h"
+#include "compiler/training/Roles.h"
+#include "dialects/onnx/ONNXOps.h"
+
+#include "model_generated.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace odt {
+namespace {
+
+namespace fb = odt::fb;
+
+fb::ArgumentRole toFlatbufferRole(ArgRole role) {
+  switch (role) {
+  case ArgRole::UserInput: return fb::ArgumentRole::UserInput;
+  case ArgRole::UserOutput: return fb::ArgumentRole::UserOutput;
+  case ArgRole::Parameter: return fb::ArgumentRole::Parameter;
+  case ArgRole::GradientBuffer: return fb::ArgumentRole::GradientBuffer;
+  case ArgRole::LazyResetGrad: return fb::ArgumentRole::LazyResetGrad;
+  case ArgRole::LearningRate: return fb::ArgumentRole::LearningRate;
+  case ArgRole::Step: return fb::ArgumentRole::Step;
+  case ArgRole::FirstMoment: return fb::ArgumentRole::FirstMoment;
+  case ArgRole::SecondMoment: return fb::ArgumentRole::SecondMoment;
+  case ArgRole::UpdatedFlag: return fb::ArgumentRole::UpdatedFlag;
+  case ArgRole::GradAccumFlag: break;
+  }
+  return fb::ArgumentRole::UserOutput;
+}
+
+/// One buffer of an entry point, in ABI order.
+struct ArgumentInfo {
+  std::string name;
+  ArgRole role;
+  int32_t dataType;
+  SmallVector<Attribute> dims; // IntegerAttr size or StringAttr symbol
+  int parameter = -1;
+  bool writes = false;
+};
+
+class DescriptorBuilder {
+public:
+  DescriptorBuilder(ModuleOp module, const std::string &prefix)
+      : module(module), prefix(prefix) {}
+
+  FailureOr<ModelDescriptor> build();
+
+private:
+  LogicalResult collectArguments(func::FuncOp func,
+                                 std::vector<ArgumentInfo> &arguments);
+
+  ModuleOp module;
+  const std::string &prefix;
+};
+
+LogicalResult DescriptorBuilder::collectArguments(
+    func::FuncOp func, std::vector<ArgumentInfo> &arguments) {
+  auto describe = [&](DictionaryAttr attrs, Type type,
+                      Location loc) -> FailureOr<ArgumentInfo> {
+    ArgumentInfo info;
+    auto tensorType = dyn_cast<RankedTensorType>(type);
+    auto name = attrs ? attrs.getAs<StringAttr>(kNameAttr) : nullptr;
+    auto roleName = attrs ? attrs.getAs<StringAttr>(kRoleAttr) : nullptr;
+    std::optional<ArgRole> role =
+        roleName ? parseRole(roleName.getValue()) : std::nullopt;
+    if (!tensorType || !name || !role)
+      return emitError(loc) << "entry point '" << func.getName()
+                            << "' has a buffer without name, role or ranked "
+                               "tensor type";
+    info.name = name.str();
+    info.role = *role;
+    info.dataType = getONNXDataType(tensorType.getElementType());
+    if (auto param = attrs.getAs<IntegerAttr>(kParamAttr))
+      info.parameter = param.getInt();
+    auto dims = attrs.getAs<ArrayAttr>(kDimsAttr);
+    for (int64_t d = 0; d < tensorType.getRank(); ++d) {
+      if (!tensorType.isDynamicDim(d)) {
+        info.dims.push_back(IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                                             tensorType.getDimSize(d)));
+      } else if (dims && d < static_cast<int64_t>(dims.size()) &&
+                 isa<StringAttr>(dims[d])) {
+        info.dims.push_back(dims[d]);
+      } else {
+        return emitError(loc) << "'" << info.name << "' has a dynamic dim "
+                              << d << " without a symbol";
+      }
+    }
+    return info;
+  };
+
+  SmallVector<bool> written(func.getNumArguments(), false);
+  for (unsigned r = 0; r < func.getNumResults(); ++r)
+    if (auto tied = func.getResultAttrOfType<IntegerAttr>(r, kTiedAttr))
+      written[tied.getInt()] = true;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    FailureOr<ArgumentInfo> info = describe(
+        func.getArgAttrDict(i), func.getArgumentTypes()[i], func.getLoc());
+    if (failed(info))
+      return failure();
+    info->writes = written[i];
+    arguments.push_back(*info);
+  }
+  // Symbols the user inputs bind; an output dim must be one of them (or
+  // static), else the caller could not size its buffer.
+  llvm::StringSet<> bound;
+  for (const ArgumentInfo &arg : arguments)
+    for (Attribute dim : arg.dims)
+      if (auto symbol = dyn_cast<StringAttr>(dim))
+        bound.insert(symbol.getValue());
+  for (unsigned r = 0; r < func.getNumResults(); ++r) {
+    if (func.getResultAttr(r, kTiedAttr))
+      continue;
+    FailureOr<ArgumentInfo> info = describe(
+        func.getResultAttrDict(r), func.getResultTypes()[r], func.getLoc());
+    if (failed(info))
+      return failure();
+    for (Attribute dim : info->dims)
+      if (auto symbol = dyn_cast<StringAttr>(dim); symbol &&
+          !bound.contains(symbol.getValue()))
+        return emitError(func.getLoc())
+               << "output '" << info->name << "' of '" << func.getName()
+               << "' has dim '" << symbol.getValue()
+               << "' that no input determines; odt cannot size its buffer";
+    info->writes = true;
+    arguments.push_back(*info);
+  }
+  return success();
+}
+
+FailureOr<ModelDescriptor> DescriptorBuilder::build() {
+  flatbuffers::FlatBufferBuilder fbb;
+  llvm::json::Object json;
+  json["abi_version"] = kModelABIVersion;
+  json["name"] = prefix;
+
+  // Parameters.
+  std::vector<flatbuffers::Offset<fb::ParameterInfo>> parameters;
+  llvm::json::Array jsonParameters;
+  auto paramAttrs = module->getAttrOfType<ArrayAttr>(kParametersAttr);
+  if (!paramAttrs)
+    return module.emitError() << "module has no " << kParametersAttr;
+  for (Attribute attr : paramAttrs) {
+    auto dict = cast<DictionaryAttr>(attr);
+    auto name = dict.getAs<StringAttr>("name");
+    auto type = cast<RankedTensorType>(dict.getAs<TypeAttr>("type").getValue());
+    bool trainable = dict.getAs<BoolAttr>("trainable").getValue();
+    int32_t dataType = getONNXDataType(type.getElementType());
+    std::vector<int64_t> dims(type.getShape().begin(), type.getShape().end());
+    parameters.push_back(fb::CreateParameterInfo(
+        fbb, fbb.CreateString(name.str()), dataType, fbb.CreateVector(dims),
+        trainable));
+    llvm::json::Object p;
+    p["name"] = name.str();
+    p["data_type"] = dataType;
+    p["dims"] = llvm::json::Array(dims);
+    p["trainable"] = trainable;
+    jsonParameters.push_back(std::move(p));
+  }
+  json["parameters"] = std::move(jsonParameters);
+
+  // Entry points.
+  std::vector<flatbuffers::Offset<fb::EntryPoint>> entries;
+  llvm::json::Array jsonEntries;
+  std::string declarations;
+  static const std::pair<const char *, fb::EntryKind> kEntries[] = {
+      {"train", fb::EntryKind::Train},
+      {"eval", fb::EntryKind::Eval},
+      {"optimizer", fb::EntryKind::Optimizer}};
+  for (auto [funcName, kind] : kEntries) {
+    auto func = module.lookupSymbol<func::FuncOp>(funcName);
+    if (!func)
+      continue;
+    std::vector<ArgumentInfo> arguments;
+    if (failed(collectArguments(func, arguments)))
+      return failure();
+    std::string symbol = prefix + "_" + funcName;
+    std::vector<flatbuffers::Offset<fb::Argument>> fbArgs;
+    llvm::json::Array jsonArgs;
+    declarations += "\n/* " + std::string(funcName) + ": args[i] points to the "
+                    "memref descriptor of\n";
+    for (auto [index, arg] : llvm::enumerate(arguments)) {
+      std::vector<flatbuffers::Offset<fb::Dim>> dims;
+      llvm::json::Array jsonDims;
+      std::string dimText;
+      for (Attribute dim : arg.dims) {
+        if (auto size = dyn_cast<IntegerAttr>(dim)) {
+          dims.push_back(fb::CreateDim(fbb, size.getInt()));
+          jsonDims.push_back(size.getInt());
+          dimText += (dimText.empty() ? "" : ", ") + std::to_string(size.getInt());
+        } else {
+          StringRef name = cast<StringAttr>(dim).getValue();
+          dims.push_back(fb::CreateDim(fbb, -1, fbb.CreateString(name.str())));
+          jsonDims.push_back(name.str());
+          dimText += (dimText.empty() ? "" : ", ") + name.str();
+        }
+      }
+      fbArgs.push_back(fb::CreateArgument(
+          fbb, fbb.CreateString(arg.name), toFlatbufferRole(arg.role),
+          arg.dataType, fbb.CreateVector(dims), arg.parameter, arg.writes));
+      llvm::json::Object a;
+      a["name"] = arg.name;
+      a["role"] = getRoleName(arg.role).str();
+      a["data_type"] = arg.dataType;
+      a["dims"] = std::move(jsonDims);
+      if (arg.parameter >= 0)
+        a["parameter"] = arg.parameter;
+      a["writes"] = arg.writes;
+      jsonArgs.push_back(std::move(a));
+      declarations += "     [" + std::to_string(index) + "] " + arg.name + " (" +
+                      getRoleName(arg.role).str() + ") [" + dimText + "]\n";
+    }
+    declarations += "*/\nvoid " + symbol + "(void **args);\n";
+    entries.push_back(fb::CreateEntryPoint(fbb, kind, fbb.CreateString(symbol),
+                                           fbb.CreateVector(fbArgs)));
+    llvm::json::Object e;
+    e["kind"] = funcName;
+    e["symbol"] = symbol;
+    e["arguments"] = std::move(jsonArgs);
+    jsonEntries.push_back(std::move(e));
+  }
+  json["entry_points"] = std::move(jsonEntries);
+
+  // Optimizer hyper-parameters, for people and for checks in the runtime.
+  flatbuffers::Offset<fb::OptimizerInfo> optimizer;
+  if (auto func = module.lookupSymbol<func::FuncOp>("optimizer")) {
+    llvm::json::Object o;
+    func.walk([&](Operation *op) {
+      if (auto adam = dyn_cast<onnx::AdamWOptimizerOp>(op)) {
+        optimizer = fb::CreateOptimizerInfo(
+            fbb, fb::OptimizerKind::AdamW, adam.getAlpha().convertToFloat(),
+            adam.getBeta().convertToFloat(), adam.getEpsilon().convertToFloat(),
+            adam.getWeightDecay().convertToFloat(), adam.getCorrectBias() == 1,
+            adam.getAdamMode());
+        o["kind"] = "AdamW";
+        o["alpha"] = adam.getAlpha().convertToDouble();
+        o["beta"] = adam.getBeta().convertToDouble();
+        o["epsilon"] = adam.getEpsilon().convertToDouble();
+        o["weight_decay"] = adam.getWeightDecay().convertToDouble();
+        o["correct_bias"] = adam.getCorrectBias() == 1;
+        o["adam_mode"] = adam.getAdamMode();
+      } else if (isa<onnx::SGDOptimizerV2Op>(op)) {
+        optimizer = fb::CreateOptimizerInfo(fbb, fb::OptimizerKind::SGD);
+        o["kind"] = "SGD";
+      }
+    });
+    json["optimizer"] = std::move(o);
+  }
+
+  auto model = fb::CreateModel(fbb, kModelABIVersion,
+                               fbb.CreateString("odt-compile"),
+                               fbb.CreateString(prefix),
+                               fbb.CreateVector(parameters),
+                               fbb.CreateVector(entries), optimizer);
+  fb::FinishModelBuffer(fbb, model);
+
+  ModelDescriptor result;
+  result.bytes.assign(fbb.GetBufferPointer(),
+                      fbb.GetBufferPointer() + fbb.GetSize());
+  llvm::raw_string_ostream jsonStream(result.json);
+  jsonStream << llvm::formatv("{0:2}", llvm::json::Value(std::move(json)))
+             << "\n";
+  std::string guard = "ODT_MODEL_" + llvm::StringRef(prefix).upper() + "_H";
+  result.header = "/* Generated by odt-compile: the model '" + prefix +
+                  "' for static linking. */\n#ifndef " + guard + "\n#define " +
+                  guard + "\n\n#include <stdint.h>\n\n#ifdef __cplusplus\n"
+                  "extern \"C\" {\n#endif\n\n"
+                  "/* The model descriptor (flatbuffer, runtime/schema/model.fbs). */\n"
+                  "extern const uint8_t " + prefix + "_descriptor[];\n"
+                  "extern const uint64_t " + prefix + "_descriptor_size;\n" +
+                  declarations + "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  return result;
+}
+
+} // namespace
+
+FailureOr<ModelDescriptor> buildDescriptor(ModuleOp module,
+                                           const std::string &prefix) {
+  return DescriptorBuilder(module, prefix).build();
+}
+
+} // namespace odt

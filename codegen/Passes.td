@@ -1,0 +1,52 @@
+//===- Passes.td - odt's code-generation passes -------------*- tablegen -*-===//
+
+#ifndef ODT_CODEGEN_PASSES
+#define ODT_CODEGEN_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertONNXToLinalg : Pass<"odt-convert-onnx-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower onnx ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Every onnx op becomes linalg.generic (or fill/constant) ops on tensors with
+    dynamic dims taken from tensor.dim, so one compiled model serves any batch
+    size. Fails, naming each node, if an op has no lowering.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def DestinationPassing : Pass<"odt-destination-passing", "mlir::ModuleOp"> {
+  let summary = "Make entry points write into caller buffers";
+  let description = [{
+    Rewrites every entry point (a func.func whose arguments carry odt.role)
+    from tensors in, tensors out to memrefs in and out: arguments become
+    memrefs read through bufferization.to_tensor (restrict; writable when a
+    result updates them), results tied to an argument (odt.tied) are
+    materialized into that argument's buffer, other results into new output
+    buffers appended to the arguments. The function gets
+    llvm.emit_c_interface.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def PackEntryPoints : Pass<"odt-pack-entry-points", "mlir::ModuleOp"> {
+  let summary = "Give each entry point a packed C wrapper and hide the rest";
+  let description = [{
+    On the LLVM dialect: for each entry point F (with its _mlir_ciface_F
+    interface), adds `void <prefix>_F(void **args)` that passes args[i] (a
+    pointer to the i-th memref descriptor) to _mlir_ciface_F, and gives every
+    other defined function internal linkage so several models can be linked
+    into one program.
+  }];
+  let options = [
+    Option<"prefix", "prefix", "std::string", "\"odt_model\"",
+           "Prefix of the exported symbols">
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+#endif // ODT_CODEGEN_PASSES

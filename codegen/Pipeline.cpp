@@ -1,0 +1,205 @@
+//===- Pipeline.cpp - from imported graphs to a loadable model ------------===//
+
+#include "codegen/Pipeline.h"
+#include "codegen/Passes.h"
+#include "compiler/passes/Passes.h"
+#include "dialects/onnx/ONNXOps.h"
+
+#include "lld/Common/Driver.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Host.h"
+
+LLD_HAS_DRIVER(elf)
+
+using namespace mlir;
+
+namespace odt {
+
+void registerCompilerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<onnx::ONNXDialect>();
+}
+
+void registerCompilerPasses() {
+  registerAllPasses();
+  registerODTCompilerPasses();
+  registerODTCodegenPasses();
+}
+
+/// Runs a textual pipeline (passes nested under the module's pass manager)
+/// on the module; failures are reported through the context's diagnostics.
+static LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
+  PassManager pm(module.getContext());
+  if (failed(parsePassPipeline(pipeline, pm))) {
+    module.emitError() << "internal error: bad pass pipeline: " << pipeline;
+    return failure();
+  }
+  return pm.run(module);
+}
+
+LogicalResult runGraphPipeline(ModuleOp module) {
+  return runPipeline(module, ""
+                             // 1. ORT's in-place updates become tied results.
+                             "odt-assemble-training-program,"
+                             // 2. Drop what nothing reads, merge duplicates.
+                             "canonicalize, cse");
+}
+
+LogicalResult runLinalgPipeline(ModuleOp module) {
+  return runPipeline(module, ""
+                             // 1. Every op to linalg/tensor/arith/math.
+                             "odt-convert-onnx-to-linalg,"
+                             "canonicalize, cse,"
+                             // 2. Elementwise chains into single loops.
+                             "linalg-fuse-elementwise-ops,"
+                             "canonicalize, cse");
+}
+
+LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix) {
+  std::string pipeline =
+      ""
+      // 1. Entry points read and write caller buffers; results tied to an
+      //    argument are written into it.
+      "odt-destination-passing,"
+      // 2. Final results are computed straight into the caller's buffers.
+      "eliminate-empty-tensors,"
+      "empty-tensor-to-alloc-tensor,"
+      // 3. Tensors to buffers; intermediates become allocations.
+      "one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "buffer-deallocation-pipeline,"
+      "canonicalize, cse,"
+      // 4. Loops, then the LLVM dialect.
+      "convert-linalg-to-loops, lower-affine, convert-scf-to-cf,"
+      "expand-strided-metadata, finalize-memref-to-llvm,"
+      "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
+      "convert-func-to-llvm, convert-cf-to-llvm, reconcile-unrealized-casts,"
+      // 5. One packed C entry per entry point; everything else internal.
+      "odt-pack-entry-points{prefix=" +
+      prefix + "}";
+  return runPipeline(module, pipeline);
+}
+
+static llvm::TargetMachine *getHostTargetMachine(std::string &error) {
+  static std::unique_ptr<llvm::TargetMachine> machine;
+  if (machine)
+    return machine.get();
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  llvm::SubtargetFeatures features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature.first(), feature.second);
+  llvm::TargetOptions options;
+  machine.reset(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features.getString(), options,
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    error = "cannot create a target machine for " + triple.str();
+  return machine.get();
+}
+
+std::unique_ptr<llvm::Module>
+translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
+                     const std::vector<uint8_t> &descriptor,
+                     const std::string &prefix, std::string &error) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context, "odt_model");
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return nullptr;
+  }
+  llvm::TargetMachine *machine = getHostTargetMachine(error);
+  if (!machine)
+    return nullptr;
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+
+  // The descriptor travels inside the code: one file is the whole model.
+  auto *bytes = llvm::ConstantDataArray::get(
+      context, llvm::ArrayRef<uint8_t>(descriptor.data(), descriptor.size()));
+  auto *global = new llvm::GlobalVariable(
+      *llvmModule, bytes->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::ExternalLinkage, bytes, prefix + "_descriptor");
+  global->setAlignment(llvm::Align(16));
+  new llvm::GlobalVariable(
+      *llvmModule, llvm::Type::getInt64Ty(context), true,
+      llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantInt::get(llvm::Type::getInt64Ty(context), descriptor.size()),
+      prefix + "_descriptor_size");
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(machine);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(*llvmModule, mam);
+  return llvmModule;
+}
+
+bool emitObject(llvm::Module &module, bool assembly, std::string &bytes,
+                std::string &error) {
+  llvm::TargetMachine *machine = getHostTargetMachine(error);
+  if (!machine)
+    return false;
+  bytes.clear();
+  llvm::raw_string_ostream stream(bytes);
+  llvm::buffer_ostream buffered(stream);
+  llvm::legacy::PassManager pm;
+  if (machine->addPassesToEmitFile(pm, buffered, nullptr,
+                                   assembly ? llvm::CodeGenFileType::AssemblyFile
+                                            : llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit this file type";
+    return false;
+  }
+  pm.run(module);
+  return true;
+}
+
+bool linkSharedLibrary(const std::string &objectPath,
+                       const std::string &libraryPath, std::string &error) {
+  std::vector<const char *> args = {"ld.lld",       "-shared",
+                                    "--hash-style=gnu", "-z",
+                                    "noexecstack",  "-o",
+                                    libraryPath.c_str(), objectPath.c_str()};
+  std::string out, err;
+  llvm::raw_string_ostream outStream(out), errStream(err);
+  lld::Result result = lld::lldMain(args, outStream, errStream,
+                                    {{lld::Gnu, &lld::elf::link}});
+  if (result.retCode != 0) {
+    error = "linking '" + libraryPath + "' failed: " + err;
+    return false;
+  }
+  return true;
+}
+
+} // namespace odt

@@ -1,0 +1,749 @@
+//===- GraphImporter.cpp - ONNX graphs into the onnx dialect --------------===//
+
+#include "compiler/import/GraphImporter.h"
+#include "compiler/import/ModelReader.h"
+#include "dialects/onnx/ONNXOps.h"
+
+#include "onnx/onnx_pb.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <deque>
+
+using namespace mlir;
+
+namespace odt {
+
+// The ai.onnx opsets whose semantics the onnx dialect implements.
+static constexpr int64_t kMinOpset = 13;
+static constexpr int64_t kMaxOpset = 21;
+
+Type convertElementType(MLIRContext *context, int32_t dataType) {
+  Builder b(context);
+  switch (dataType) {
+  case ::onnx::TensorProto::FLOAT: return b.getF32Type();
+  case ::onnx::TensorProto::DOUBLE: return b.getF64Type();
+  case ::onnx::TensorProto::FLOAT16: return b.getF16Type();
+  case ::onnx::TensorProto::BFLOAT16: return b.getBF16Type();
+  case ::onnx::TensorProto::INT8: return b.getIntegerType(8);
+  case ::onnx::TensorProto::INT16: return b.getIntegerType(16);
+  case ::onnx::TensorProto::INT32: return b.getIntegerType(32);
+  case ::onnx::TensorProto::INT64: return b.getIntegerType(64);
+  case ::onnx::TensorProto::UINT8: return b.getIntegerType(8, false);
+  case ::onnx::TensorProto::UINT16: return b.getIntegerType(16, false);
+  case ::onnx::TensorProto::UINT32: return b.getIntegerType(32, false);
+  case ::onnx::TensorProto::UINT64: return b.getIntegerType(64, false);
+  case ::onnx::TensorProto::BOOL: return b.getI1Type();
+  default: return nullptr;
+  }
+}
+
+int32_t getONNXDataType(Type type) {
+  if (type.isF32()) return ::onnx::TensorProto::FLOAT;
+  if (type.isF64()) return ::onnx::TensorProto::DOUBLE;
+  if (type.isF16()) return ::onnx::TensorProto::FLOAT16;
+  if (type.isBF16()) return ::onnx::TensorProto::BFLOAT16;
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = integer.isUnsigned();
+    switch (integer.getWidth()) {
+    case 1: return ::onnx::TensorProto::BOOL;
+    case 8: return isUnsigned ? ::onnx::TensorProto::UINT8 : ::onnx::TensorProto::INT8;
+    case 16: return isUnsigned ? ::onnx::TensorProto::UINT16 : ::onnx::TensorProto::INT16;
+    case 32: return isUnsigned ? ::onnx::TensorProto::UINT32 : ::onnx::TensorProto::INT32;
+    case 64: return isUnsigned ? ::onnx::TensorProto::UINT64 : ::onnx::TensorProto::INT64;
+    }
+  }
+  return 0;
+}
+
+std::string getOpName(StringRef domain, StringRef opType) {
+  if (domain.empty() || domain == "ai.onnx")
+    return ("onnx." + opType).str();
+  if (domain == "com.microsoft")
+    return ("onnx.ms." + opType).str();
+  return "";
+}
+
+namespace {
+
+static std::string dataTypeName(int32_t dataType) {
+  if (::onnx::TensorProto::DataType_IsValid(dataType))
+    return ::onnx::TensorProto::DataType_Name(
+        static_cast<::onnx::TensorProto::DataType>(dataType));
+  return "data type " + std::to_string(dataType);
+}
+
+class Importer {
+public:
+  Importer(const ::onnx::ModelProto &model, ModuleOp module,
+           const GraphImportOptions &options)
+      : model(model), module(module), options(options),
+        context(module.getContext()), builder(context) {}
+
+  FailureOr<func::FuncOp> run(StringRef funcName);
+
+private:
+  Location fileLoc() {
+    return FileLineColLoc::get(context, options.sourcePath, 0, 0);
+  }
+  Location nameLoc(StringRef name) {
+    return NameLoc::get(StringAttr::get(context, name), fileLoc());
+  }
+  InFlightDiagnostic emitGraphError() {
+    return emitError(fileLoc()) << "'" << options.sourcePath << "': ";
+  }
+
+  LogicalResult checkOpsets();
+  LogicalResult checkSupportedNodes();
+  FailureOr<std::vector<const ::onnx::NodeProto *>> sortNodes();
+  FailureOr<RankedTensorType> convertTensorType(const ::onnx::TypeProto &type,
+                                                StringRef name,
+                                                std::vector<std::string> &dims);
+  FailureOr<ElementsAttr> convertTensor(const ::onnx::TensorProto &tensor,
+                                        Location loc);
+  FailureOr<Attribute> convertAttribute(const ::onnx::AttributeProto &attr,
+                                        Location loc);
+  LogicalResult importNode(const ::onnx::NodeProto &node, StringRef nodeName);
+  Value getNoValue();
+
+  const ::onnx::ModelProto &model;
+  ModuleOp module;
+  const GraphImportOptions &options;
+  MLIRContext *context;
+  OpBuilder builder;
+  onnx::ShapeContext shapes;
+  llvm::StringMap<SmallVector<Value>> values;
+  llvm::StringMap<const ::onnx::TensorProto *> initializers;
+  llvm::StringSet<> sequenceNames;
+  Value noValue;
+};
+
+} // namespace
+
+LogicalResult Importer::checkOpsets() {
+  int64_t opset = getOpsetVersion(model, "");
+  bool usesDefault = false, usesMicrosoft = false;
+  for (const auto &node : model.graph().node()) {
+    usesDefault |= node.domain().empty() || node.domain() == "ai.onnx";
+    usesMicrosoft |= node.domain() == "com.microsoft";
+  }
+  if (usesDefault && (opset < kMinOpset || opset > kMaxOpset)) {
+    emitGraphError() << "unsupported ai.onnx opset " << opset << " (odt supports "
+                     << kMinOpset << " to " << kMaxOpset << ")";
+    return failure();
+  }
+  if (usesMicrosoft && getOpsetVersion(model, "com.microsoft") != 1) {
+    emitGraphError() << "unsupported com.microsoft opset "
+                     << getOpsetVersion(model, "com.microsoft")
+                     << " (odt supports version 1)";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult Importer::checkSupportedNodes() {
+  std::string unsupported;
+  int count = 0;
+  for (const auto &node : model.graph().node()) {
+    std::string opName = getOpName(node.domain(), node.op_type());
+    if (!opName.empty() &&
+        RegisteredOperationName::lookup(opName, context).has_value())
+      continue;
+    ++count;
+    unsupported += "\n  ";
+    if (!node.domain().empty())
+      unsupported += node.domain() + ":";
+    unsupported += node.op_type() + " (node '" + node.name() + "')";
+  }
+  if (count) {
+    emitGraphError() << count << " unsupported operator"
+                     << (count == 1 ? "" : "s") << ":" << unsupported;
+    return failure();
+  }
+  return success();
+}
+
+FailureOr<std::vector<const ::onnx::NodeProto *>> Importer::sortNodes() {
+  const auto &graph = model.graph();
+  // Kahn's algorithm over value names; graph inputs and initializers are
+  // available from the start.
+  llvm::StringSet<> available;
+  for (const auto &input : graph.input())
+    available.insert(input.name());
+  for (const auto &init : graph.initializer())
+    available.insert(init.name());
+  available.insert("");
+  std::vector<const ::onnx::NodeProto *> order;
+  std::vector<bool> done(graph.node_size(), false);
+  llvm::StringMap<SmallVector<int>> consumers;
+  std::vector<int> missing(graph.node_size(), 0);
+  std::deque<int> ready;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    llvm::StringSet<> seen;
+    for (const auto &input : graph.node(i).input()) {
+      if (available.contains(input) || !seen.insert(input).second)
+        continue;
+      consumers[input].push_back(i);
+      ++missing[i];
+    }
+    if (!missing[i])
+      ready.push_back(i);
+  }
+  while (!ready.empty()) {
+    int i = ready.front();
+    ready.pop_front();
+    done[i] = true;
+    order.push_back(&graph.node(i));
+    for (const auto &output : graph.node(i).output()) {
+      if (output.empty() || available.contains(output))
+        continue;
+      available.insert(output);
+      for (int consumer : consumers.lookup(output))
+        if (--missing[consumer] == 0)
+          ready.push_back(consumer);
+    }
+  }
+  if (static_cast<int>(order.size()) != graph.node_size()) {
+    for (int i = 0; i < graph.node_size(); ++i) {
+      if (done[i])
+        continue;
+      for (const auto &input : graph.node(i).input())
+        if (!available.contains(input)) {
+          emitGraphError() << "node '" << graph.node(i).name()
+                           << "' reads '" << input
+                           << "', which no node, input or initializer "
+                              "defines (or the graph has a cycle)";
+          return failure();
+        }
+    }
+  }
+  return order;
+}
+
+FailureOr<RankedTensorType>
+Importer::convertTensorType(const ::onnx::TypeProto &type, StringRef name,
+                            std::vector<std::string> &dims) {
+  if (!type.has_tensor_type()) {
+    emitGraphError() << "'" << name << "' is not a tensor (sequences, maps "
+                        "and optionals are supported only as optimizer "
+                        "inputs)";
+    return failure();
+  }
+  const auto &tensorType = type.tensor_type();
+  Type elementType = convertElementType(context, tensorType.elem_type());
+  if (!elementType) {
+    emitGraphError() << "'" << name << "' has unsupported element type "
+                     << dataTypeName(tensorType.elem_type());
+    return failure();
+  }
+  if (!tensorType.has_shape()) {
+    emitGraphError() << "'" << name
+                     << "' has no shape (its rank must be known)";
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  dims.clear();
+  for (const auto &dim : tensorType.shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      shape.push_back(dim.dim_value());
+      dims.push_back(std::to_string(dim.dim_value()));
+    } else {
+      shape.push_back(ShapedType::kDynamic);
+      dims.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+    }
+  }
+  return RankedTensorType::get(shape, elementType);
+}
+
+FailureOr<ElementsAttr> Importer::convertTensor(const ::onnx::TensorProto &tensor,
+                                                Location loc) {
+  Type elementType = convertElementType(context, tensor.data_type());
+  if (!elementType) {
+    emitError(loc) << "tensor '" << tensor.name() << "' has unsupported "
+                   << dataTypeName(tensor.data_type());
+    return failure();
+  }
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0) {
+      emitError(loc) << "tensor '" << tensor.name() << "' has negative dim";
+      return failure();
+    }
+    count *= dim;
+  }
+  auto type = RankedTensorType::get(shape, elementType);
+  unsigned bitWidth = elementType.getIntOrFloatBitWidth();
+  size_t elementBytes = bitWidth == 1 ? 1 : bitWidth / 8;
+  size_t expectedBytes = static_cast<size_t>(count) * elementBytes;
+
+  std::string external;
+  const std::string *raw = nullptr;
+  if (tensor.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto &entry : tensor.external_data()) {
+      if (entry.key() == "location")
+        location = entry.value();
+      else if (entry.key() == "offset")
+        offset = std::stoll(entry.value());
+      else if (entry.key() == "length")
+        length = std::stoll(entry.value());
+    }
+    SmallString<256> path(llvm::sys::path::parent_path(options.sourcePath));
+    llvm::sys::path::append(path, location);
+    auto file = llvm::MemoryBuffer::getFile(path, false, false);
+    if (!file) {
+      emitError(loc) << "tensor '" << tensor.name()
+                     << "': cannot open external data '" << path
+                     << "': " << file.getError().message();
+      return failure();
+    }
+    if (length < 0)
+      length = expectedBytes;
+    if (offset < 0 || offset + length > (int64_t)(*file)->getBufferSize()) {
+      emitError(loc) << "tensor '" << tensor.name()
+                     << "': external data lies outside '" << path << "'";
+      return failure();
+    }
+    external = (*file)->getBuffer().substr(offset, length).str();
+    raw = &external;
+  } else if (tensor.has_raw_data()) {
+    raw = &tensor.raw_data();
+  }
+
+  if (raw) {
+    if (raw->size() != expectedBytes) {
+      emitError(loc) << "tensor '" << tensor.name() << "' holds "
+                     << raw->size() << " bytes, its dims need "
+                     << expectedBytes;
+      return failure();
+    }
+    if (bitWidth == 1) {
+      SmallVector<bool> bits;
+      for (char c : *raw)
+        bits.push_back(c != 0);
+      return ElementsAttr(DenseElementsAttr::get(type, bits));
+    }
+    return ElementsAttr(
+        DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(*raw)));
+  }
+
+  // Typed fields.
+  auto checkCount = [&](int size) -> LogicalResult {
+    if (size == count)
+      return success();
+    emitError(loc) << "tensor '" << tensor.name() << "' holds " << size
+                   << " values, its dims need " << count;
+    return failure();
+  };
+  switch (tensor.data_type()) {
+  case ::onnx::TensorProto::FLOAT: {
+    if (failed(checkCount(tensor.float_data_size())))
+      return failure();
+    SmallVector<float> data(tensor.float_data().begin(),
+                            tensor.float_data().end());
+    return ElementsAttr(DenseElementsAttr::get(type, ArrayRef<float>(data)));
+  }
+  case ::onnx::TensorProto::DOUBLE: {
+    if (failed(checkCount(tensor.double_data_size())))
+      return failure();
+    SmallVector<double> data(tensor.double_data().begin(),
+                             tensor.double_data().end());
+    return ElementsAttr(DenseElementsAttr::get(type, ArrayRef<double>(data)));
+  }
+  case ::onnx::TensorProto::INT64: {
+    if (failed(checkCount(tensor.int64_data_size())))
+      return failure();
+    SmallVector<int64_t> data(tensor.int64_data().begin(),
+                              tensor.int64_data().end());
+    return ElementsAttr(DenseElementsAttr::get(type, ArrayRef<int64_t>(data)));
+  }
+  case ::onnx::TensorProto::INT32:
+  case ::onnx::TensorProto::INT16:
+  case ::onnx::TensorProto::INT8:
+  case ::onnx::TensorProto::UINT8:
+  case ::onnx::TensorProto::UINT16:
+  case ::onnx::TensorProto::BOOL:
+  case ::onnx::TensorProto::FLOAT16:
+  case ::onnx::TensorProto::BFLOAT16: {
+    // These are stored widened in int32_data (16-bit floats as raw bits).
+    if (failed(checkCount(tensor.int32_data_size())))
+      return failure();
+    SmallVector<APInt> data;
+    for (int32_t value : tensor.int32_data())
+      data.push_back(APInt(bitWidth, static_cast<uint64_t>(value),
+                           /*isSigned=*/false, /*implicitTrunc=*/true));
+    if (isa<FloatType>(elementType)) {
+      SmallVector<APFloat> floats;
+      for (const APInt &bits : data)
+        floats.push_back(
+            APFloat(cast<FloatType>(elementType).getFloatSemantics(), bits));
+      return ElementsAttr(DenseElementsAttr::get(type, floats));
+    }
+    return ElementsAttr(DenseElementsAttr::get(type, data));
+  }
+  case ::onnx::TensorProto::UINT32:
+  case ::onnx::TensorProto::UINT64: {
+    if (failed(checkCount(tensor.uint64_data_size())))
+      return failure();
+    SmallVector<APInt> data;
+    for (uint64_t value : tensor.uint64_data())
+      data.push_back(APInt(bitWidth, value, false, true));
+    return ElementsAttr(DenseElementsAttr::get(type, data));
+  }
+  default:
+    emitError(loc) << "tensor '" << tensor.name() << "' has unsupported "
+                   << dataTypeName(tensor.data_type());
+    return failure();
+  }
+}
+
+FailureOr<Attribute>
+Importer::convertAttribute(const ::onnx::AttributeProto &attr, Location loc) {
+  switch (attr.type()) {
+  case ::onnx::AttributeProto::INT:
+    return Attribute(builder.getI64IntegerAttr(attr.i()));
+  case ::onnx::AttributeProto::FLOAT:
+    return Attribute(builder.getF32FloatAttr(attr.f()));
+  case ::onnx::AttributeProto::STRING:
+    return Attribute(builder.getStringAttr(attr.s()));
+  case ::onnx::AttributeProto::INTS: {
+    SmallVector<int64_t> values(attr.ints().begin(), attr.ints().end());
+    return Attribute(builder.getDenseI64ArrayAttr(values));
+  }
+  case ::onnx::AttributeProto::FLOATS: {
+    SmallVector<float> values(attr.floats().begin(), attr.floats().end());
+    return Attribute(builder.getDenseF32ArrayAttr(values));
+  }
+  case ::onnx::AttributeProto::STRINGS: {
+    SmallVector<Attribute> values;
+    for (const auto &s : attr.strings())
+      values.push_back(builder.getStringAttr(s));
+    return Attribute(builder.getArrayAttr(values));
+  }
+  case ::onnx::AttributeProto::TENSOR: {
+    FailureOr<ElementsAttr> tensor = convertTensor(attr.t(), loc);
+    if (failed(tensor))
+      return failure();
+    return Attribute(*tensor);
+  }
+  default:
+    emitError(loc) << "attribute '" << attr.name() << "' has unsupported type "
+                   << ::onnx::AttributeProto::AttributeType_Name(attr.type());
+    return failure();
+  }
+}
+
+Value Importer::getNoValue() {
+  if (!noValue)
+    noValue = onnx::NoValueOp::create(builder, builder.getUnknownLoc(),
+                                      builder.getNoneType());
+  return noValue;
+}
+
+LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
+                                   StringRef nodeName) {
+  Location loc = nameLoc(nodeName);
+  std::string opName = getOpName(node.domain(), node.op_type());
+  auto registered = *RegisteredOperationName::lookup(opName, context);
+  auto error = [&]() {
+    return emitError(loc) << "node '" << nodeName << "' (" << opName << "): ";
+  };
+
+  OperationState state(loc, registered);
+  for (const auto &input : node.input()) {
+    if (input.empty()) {
+      state.operands.push_back(getNoValue());
+      continue;
+    }
+    auto it = values.find(input);
+    if (it == values.end()) {
+      if (auto init = initializers.lookup(input)) {
+        FailureOr<ElementsAttr> value = convertTensor(*init, nameLoc(input));
+        if (failed(value))
+          return failure();
+        auto constant = onnx::ConstantOp::create(
+            builder, nameLoc(input), cast<RankedTensorType>(value->getType()),
+            *value);
+        shapes.setShape(constant, shapes.shapeFromType(constant.getType(), input),
+                        constant.getType().getElementType());
+        it = values.insert({input, {constant.getResult()}}).first;
+      } else {
+        error() << "input '" << input << "' is not defined";
+        return failure();
+      }
+    }
+    state.operands.append(it->second.begin(), it->second.end());
+  }
+  auto *iface = registered.getInterface<onnx::ONNXOpInterface>();
+  if (!iface) {
+    error() << "is not an ONNX node op";
+    return failure();
+  }
+  unsigned expectedInputs = iface->getONNXInputCount();
+  bool variadic = iface->hasVariadicONNXInputs();
+  if (!variadic) {
+    if (state.operands.size() > expectedInputs) {
+      error() << "has " << state.operands.size() << " inputs, at most "
+              << expectedInputs << " are defined";
+      return failure();
+    }
+    while (state.operands.size() < expectedInputs)
+      state.operands.push_back(getNoValue());
+  }
+
+  ArrayRef<StringAttr> knownAttrs = registered.getAttributeNames();
+  for (const auto &attr : node.attribute()) {
+    bool known = llvm::any_of(
+        knownAttrs, [&](StringAttr name) { return name == attr.name(); });
+    if (!known) {
+      error() << "unsupported attribute '" << attr.name() << "'";
+      return failure();
+    }
+    FailureOr<Attribute> value = convertAttribute(attr, loc);
+    if (failed(value))
+      return failure();
+    state.addAttribute(attr.name(), *value);
+  }
+
+  // Results: the op's ONNX outputs; the node may leave trailing ones unused.
+  // Placeholder types satisfy the (AnyTensor) result constraints until shape
+  // inference sets the real ones.
+  // Ops over sequences (the optimizers) have one result group per sequence
+  // output, as long as the sequences they read; their single results come
+  // first.
+  unsigned numOutputs = iface->getONNXOutputCount();
+  unsigned groupSize = 1;
+  if (iface->hasVariadicONNXOutputs()) {
+    auto firstSequence = llvm::find_if(node.input(), [&](const std::string &in) {
+      return sequenceNames.contains(in);
+    });
+    if (firstSequence == node.input().end()) {
+      error() << "has a variable number of results and no sequence input "
+                 "to size them";
+      return failure();
+    }
+    groupSize = values[*firstSequence].size();
+  }
+  if (node.output_size() > static_cast<int>(numOutputs)) {
+    error() << "has " << node.output_size() << " outputs, at most "
+            << numOutputs << " are defined";
+    return failure();
+  }
+  unsigned numSingle = iface->hasVariadicONNXOutputs() ? 1
+                                                                       : numOutputs;
+  unsigned numResults = numSingle + (numOutputs - numSingle) * groupSize;
+  state.types.assign(numResults, UnrankedTensorType::get(builder.getF32Type()));
+  Operation *op = builder.create(state);
+
+  // Operands and attributes are checked before inference, which relies on
+  // the invariants the verifiers establish (ranks, attribute ranges).
+  if (failed(op->getName().verifyInvariants(op)) ||
+      failed(cast<onnx::ONNXOpInterface>(op).inferShapes(shapes)))
+    return failure();
+  for (auto [index, output] : llvm::enumerate(node.output())) {
+    if (output.empty())
+      continue;
+    if (index < numSingle) {
+      values[output] = {op->getResult(index)};
+      continue;
+    }
+    unsigned first = numSingle + (index - numSingle) * groupSize;
+    SmallVector<Value> group(op->getResults().slice(first, groupSize));
+    values[output] = group;
+    sequenceNames.insert(output);
+  }
+  return success();
+}
+
+FailureOr<func::FuncOp> Importer::run(StringRef funcName) {
+  const ::onnx::GraphProto &graph = model.graph();
+  if (failed(checkOpsets()) || failed(checkSupportedNodes()))
+    return failure();
+  for (const auto &init : graph.initializer())
+    initializers[init.name()] = &init;
+
+  // Arguments: graph inputs that are not initializers.
+  SmallVector<Type> argTypes;
+  SmallVector<NamedAttrList> argAttrs;
+  struct PendingArg {
+    std::string name;
+    std::vector<std::string> dims;
+  };
+  std::vector<PendingArg> pending;
+  SmallVector<std::pair<std::string, SmallVector<int>>> sequenceArgs;
+  for (const auto &input : graph.input()) {
+    if (initializers.count(input.name()))
+      continue;
+    auto sequence = options.sequences.find(input.name());
+    if (sequence != options.sequences.end()) {
+      const SequenceExpansion &expansion = sequence->second;
+      SmallVector<int> indices;
+      for (size_t i = 0; i < expansion.elementNames.size(); ++i) {
+        indices.push_back(argTypes.size());
+        argTypes.push_back(expansion.elementTypes[i]);
+        NamedAttrList attrs;
+        attrs.set(kNameAttr, builder.getStringAttr(expansion.elementNames[i]));
+        attrs.set(kRoleAttr, builder.getStringAttr(getRoleName(expansion.role)));
+        attrs.set(kParamAttr,
+                  builder.getI64IntegerAttr(expansion.parameterIndices[i]));
+        argAttrs.push_back(attrs);
+        pending.push_back({expansion.elementNames[i], expansion.elementDims[i]});
+      }
+      sequenceArgs.push_back({input.name(), indices});
+      continue;
+    }
+    std::vector<std::string> dims;
+    FailureOr<RankedTensorType> type =
+        convertTensorType(input.type(), input.name(), dims);
+    if (failed(type))
+      return failure();
+    auto [role, param] = options.classifyInput(input.name());
+    NamedAttrList attrs;
+    attrs.set(kNameAttr, builder.getStringAttr(input.name()));
+    attrs.set(kRoleAttr, builder.getStringAttr(getRoleName(role)));
+    if (param >= 0)
+      attrs.set(kParamAttr, builder.getI64IntegerAttr(param));
+    argTypes.push_back(*type);
+    argAttrs.push_back(attrs);
+    pending.push_back({input.name(), dims});
+  }
+
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(builder, nameLoc(funcName), funcName,
+                                   builder.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  for (auto [index, arg] : llvm::enumerate(func.getArguments())) {
+    arg.setLoc(nameLoc(pending[index].name));
+    // Dims: a dim_param names a symbol shared by every input using it; an
+    // unnamed dynamic dim gets its own symbol.
+    onnx::Shape shape;
+    for (auto [d, dim] : llvm::enumerate(pending[index].dims)) {
+      int64_t size = cast<RankedTensorType>(arg.getType()).getDimSize(d);
+      if (!ShapedType::isDynamic(size))
+        shape.push_back(onnx::Dim::size(size));
+      else if (!dim.empty())
+        shape.push_back(shapes.namedSymbol(dim));
+      else
+        shape.push_back(shapes.newSymbol(pending[index].name + "_dim" +
+                                         std::to_string(d)));
+    }
+    shapes.setShape(arg, shape, onnx::ShapeContext::getElementType(arg));
+    values[pending[index].name] = {arg};
+  }
+  for (auto &[name, indices] : sequenceArgs) {
+    SmallVector<Value> elements;
+    for (int index : indices)
+      elements.push_back(func.getArgument(index));
+    values[name] = elements;
+    sequenceNames.insert(name);
+  }
+
+  FailureOr<std::vector<const ::onnx::NodeProto *>> order = sortNodes();
+  if (failed(order))
+    return failure();
+  bool anyFailed = false;
+  llvm::StringMap<int> unnamedCount;
+  for (const ::onnx::NodeProto *node : *order) {
+    std::string nodeName = node->name();
+    if (nodeName.empty())
+      nodeName = node->op_type() + "_" +
+                 std::to_string(unnamedCount[node->op_type()]++);
+    bool inputsOk = llvm::all_of(node->input(), [&](const std::string &in) {
+      return in.empty() || values.count(in) || initializers.count(in);
+    });
+    if (!inputsOk) {
+      anyFailed = true; // an earlier node failed; it was reported
+      continue;
+    }
+    if (failed(importNode(*node, nodeName)))
+      anyFailed = true;
+  }
+  if (anyFailed)
+    return failure();
+
+  // Results: the graph outputs.
+  SmallVector<Value> results;
+  SmallVector<NamedAttrList> resultAttrs;
+  for (const auto &output : graph.output()) {
+    auto it = values.find(output.name());
+    if (it == values.end() || it->second.size() != 1) {
+      emitGraphError() << "graph output '" << output.name()
+                       << "' is not computed by any node";
+      return failure();
+    }
+    Value value = it->second.front();
+    if (isa<BlockArgument>(value) || value.getDefiningOp<onnx::ConstantOp>()) {
+      // Outputs are written into caller buffers: copy through Identity so
+      // every result has a producing op of its own.
+      auto identity = onnx::IdentityOp::create(builder, nameLoc(output.name()),
+                                               value.getType(), value);
+      (void)identity.inferShapes(shapes);
+      value = identity;
+    }
+    // A declared output type must agree with the inferred one.
+    if (output.type().has_tensor_type()) {
+      Type declared = convertElementType(
+          context, output.type().tensor_type().elem_type());
+      if (declared && declared != onnx::ShapeContext::getElementType(value)) {
+        emitGraphError() << "graph output '" << output.name()
+                         << "' is declared " << declared << " but computes "
+                         << onnx::ShapeContext::getElementType(value);
+        return failure();
+      }
+    }
+    results.push_back(value);
+    NamedAttrList attrs;
+    attrs.set(kNameAttr, builder.getStringAttr(output.name()));
+    attrs.set(kRoleAttr, builder.getStringAttr(getRoleName(
+                             options.classifyOutput(output.name()))));
+    resultAttrs.push_back(attrs);
+  }
+  func::ReturnOp::create(builder, fileLoc(), results);
+
+  // Dims bound late (an input's dim fixed by a Gemm downstream) reach every
+  // value, argument and result now.
+  shapes.refineTypes();
+  SmallVector<Type> resultTypes;
+  for (Value result : results)
+    resultTypes.push_back(result.getType());
+  func.setFunctionType(
+      builder.getFunctionType(body->getArgumentTypes(), resultTypes));
+
+  auto dimsAttr = [&](Value value) {
+    SmallVector<Attribute> dims;
+    for (onnx::Dim dim : shapes.getShape(value)) {
+      if (dim.isStatic())
+        dims.push_back(builder.getI64IntegerAttr(dim.getSize()));
+      else
+        dims.push_back(builder.getStringAttr(shapes.symbolName(dim)));
+    }
+    return builder.getArrayAttr(dims);
+  };
+  for (auto [index, arg] : llvm::enumerate(func.getArguments())) {
+    argAttrs[index].set(kDimsAttr, dimsAttr(arg));
+    func.setArgAttrs(index, argAttrs[index].getDictionary(context));
+  }
+  for (auto [index, result] : llvm::enumerate(results)) {
+    resultAttrs[index].set(kDimsAttr, dimsAttr(result));
+    func.setResultAttrs(index, resultAttrs[index].getDictionary(context));
+  }
+  return func;
+}
+
+FailureOr<func::FuncOp> importGraph(const ::onnx::ModelProto &model,
+                                    ModuleOp module, StringRef funcName,
+                                    const GraphImportOptions &options) {
+  Importer importer(model, module, options);
+  return importer.run(funcName);
+}
+
+} // namespace odt

@@ -1,0 +1,28 @@
+//===- ModelReader.h - reading ONNX files -----------------------*- C++ -*-===//
+
+#ifndef ODT_COMPILER_IMPORT_MODELREADER_H
+#define ODT_COMPILER_IMPORT_MODELREADER_H
+
+#include "mlir/Support/LLVM.h"
+
+#include <memory>
+#include <string>
+
+namespace onnx {
+class ModelProto;
+} // namespace onnx
+
+namespace odt {
+
+/// Reads and sanity-checks an ONNX model file. On failure returns nullptr and
+/// sets `error` to a message naming the file ("... is not an ONNX model",
+/// "... is truncated", "cannot open ...").
+std::unique_ptr<::onnx::ModelProto> readModelFile(llvm::StringRef path,
+                                                std::string &error);
+
+/// The opset version the model imports for `domain` ("" = ai.onnx), or -1.
+int64_t getOpsetVersion(const ::onnx::ModelProto &model, llvm::StringRef domain);
+
+} // namespace odt
+
+#endif // ODT_COMPILER_IMPORT_MODELREADER_H

@@ -1,0 +1,29 @@
+//===- Passes.td - odt's graph-level passes -----------------*- tablegen -*-===//
+
+#ifndef ODT_COMPILER_PASSES
+#define ODT_COMPILER_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def InferShapes : Pass<"odt-infer-shapes", "mlir::func::FuncOp"> {
+  let summary = "Infer types and symbolic shapes of onnx ops";
+  let description = [{
+    Re-runs symbolic shape inference on a function: argument dims come from
+    the `onnx.dims` argument attributes (a size or a symbol name), result
+    types of every onnx op are refined, and `onnx.dims` is written on the
+    arguments and results. The importer runs the same inference while it
+    builds the graph; this pass serves IR written by hand and lit tests.
+  }];
+}
+
+def AssembleTrainingProgram : Pass<"odt-assemble-training-program", "mlir::ModuleOp"> {
+  let summary = "Turn imported graphs into entry points with tied state";
+  let description = [{
+    ORT's graphs update state in place (InPlaceAccumulatorV2 into gradient
+    buffers, the optimizer into weights and moments). This pass returns each
+    updated value as a result tied (odt.tied) to the argument it updates, and
+    drops ORT's per-parameter accumulation flags, which no user reads.
+  }];
+}
+
+#endif // ODT_COMPILER_PASSES

@@ -1,0 +1,42 @@
+//===- Roles.cpp - what each entry-point argument is ----------------------===//
+
+#include "compiler/training/Roles.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+namespace odt {
+
+llvm::StringRef getRoleName(ArgRole role) {
+  switch (role) {
+  case ArgRole::UserInput: return "user_input";
+  case ArgRole::UserOutput: return "user_output";
+  case ArgRole::Parameter: return "parameter";
+  case ArgRole::GradientBuffer: return "gradient_buffer";
+  case ArgRole::LazyResetGrad: return "lazy_reset_grad";
+  case ArgRole::LearningRate: return "learning_rate";
+  case ArgRole::Step: return "step";
+  case ArgRole::FirstMoment: return "first_moment";
+  case ArgRole::SecondMoment: return "second_moment";
+  case ArgRole::UpdatedFlag: return "updated_flag";
+  case ArgRole::GradAccumFlag: return "grad_accumulation_flag";
+  }
+  return "unknown";
+}
+
+std::optional<ArgRole> parseRole(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<ArgRole>>(name)
+      .Case("user_input", ArgRole::UserInput)
+      .Case("user_output", ArgRole::UserOutput)
+      .Case("parameter", ArgRole::Parameter)
+      .Case("gradient_buffer", ArgRole::GradientBuffer)
+      .Case("lazy_reset_grad", ArgRole::LazyResetGrad)
+      .Case("learning_rate", ArgRole::LearningRate)
+      .Case("step", ArgRole::Step)
+      .Case("first_moment", ArgRole::FirstMoment)
+      .Case("second_moment", ArgRole::SecondMoment)
+      .Case("updated_flag", ArgRole::UpdatedFlag)
+      .Case("grad_accumulation_flag", ArgRole::GradAccumFlag)
+      .Default(std::nullopt);
+}
+
+} // namespace odt

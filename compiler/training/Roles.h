@@ -1,0 +1,53 @@
+//===- Roles.h - what each entry-point argument is --------------*- C++ -*-===//
+//
+// Every argument and result of an entry point carries `odt.role` (one of the
+// names below), `odt.name` (the ONNX name) and, for per-parameter roles,
+// `odt.param` (index into the module's `odt.parameters`). A result that
+// updates state carries `odt.tied` (the argument whose buffer it overwrites).
+// The descriptor and the runtime follow these exactly (runtime/schema/
+// model.fbs uses the same roles).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ODT_COMPILER_TRAINING_ROLES_H
+#define ODT_COMPILER_TRAINING_ROLES_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace odt {
+
+enum class ArgRole {
+  UserInput,
+  UserOutput,
+  Parameter,
+  GradientBuffer,
+  LazyResetGrad,
+  LearningRate,
+  Step,
+  FirstMoment,
+  SecondMoment,
+  UpdatedFlag,
+  /// `<p>_grad.accumulation.out`: ORT's per-parameter accumulation flag
+  /// outputs. Not user outputs; dropped by the training-program assembly.
+  GradAccumFlag,
+};
+
+llvm::StringRef getRoleName(ArgRole role);
+std::optional<ArgRole> parseRole(llvm::StringRef name);
+
+// Attribute names on entry-point arguments and results.
+inline constexpr llvm::StringLiteral kRoleAttr = "odt.role";
+inline constexpr llvm::StringLiteral kNameAttr = "odt.name";
+inline constexpr llvm::StringLiteral kParamAttr = "odt.param";
+inline constexpr llvm::StringLiteral kTiedAttr = "odt.tied";
+inline constexpr llvm::StringLiteral kDimsAttr = "onnx.dims";
+// Module attribute: the parameters, in training-graph input order.
+inline constexpr llvm::StringLiteral kParametersAttr = "odt.parameters";
+// Module attribute: the optimizer's kind and hyper-parameters.
+inline constexpr llvm::StringLiteral kOptimizerAttr = "odt.optimizer";
+
+} // namespace odt
+
+#endif // ODT_COMPILER_TRAINING_ROLES_H

@@ -1,0 +1,301 @@
+//===- odt-compile.cpp - ONNX training artifacts to native code -----------===//
+//
+//   odt-compile ARTIFACT_DIR -o OUT_DIR
+//   odt-compile --train F [--eval F] [--optimizer F] [--checkpoint F] -o OUT_DIR
+//
+// Writes OUT_DIR/model.o (link into an application), OUT_DIR/model.h, the
+// loadable OUT_DIR/libmodel.so and OUT_DIR/model.json (the descriptor, for
+// people). --emit=STAGE prints one stage instead and stops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Descriptor.h"
+#include "codegen/Pipeline.h"
+#include "compiler/import/ArtifactImporter.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("odt-compile options");
+static cl::opt<std::string> artifactDir(cl::Positional,
+                                        cl::desc("[ARTIFACT_DIR]"),
+                                        cl::cat(category));
+static cl::opt<std::string> outputDir("o", cl::desc("Output folder"),
+                                      cl::value_desc("OUT_DIR"),
+                                      cl::cat(category));
+static cl::opt<std::string> trainPath("train",
+                                      cl::desc("Training model (.onnx)"),
+                                      cl::cat(category));
+static cl::opt<std::string> evalPath("eval", cl::desc("Eval model (.onnx)"),
+                                     cl::cat(category));
+static cl::opt<std::string> optimizerPath("optimizer",
+                                          cl::desc("Optimizer model (.onnx)"),
+                                          cl::cat(category));
+static cl::opt<std::string>
+    checkpointPath("checkpoint",
+                   cl::desc("Checkpoint naming the parameters (optional)"),
+                   cl::cat(category));
+static cl::opt<std::string>
+    emit("emit",
+         cl::desc("Print one stage and stop: onnx, linalg, llvm (LLVM IR), "
+                  "asm, or obj (write OUT_DIR/model.o only)"),
+         cl::cat(category));
+static cl::opt<std::string> prefix("name",
+                                   cl::desc("Prefix of the exported symbols"),
+                                   cl::init("odt_model"), cl::cat(category));
+static cl::opt<bool> quiet("quiet", cl::desc("No progress lines"),
+                           cl::cat(category));
+
+namespace {
+
+/// Wall-clock time per phase, printed as one line at the end.
+class PhaseTimer {
+public:
+  explicit PhaseTimer(bool quiet) : quiet(quiet) {}
+  void start(const char *name) {
+    stop();
+    current = name;
+    begin = std::chrono::steady_clock::now();
+    if (!quiet)
+      llvm::errs() << "odt-compile: " << name << "...\n";
+  }
+  void stop() {
+    if (!current)
+      return;
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - begin)
+                         .count();
+    phases.push_back({current, seconds});
+    current = nullptr;
+  }
+  void print() {
+    stop();
+    double total = 0;
+    std::string line;
+    for (auto &[name, seconds] : phases) {
+      total += seconds;
+      line += llvm::formatv("{0}{1} {2:f3}", line.empty() ? "" : ", ", name,
+                            seconds)
+                  .str();
+    }
+    llvm::errs() << llvm::formatv("odt-compile: done in {0:f3} s ({1})\n",
+                                  total, line);
+  }
+
+private:
+  bool quiet;
+  const char *current = nullptr;
+  std::chrono::steady_clock::time_point begin;
+  std::vector<std::pair<const char *, double>> phases;
+};
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "odt-compile: error: " << message << "\n";
+  return 1;
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so a
+/// reader never sees half a file.
+bool writeFileAtomically(const std::string &path, llvm::StringRef bytes,
+                         std::string &error) {
+  std::string temp = path + ".tmp";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(temp, ec);
+    if (ec) {
+      error = "cannot write '" + temp + "': " + ec.message();
+      return false;
+    }
+    out << bytes;
+    out.close();
+    if (out.has_error()) {
+      error = "cannot write '" + temp + "': " + out.error().message();
+      out.clear_error();
+      llvm::sys::fs::remove(temp);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    llvm::sys::fs::remove(temp);
+    error = "cannot write '" + path + "': " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+std::string joinPath(llvm::StringRef dir, llvm::StringRef name) {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  return std::string(path);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "odt-compile: ONNX Runtime training artifacts to native code\n\n"
+      "  odt-compile ARTIFACT_DIR -o OUT_DIR\n"
+      "  odt-compile --train F [--eval F] [--optimizer F] [--checkpoint F] "
+      "-o OUT_DIR\n");
+
+  // Copies of the options: lld, which runs in this process, resets every
+  // llvm::cl option when it links.
+  const std::string outDir = outputDir;
+  const bool beQuiet = quiet;
+  odt::ArtifactPaths paths{trainPath, evalPath, optimizerPath, checkpointPath};
+  if (!artifactDir.empty()) {
+    if (!trainPath.empty() || !evalPath.empty() || !optimizerPath.empty())
+      return fail("give either ARTIFACT_DIR or --train/--eval/--optimizer");
+    if (!llvm::sys::fs::is_directory(artifactDir))
+      return fail("'" + artifactDir + "' is not a folder");
+    auto pick = [&](const char *name) {
+      std::string path = joinPath(artifactDir, name);
+      return llvm::sys::fs::exists(path) ? path : std::string();
+    };
+    paths.train = pick("training_model.onnx");
+    paths.eval = pick("eval_model.onnx");
+    paths.optimizer = pick("optimizer_model.onnx");
+    if (paths.checkpoint.empty())
+      paths.checkpoint = pick("checkpoint");
+    if (paths.train.empty() && paths.eval.empty())
+      return fail("'" + artifactDir +
+                  "' holds neither training_model.onnx nor eval_model.onnx");
+  }
+  if (paths.train.empty() && paths.eval.empty())
+    return fail("no model given (see --help)");
+  static const char *kStages[] = {"onnx", "linalg", "llvm", "asm", "obj"};
+  if (!emit.empty() && !llvm::is_contained(kStages, emit))
+    return fail("unknown --emit stage '" + emit +
+                "' (onnx, linalg, llvm, asm, obj)");
+  bool printsOnly = !emit.empty() && emit != "obj";
+  if (!printsOnly && outDir.empty())
+    return fail("no output folder (-o OUT_DIR)");
+  if (!llvm::StringRef(prefix).ltrim("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789").empty() ||
+      prefix.empty() || llvm::isDigit(prefix[0]))
+    return fail("--name must be a C identifier");
+
+  DialectRegistry registry;
+  odt::registerCompilerDialects(registry);
+  odt::registerCompilerPasses();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Diagnostics: one line each, prefixed by the tool; node names are in the
+  // messages themselves.
+  ScopedDiagnosticHandler handler(&context, [](Diagnostic &diag) {
+    const char *kind = diag.getSeverity() == DiagnosticSeverity::Error ? "error"
+                       : diag.getSeverity() == DiagnosticSeverity::Warning
+                           ? "warning"
+                           : "note";
+    llvm::errs() << "odt-compile: " << kind << ": " << diag.str() << "\n";
+    for (const Diagnostic &note : diag.getNotes())
+      llvm::errs() << "odt-compile: note: " << note.str() << "\n";
+    return success();
+  });
+
+  PhaseTimer timer(beQuiet);
+  timer.start("import");
+  OwningOpRef<ModuleOp> module = odt::importArtifacts(&context, paths);
+  if (!module)
+    return 1;
+
+  timer.start("graph");
+  if (failed(odt::runGraphPipeline(*module)))
+    return 1;
+  if (emit == "onnx") {
+    module->print(llvm::outs());
+    return 0;
+  }
+  FailureOr<odt::ModelDescriptor> descriptor =
+      odt::buildDescriptor(*module, prefix);
+  if (failed(descriptor))
+    return 1;
+
+  timer.start("linalg");
+  if (failed(odt::runLinalgPipeline(*module)))
+    return 1;
+  if (emit == "linalg") {
+    module->print(llvm::outs());
+    return 0;
+  }
+
+  timer.start("llvm");
+  if (failed(odt::runLLVMPipeline(*module, prefix)))
+    return 1;
+
+  timer.start("codegen");
+  llvm::LLVMContext llvmContext;
+  std::string error;
+  auto llvmModule = odt::translateAndOptimize(*module, llvmContext,
+                                              descriptor->bytes, prefix, error);
+  if (!llvmModule)
+    return fail(error);
+  if (emit == "llvm") {
+    llvmModule->print(llvm::outs(), nullptr);
+    return 0;
+  }
+  std::string object;
+  if (!odt::emitObject(*llvmModule, emit == "asm", object, error))
+    return fail(error);
+  if (emit == "asm") {
+    llvm::outs() << object;
+    return 0;
+  }
+
+  // Outputs go to a fresh staging folder first; only a complete set is moved
+  // into OUT_DIR, so a failure leaves nothing half-written there.
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return fail("cannot create '" + outDir + "': " + ec.message());
+  std::string staging = joinPath(outDir, ".odt-compile-staging");
+  llvm::sys::fs::remove_directories(staging);
+  if (std::error_code ec = llvm::sys::fs::create_directories(staging))
+    return fail("cannot create '" + staging + "': " + ec.message());
+  auto cleanup = [&]() { llvm::sys::fs::remove_directories(staging); };
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"model.o", object}};
+  if (emit.empty()) {
+    files.push_back({"model.h", descriptor->header});
+    files.push_back({"model.json", descriptor->json});
+  }
+  for (auto &[name, bytes] : files)
+    if (!writeFileAtomically(joinPath(staging, name), bytes, error)) {
+      cleanup();
+      return fail(error);
+    }
+  if (emit.empty()) {
+    timer.start("link");
+    if (!odt::linkSharedLibrary(joinPath(staging, "model.o"),
+                                joinPath(staging, "libmodel.so"), error)) {
+      cleanup();
+      return fail(error);
+    }
+    files.push_back({"libmodel.so", ""});
+  }
+  for (auto &[name, bytes] : files)
+    if (std::error_code ec = llvm::sys::fs::rename(joinPath(staging, name),
+                                                   joinPath(outDir, name))) {
+      cleanup();
+      return fail("cannot move '" + name + "' into '" + outDir +
+                  "': " + ec.message());
+    }
+  cleanup();
+  if (!beQuiet)
+    timer.print();
+  return 0;
+}
