@@ -1,0 +1,327 @@
+#include "CompiledModel.h"
+
+#include "model_generated.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+namespace odt {
+
+const char *argumentRoleName(ArgumentRole role) {
+  switch (role) {
+  case ArgumentRole::UserInput: return "user input";
+  case ArgumentRole::UserOutput: return "user output";
+  case ArgumentRole::Parameter: return "parameter";
+  case ArgumentRole::GradientBuffer: return "gradient buffer";
+  case ArgumentRole::LazyResetGrad: return "lazy_reset_grad";
+  case ArgumentRole::LearningRate: return "learning rate";
+  case ArgumentRole::Step: return "step";
+  case ArgumentRole::FirstMoment: return "first moment";
+  case ArgumentRole::SecondMoment: return "second moment";
+  case ArgumentRole::UpdatedFlag: return "updated flag";
+  }
+  return "argument";
+}
+
+bool SymbolBindings::bind(const std::string &symbol, int64_t value,
+                          int64_t &previous) {
+  for (auto &[name, bound] : values)
+    if (*name == symbol) {
+      previous = bound;
+      return bound == value;
+    }
+  values.emplace_back(&symbol, value);
+  return true;
+}
+
+int64_t SymbolBindings::lookup(const std::string &symbol) const {
+  for (const auto &[name, bound] : values)
+    if (*name == symbol)
+      return bound;
+  return -1;
+}
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+void *resolveWithDlsym(void *library, const char *name) {
+  return dlsym(library, name);
+}
+
+Result<ArgumentRole> convertRole(fb::ArgumentRole role) {
+  switch (role) {
+  case fb::ArgumentRole::UserInput: return ArgumentRole::UserInput;
+  case fb::ArgumentRole::UserOutput: return ArgumentRole::UserOutput;
+  case fb::ArgumentRole::Parameter: return ArgumentRole::Parameter;
+  case fb::ArgumentRole::GradientBuffer: return ArgumentRole::GradientBuffer;
+  case fb::ArgumentRole::LazyResetGrad: return ArgumentRole::LazyResetGrad;
+  case fb::ArgumentRole::LearningRate: return ArgumentRole::LearningRate;
+  case fb::ArgumentRole::Step: return ArgumentRole::Step;
+  case fb::ArgumentRole::FirstMoment: return ArgumentRole::FirstMoment;
+  case fb::ArgumentRole::SecondMoment: return ArgumentRole::SecondMoment;
+  case fb::ArgumentRole::UpdatedFlag: return ArgumentRole::UpdatedFlag;
+  }
+  return Status::error("unknown argument role " +
+                       std::to_string(static_cast<int>(role)));
+}
+
+} // namespace
+
+Result<std::shared_ptr<CompiledModel>>
+CompiledModel::load(const std::string &path) {
+  std::string file = path;
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0)
+    return Status::error("cannot open compiled model '" + path +
+                         "': no such file or folder");
+  if (S_ISDIR(info.st_mode))
+    file = path + "/libmodel.so";
+  // A path without a slash would make dlopen search the library path.
+  if (file.find('/') == std::string::npos)
+    file = "./" + file;
+  void *library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *reason = dlerror();
+    return Status::error("cannot load compiled model '" + file +
+                         "': " + (reason ? reason : "unknown error"));
+  }
+  const char *prefix = "odt_model";
+  auto *descriptor = static_cast<const uint8_t *>(
+      dlsym(library, (std::string(prefix) + "_descriptor").c_str()));
+  auto *size = static_cast<const uint64_t *>(
+      dlsym(library, (std::string(prefix) + "_descriptor_size").c_str()));
+  if (!descriptor || !size) {
+    dlclose(library);
+    return Status::error("'" + file +
+                         "' is not a model compiled by odt-compile (no "
+                         "odt_model_descriptor symbol)");
+  }
+  Result<std::shared_ptr<CompiledModel>> model =
+      fromDescriptor(descriptor, *size, resolveWithDlsym, library, file);
+  if (!model) {
+    dlclose(library);
+    return model.getStatus();
+  }
+  (*model)->library = library;
+  return model;
+}
+
+Result<std::shared_ptr<CompiledModel>>
+CompiledModel::fromDescriptor(const uint8_t *descriptor, uint64_t size,
+                              SymbolResolver resolve, void *context,
+                              const std::string &origin) {
+  std::shared_ptr<CompiledModel> model(new CompiledModel());
+  model->source = origin;
+  Status status = model->parseDescriptor(descriptor, size, resolve, context);
+  if (!status)
+    return status.withContext("compiled model '" + origin + "'");
+  return model;
+}
+
+CompiledModel::~CompiledModel() {
+  if (library)
+    dlclose(library);
+}
+
+Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
+                                      SymbolResolver resolve, void *context) {
+  flatbuffers::Verifier verifier(data, size);
+  if (!fb::VerifyModelBuffer(verifier))
+    return Status::error("the model descriptor is corrupt");
+  const fb::Model *model = fb::GetModel(data);
+  if (model->abi_version() != kModelABIVersion)
+    return Status::error("made for ABI version " +
+                         std::to_string(model->abi_version()) +
+                         ", this runtime calls version " +
+                         std::to_string(kModelABIVersion) +
+                         "; recompile it with this odt-compile");
+  modelName = model->name() ? model->name()->str() : "odt_model";
+  if (model->parameters())
+    for (const fb::ParameterInfo *param : *model->parameters()) {
+      if (!param->name() || !isKnownFixedSizeType(param->data_type()))
+        return Status::error("a parameter has no name or an unknown dtype");
+      ParameterSpec spec;
+      spec.name = param->name()->str();
+      spec.dtype = static_cast<DataType>(param->data_type());
+      if (param->dims())
+        spec.shape.assign(param->dims()->begin(), param->dims()->end());
+      spec.trainable = param->trainable();
+      params.push_back(std::move(spec));
+    }
+  if (model->entry_points())
+    for (const fb::EntryPoint *entry : *model->entry_points()) {
+      EntryPointSpec spec;
+      spec.kind = static_cast<EntryKind>(entry->kind());
+      if (!entry->symbol())
+        return Status::error("an entry point has no symbol");
+      spec.symbol = entry->symbol()->str();
+      spec.function =
+          reinterpret_cast<EntryFunction>(resolve(context, spec.symbol.c_str()));
+      if (!spec.function)
+        return Status::error("entry point '" + spec.symbol + "' is missing");
+      if (entry->arguments())
+        for (const fb::Argument *arg : *entry->arguments()) {
+          ArgumentSpec argument;
+          argument.name = arg->name() ? arg->name()->str() : "";
+          Result<ArgumentRole> role = convertRole(arg->role());
+          if (!role)
+            return role.getStatus();
+          argument.role = *role;
+          if (!isKnownFixedSizeType(arg->data_type()))
+            return Status::error("argument '" + argument.name +
+                                 "' has an unknown dtype");
+          argument.dtype = static_cast<DataType>(arg->data_type());
+          if (arg->dims())
+            for (const fb::Dim *dim : *arg->dims())
+              argument.dims.push_back(
+                  {dim->size(), dim->symbol() ? dim->symbol()->str() : ""});
+          argument.parameter = arg->parameter();
+          if (argument.parameter >= static_cast<int>(params.size()))
+            return Status::error("argument '" + argument.name +
+                                 "' refers to a parameter that does not exist");
+          argument.writes = arg->writes();
+          spec.arguments.push_back(std::move(argument));
+        }
+      entries.push_back(std::move(spec));
+    }
+  if (const fb::OptimizerInfo *optimizer = model->optimizer()) {
+    optimizerSpec.kind = optimizer->kind() == fb::OptimizerKind::AdamW
+                             ? OptimizerKind::AdamW
+                         : optimizer->kind() == fb::OptimizerKind::SGD
+                             ? OptimizerKind::SGD
+                             : OptimizerKind::None;
+    optimizerSpec.alpha = optimizer->alpha();
+    optimizerSpec.beta = optimizer->beta();
+    optimizerSpec.epsilon = optimizer->epsilon();
+    optimizerSpec.weightDecay = optimizer->weight_decay();
+    optimizerSpec.correctBias = optimizer->correct_bias();
+    optimizerSpec.adamMode = optimizer->adam_mode();
+  }
+  return Status::ok();
+}
+
+const EntryPointSpec *CompiledModel::entryPoint(EntryKind kind) const {
+  for (const EntryPointSpec &entry : entries)
+    if (entry.kind == kind)
+      return &entry;
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+EntryCall::EntryCall(const EntryPointSpec &spec)
+    : entry(&spec), tensors(spec.arguments.size(), nullptr),
+      descriptors(spec.arguments.size()),
+      pointers(spec.arguments.size(), nullptr) {
+  // MLIR's memref descriptor: allocated, aligned, offset, sizes, strides.
+  for (size_t i = 0; i < spec.arguments.size(); ++i) {
+    descriptors[i].assign(3 + 2 * spec.arguments[i].dims.size(), 0);
+    pointers[i] = descriptors[i].data();
+  }
+}
+
+Status EntryCall::set(size_t index, Tensor &tensor) {
+  const ArgumentSpec &arg = entry->arguments[index];
+  if (tensor.dtype() != arg.dtype)
+    return Status::error(std::string(argumentRoleName(arg.role)) + " '" +
+                         arg.name + "' must be " + dataTypeName(arg.dtype) +
+                         ", got " + dataTypeName(tensor.dtype()));
+  if (tensor.rank() != static_cast<int64_t>(arg.dims.size()))
+    return Status::error(std::string(argumentRoleName(arg.role)) + " '" +
+                         arg.name + "' must have rank " +
+                         std::to_string(arg.dims.size()) + ", got shape " +
+                         formatShape(tensor.shape()));
+  tensors[index] = &tensor;
+  std::vector<int64_t> &desc = descriptors[index];
+  auto address = reinterpret_cast<int64_t>(tensor.data());
+  desc[0] = address;
+  desc[1] = address;
+  desc[2] = 0;
+  size_t rank = arg.dims.size();
+  int64_t stride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    desc[3 + d] = tensor.shape()[d];
+    desc[3 + rank + d] = stride;
+    stride *= tensor.shape()[d];
+  }
+  return Status::ok();
+}
+
+Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const ArgumentSpec &arg = entry->arguments[i];
+    if (arg.role != ArgumentRole::UserInput)
+      continue;
+    if (!tensors[i])
+      return Status::error("internal error: input '" + arg.name +
+                           "' was not set");
+    const Shape &shape = tensors[i]->shape();
+    for (size_t d = 0; d < arg.dims.size(); ++d) {
+      const DimSpec &dim = arg.dims[d];
+      if (dim.size >= 0) {
+        if (shape[d] != dim.size)
+          return Status::error(
+              "input '" + arg.name + "' has shape " + formatShape(shape) +
+              ", but dim " + std::to_string(d) + " must be " +
+              std::to_string(dim.size));
+        continue;
+      }
+      int64_t previous = -1;
+      if (!bindings.bind(dim.symbol, shape[d], previous))
+        return Status::error("input '" + arg.name + "' has shape " +
+                             formatShape(shape) + ": dim " + std::to_string(d) +
+                             " ('" + dim.symbol + "') is " +
+                             std::to_string(shape[d]) +
+                             ", but another input set it to " +
+                             std::to_string(previous));
+    }
+  }
+  return Status::ok();
+}
+
+Status EntryCall::checkOtherShapes(const SymbolBindings &bindings) const {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const ArgumentSpec &arg = entry->arguments[i];
+    if (arg.role == ArgumentRole::UserInput)
+      continue;
+    if (!tensors[i])
+      return Status::error("internal error: argument '" + arg.name +
+                           "' was not set");
+    Result<Shape> expected = expectedShape(i, bindings);
+    if (!expected)
+      return expected.getStatus();
+    if (tensors[i]->shape() != *expected)
+      return Status::error(std::string(argumentRoleName(arg.role)) + " '" +
+                           arg.name + "' has shape " +
+                           formatShape(tensors[i]->shape()) + ", expected " +
+                           formatShape(*expected));
+  }
+  return Status::ok();
+}
+
+Result<Shape> EntryCall::expectedShape(size_t index,
+                                       const SymbolBindings &bindings) const {
+  const ArgumentSpec &arg = entry->arguments[index];
+  Shape shape;
+  for (const DimSpec &dim : arg.dims) {
+    if (dim.size >= 0) {
+      shape.push_back(dim.size);
+      continue;
+    }
+    int64_t value = bindings.lookup(dim.symbol);
+    if (value < 0)
+      return Status::error("the size of '" + arg.name + "' depends on '" +
+                           dim.symbol + "', which no input sets");
+    shape.push_back(value);
+  }
+  return shape;
+}
+
+void EntryCall::invoke() { entry->function(pointers.data()); }
+
+} // namespace odt

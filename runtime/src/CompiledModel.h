@@ -1,0 +1,168 @@
+// CompiledModel: the code odt-compile generated plus its descriptor. Loaded
+// from a shared library (dlopen) or from symbols linked into the program.
+// Knows how to check caller buffers against the entry points' symbolic shapes
+// and how to call an entry point with them (see docs/abi.md).
+
+#ifndef ODT_RUNTIME_COMPILEDMODEL_H
+#define ODT_RUNTIME_COMPILEDMODEL_H
+
+#include "Status.h"
+#include "Tensor.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace odt {
+
+/// The ABI version this runtime calls (codegen/Descriptor.h).
+inline constexpr int kModelABIVersion = 1;
+
+enum class ArgumentRole {
+  UserInput,
+  UserOutput,
+  Parameter,
+  GradientBuffer,
+  LazyResetGrad,
+  LearningRate,
+  Step,
+  FirstMoment,
+  SecondMoment,
+  UpdatedFlag,
+};
+
+const char *argumentRoleName(ArgumentRole role);
+
+/// A dim of an argument: static (size >= 0) or a symbol bound at run time.
+struct DimSpec {
+  int64_t size = -1;
+  std::string symbol;
+};
+
+struct ArgumentSpec {
+  std::string name;
+  ArgumentRole role;
+  DataType dtype;
+  std::vector<DimSpec> dims;
+  int parameter = -1;
+  bool writes = false;
+};
+
+enum class EntryKind { Train, Eval, Optimizer };
+
+using EntryFunction = void (*)(void **);
+
+struct EntryPointSpec {
+  EntryKind kind;
+  std::string symbol;
+  std::vector<ArgumentSpec> arguments;
+  EntryFunction function = nullptr;
+};
+
+struct ParameterSpec {
+  std::string name;
+  DataType dtype;
+  Shape shape;
+  bool trainable;
+};
+
+enum class OptimizerKind { None, AdamW, SGD };
+
+struct OptimizerSpec {
+  OptimizerKind kind = OptimizerKind::None;
+  float alpha = 0.9f, beta = 0.999f, epsilon = 1e-8f, weightDecay = 0.0f;
+  bool correctBias = true;
+  int adamMode = 0;
+};
+
+/// Values of the symbolic dims of one call, bound from the user inputs. Holds
+/// pointers to the descriptor's symbol names, so binding allocates nothing
+/// once the capacity is reached (reserve it up front).
+class SymbolBindings {
+public:
+  void reserve(size_t count) { values.reserve(count); }
+  /// Binds `symbol` to `value`, or checks it against an earlier binding.
+  bool bind(const std::string &symbol, int64_t value, int64_t &previous);
+  /// The value of `symbol`, or -1 if unbound.
+  int64_t lookup(const std::string &symbol) const;
+  void clear() { values.clear(); }
+
+private:
+  std::vector<std::pair<const std::string *, int64_t>> values;
+};
+
+/// Resolves an exported symbol of a model by name (dlsym or a static table).
+using SymbolResolver = void *(*)(void *context, const char *name);
+
+class CompiledModel {
+public:
+  /// Loads `path`: a shared library made by odt-compile, or the folder that
+  /// holds its libmodel.so.
+  static Result<std::shared_ptr<CompiledModel>> load(const std::string &path);
+
+  /// A model linked into the program: `descriptor` as exported by model.o
+  /// and a resolver for its entry symbols.
+  static Result<std::shared_ptr<CompiledModel>>
+  fromDescriptor(const uint8_t *descriptor, uint64_t size,
+                 SymbolResolver resolve, void *context,
+                 const std::string &origin);
+
+  ~CompiledModel();
+  CompiledModel(const CompiledModel &) = delete;
+  CompiledModel &operator=(const CompiledModel &) = delete;
+
+  const std::string &name() const { return modelName; }
+  const std::string &origin() const { return source; }
+  const std::vector<ParameterSpec> &parameters() const { return params; }
+  const OptimizerSpec &optimizer() const { return optimizerSpec; }
+  /// nullptr if the model has no such entry point.
+  const EntryPointSpec *entryPoint(EntryKind kind) const;
+
+private:
+  CompiledModel() = default;
+  Status parseDescriptor(const uint8_t *data, uint64_t size,
+                         SymbolResolver resolve, void *context);
+
+  std::string source;
+  std::string modelName;
+  void *library = nullptr;
+  std::vector<ParameterSpec> params;
+  std::vector<EntryPointSpec> entries;
+  OptimizerSpec optimizerSpec;
+};
+
+/// A prepared call of one entry point: the memref descriptors and the
+/// argument array are allocated once, so a call allocates nothing.
+class EntryCall {
+public:
+  EntryCall() = default;
+  explicit EntryCall(const EntryPointSpec &spec);
+
+  const EntryPointSpec &spec() const { return *entry; }
+  /// Sets argument `index` to `tensor` (no copy; must stay alive until
+  /// invoke). Checks dtype and rank only.
+  Status set(size_t index, Tensor &tensor);
+  /// Binds symbols from the dims of every UserInput argument (in order) and
+  /// checks their static dims. Errors name the input, the dim and both
+  /// values.
+  Status bindInputShapes(SymbolBindings &bindings) const;
+  /// Checks every other argument's shape against the bindings.
+  Status checkOtherShapes(const SymbolBindings &bindings) const;
+  /// The shape argument `index` must have under `bindings`.
+  Result<Shape> expectedShape(size_t index,
+                              const SymbolBindings &bindings) const;
+  /// Calls the generated code.
+  void invoke();
+
+private:
+  const EntryPointSpec *entry = nullptr;
+  std::vector<Tensor *> tensors;
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<void *> pointers;
+};
+
+} // namespace odt
+
+#endif // ODT_RUNTIME_COMPILEDMODEL_H

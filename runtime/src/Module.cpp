@@ -1,0 +1,205 @@
+#include "Module.h"
+
+#include <cstring>
+
+namespace odt {
+
+Result<std::unique_ptr<Module>>
+Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
+  if (!model || !state)
+    return Status::error("Module needs a compiled model and a checkpoint state");
+  std::unique_ptr<Module> module(new Module());
+  module->compiled = model;
+  module->checkpoint = state;
+
+  // The model's parameters, matched by name against the state.
+  for (const ParameterSpec &spec : model->parameters()) {
+    std::shared_ptr<Parameter> param = state->findParameter(spec.name);
+    if (!param)
+      return Status::error("the checkpoint has no parameter '" + spec.name +
+                           "', which the model '" + model->origin() +
+                           "' needs");
+    if (param->dtype != spec.dtype)
+      return Status::error("parameter '" + spec.name + "' is " +
+                           dataTypeName(param->dtype) +
+                           " in the checkpoint but " +
+                           dataTypeName(spec.dtype) + " in the model");
+    if (param->requiresGrad != spec.trainable)
+      return Status::error("parameter '" + spec.name + "' is " +
+                           (param->requiresGrad ? "trainable" : "frozen") +
+                           " in the checkpoint but " +
+                           (spec.trainable ? "trainable" : "frozen") +
+                           " in the model");
+    if (!state->isNominal && param->data.shape() != spec.shape)
+      return Status::error("parameter '" + spec.name + "' has shape " +
+                           formatShape(param->data.shape()) +
+                           " in the checkpoint but " + formatShape(spec.shape) +
+                           " in the model");
+    if (spec.trainable && param->gradient.empty())
+      param->gradient = Tensor::zeros(spec.dtype, spec.shape);
+    module->params.push_back(param);
+  }
+  for (const auto &param : state->parameters) {
+    bool used = false;
+    for (const auto &own : module->params)
+      used |= own == param;
+    if (!used)
+      return Status::error("the checkpoint's parameter '" + param->name +
+                           "' is not a parameter of the model '" +
+                           model->origin() + "'");
+  }
+
+  module->lazyResetFlag = Tensor::zeros(DataType::Bool, {1});
+  module->lazyResetFlag.data<uint8_t>()[0] = 1;
+  for (EntryKind kind : {EntryKind::Train, EntryKind::Eval}) {
+    const EntryPointSpec *entry = model->entryPoint(kind);
+    if (!entry)
+      continue;
+    auto step = std::make_unique<Step>();
+    step->call = EntryCall(*entry);
+    for (size_t i = 0; i < entry->arguments.size(); ++i) {
+      if (entry->arguments[i].role == ArgumentRole::UserInput)
+        step->inputArgs.push_back(i);
+      else if (entry->arguments[i].role == ArgumentRole::UserOutput)
+        step->outputArgs.push_back(i);
+    }
+    size_t symbols = 0;
+    for (const ArgumentSpec &arg : entry->arguments)
+      symbols += arg.dims.size();
+    step->bindings.reserve(symbols);
+    (kind == EntryKind::Train ? module->train : module->eval) = std::move(step);
+  }
+  if (!module->train && !module->eval)
+    return Status::error("the model '" + model->origin() +
+                         "' has neither a train nor an eval step");
+  return module;
+}
+
+std::shared_ptr<Parameter> Module::findParameter(const std::string &name) const {
+  for (const auto &param : params)
+    if (param->name == name)
+      return param;
+  return nullptr;
+}
+
+Status Module::lazyResetGrad() {
+  lazyResetFlag.data<uint8_t>()[0] = 1;
+  return Status::ok();
+}
+
+Status Module::bindStateArguments(Step &step) {
+  const EntryPointSpec &entry = step.call.spec();
+  for (size_t i = 0; i < entry.arguments.size(); ++i) {
+    const ArgumentSpec &arg = entry.arguments[i];
+    switch (arg.role) {
+    case ArgumentRole::Parameter:
+      ODT_RETURN_IF_ERROR(step.call.set(i, params[arg.parameter]->data));
+      break;
+    case ArgumentRole::GradientBuffer:
+      ODT_RETURN_IF_ERROR(step.call.set(i, params[arg.parameter]->gradient));
+      break;
+    case ArgumentRole::LazyResetGrad:
+      ODT_RETURN_IF_ERROR(step.call.set(i, lazyResetFlag));
+      break;
+    case ArgumentRole::UserInput:
+    case ArgumentRole::UserOutput:
+      break;
+    default:
+      return Status::error("argument '" + arg.name + "' (" +
+                           argumentRoleName(arg.role) +
+                           ") does not belong in a train or eval step");
+    }
+  }
+  return Status::ok();
+}
+
+Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
+                   std::vector<Tensor> &outputs) {
+  if (checkpoint->isNominal)
+    return Status::error(std::string(what) +
+                         ": the checkpoint state is nominal (it has no "
+                         "parameter values); complete it with "
+                         "CopyBufferToParameters(trainable_only=false) first");
+  const EntryPointSpec &entry = step.call.spec();
+  if (inputs.size() != step.inputArgs.size()) {
+    std::string names;
+    for (size_t index : step.inputArgs)
+      names += (names.empty() ? "" : ", ") + entry.arguments[index].name;
+    return Status::error(std::string(what) + ": expected " +
+                         std::to_string(step.inputArgs.size()) +
+                         " inputs (" + names + "), got " +
+                         std::to_string(inputs.size()));
+  }
+  ODT_RETURN_IF_ERROR(bindStateArguments(step));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Status status = step.call.set(step.inputArgs[i], inputs[i]);
+    if (!status)
+      return status.withContext(what);
+  }
+  // The inputs bind the symbolic dims; the outputs get the shapes those
+  // imply (buffers whose shape already fits are reused).
+  step.bindings.clear();
+  Status status = step.call.bindInputShapes(step.bindings);
+  if (!status)
+    return status.withContext(what);
+  outputs.resize(step.outputArgs.size());
+  for (size_t i = 0; i < step.outputArgs.size(); ++i) {
+    size_t index = step.outputArgs[i];
+    Result<Shape> shape = step.call.expectedShape(index, step.bindings);
+    if (!shape)
+      return shape.getStatus().withContext(what);
+    if (outputs[i].empty() || outputs[i].shape() != *shape ||
+        outputs[i].dtype() != entry.arguments[index].dtype)
+      outputs[i] = Tensor::zeros(entry.arguments[index].dtype, *shape);
+    ODT_RETURN_IF_ERROR(step.call.set(index, outputs[i]));
+  }
+  status = step.call.checkOtherShapes(step.bindings);
+  if (!status)
+    return status.withContext(what);
+  step.call.invoke();
+  return Status::ok();
+}
+
+Status Module::trainStep(std::vector<Tensor> &inputs,
+                         std::vector<Tensor> &outputs) {
+  if (!train)
+    return Status::error("TrainStep: the model has no training graph");
+  for (const auto &param : params)
+    if (param->requiresGrad && param->gradient.empty())
+      param->gradient = Tensor::zeros(param->dtype, param->data.shape());
+  ODT_RETURN_IF_ERROR(run(*train, "TrainStep", inputs, outputs));
+  lazyResetFlag.data<uint8_t>()[0] = 0;
+  return Status::ok();
+}
+
+Status Module::evalStep(std::vector<Tensor> &inputs,
+                        std::vector<Tensor> &outputs) {
+  if (!eval)
+    return Status::error("EvalStep: the model has no eval graph");
+  return run(*eval, "EvalStep", inputs, outputs);
+}
+
+std::vector<std::string> Module::argumentNames(const Step *step,
+                                               bool outputs) {
+  std::vector<std::string> names;
+  if (!step)
+    return names;
+  for (size_t index : outputs ? step->outputArgs : step->inputArgs)
+    names.push_back(step->call.spec().arguments[index].name);
+  return names;
+}
+
+std::vector<std::string> Module::trainingInputNames() const {
+  return argumentNames(train.get(), false);
+}
+std::vector<std::string> Module::trainingOutputNames() const {
+  return argumentNames(train.get(), true);
+}
+std::vector<std::string> Module::evalInputNames() const {
+  return argumentNames(eval.get(), false);
+}
+std::vector<std::string> Module::evalOutputNames() const {
+  return argumentNames(eval.get(), true);
+}
+
+} // namespace odt

@@ -1,0 +1,72 @@
+// Module: runs the compiled train and eval steps over the parameters of a
+// CheckpointState it does not own (ORT's training Module, seeds/000).
+
+#ifndef ODT_RUNTIME_MODULE_H
+#define ODT_RUNTIME_MODULE_H
+
+#include "Checkpoint.h"
+#include "CompiledModel.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace odt {
+
+class Module {
+public:
+  /// Binds `model` to the parameters of `state` (which must outlive the
+  /// Module). Fails if a parameter the model uses is missing from the state
+  /// or has another dtype, shape or trainability. Allocates the gradient
+  /// buffers of trainable parameters.
+  static Result<std::unique_ptr<Module>>
+  create(std::shared_ptr<CompiledModel> model, CheckpointState *state);
+
+  /// Forward and backward: `inputs` in the training model's user-input order.
+  /// Gradients overwrite the buffers after construction or LazyResetGrad,
+  /// and accumulate otherwise. `outputs` are resized/allocated as needed
+  /// (reused across calls when their shapes match).
+  Status trainStep(std::vector<Tensor> &inputs, std::vector<Tensor> &outputs);
+  /// Forward only, on the eval model.
+  Status evalStep(std::vector<Tensor> &inputs, std::vector<Tensor> &outputs);
+  /// The next TrainStep overwrites the gradients instead of adding to them.
+  Status lazyResetGrad();
+
+  /// Parameters in training-graph input order.
+  const std::vector<std::shared_ptr<Parameter>> &parameters() const {
+    return params;
+  }
+  std::shared_ptr<Parameter> findParameter(const std::string &name) const;
+
+  std::vector<std::string> trainingInputNames() const;
+  std::vector<std::string> trainingOutputNames() const;
+  std::vector<std::string> evalInputNames() const;
+  std::vector<std::string> evalOutputNames() const;
+
+  const CompiledModel &model() const { return *compiled; }
+  CheckpointState &state() { return *checkpoint; }
+
+private:
+  Module() = default;
+  struct Step {
+    EntryCall call;
+    std::vector<size_t> inputArgs;  // argument index of each user input
+    std::vector<size_t> outputArgs; // argument index of each user output
+    SymbolBindings bindings;
+  };
+  Status bindStateArguments(Step &step);
+  Status run(Step &step, const char *what, std::vector<Tensor> &inputs,
+             std::vector<Tensor> &outputs);
+  static std::vector<std::string> argumentNames(const Step *step,
+                                                bool outputs);
+
+  std::shared_ptr<CompiledModel> compiled;
+  CheckpointState *checkpoint = nullptr;
+  std::vector<std::shared_ptr<Parameter>> params;
+  std::unique_ptr<Step> train, eval;
+  Tensor lazyResetFlag; // bool[1]
+};
+
+} // namespace odt
+
+#endif // ODT_RUNTIME_MODULE_H

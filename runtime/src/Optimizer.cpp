@@ -1,0 +1,130 @@
+#include "Optimizer.h"
+
+#include <cmath>
+
+namespace odt {
+
+Result<std::unique_ptr<Optimizer>> Optimizer::create(Module &module) {
+  const EntryPointSpec *entry = module.model().entryPoint(EntryKind::Optimizer);
+  if (!entry)
+    return Status::error("the model '" + module.model().origin() +
+                         "' has no optimizer step (compile it with an "
+                         "optimizer model)");
+  std::unique_ptr<Optimizer> optimizer(new Optimizer());
+  optimizer->module = &module;
+  CheckpointState &state = module.state();
+  optimizer->group = state.findOptimizerGroup("group0");
+  if (!optimizer->group) {
+    state.optimizerGroups.push_back(OptimizerGroupState());
+    optimizer->group = &state.optimizerGroups.back();
+    optimizer->group->initialLearningRate = kDefaultLearningRate;
+  }
+  optimizer->learningRate = optimizer->group->initialLearningRate;
+
+  // Moments of every trainable parameter, checked or created.
+  static const char *kMomentNames[] = {"momentum0", "momentum1"};
+  for (const auto &param : module.parameters()) {
+    if (!param->requiresGrad)
+      continue;
+    ParameterOptimizerState &moments =
+        optimizer->group->parameterStates[param->name];
+    for (const char *name : kMomentNames) {
+      auto it = moments.momentums.find(name);
+      if (it == moments.momentums.end()) {
+        moments.momentums[name] =
+            Tensor::zeros(param->dtype, param->data.shape());
+        continue;
+      }
+      if (it->second.dtype() != param->dtype ||
+          it->second.shape() != param->data.shape())
+        return Status::error("the checkpoint's " + std::string(name) +
+                             " of '" + param->name + "' is " +
+                             dataTypeName(it->second.dtype()) +
+                             formatShape(it->second.shape()) +
+                             ", the parameter is " +
+                             dataTypeName(param->dtype) +
+                             formatShape(param->data.shape()));
+    }
+  }
+
+  optimizer->learningRateTensor = Tensor::zeros(DataType::Float, {1});
+  optimizer->stepTensor = Tensor::zeros(DataType::Int64, {1});
+  optimizer->updatedFlag = Tensor::zeros(DataType::Bool, {1});
+  optimizer->call = EntryCall(*entry);
+  optimizer->bindings.reserve(4);
+  Status status = optimizer->bindArguments();
+  if (!status)
+    return status.withContext("optimizer");
+  return optimizer;
+}
+
+Status Optimizer::bindArguments() {
+  // Rebound before every step: a parameter's buffer may have been replaced
+  // (a nominal state completed, a parameter updated).
+  const EntryPointSpec &entry = call.spec();
+  for (size_t i = 0; i < entry.arguments.size(); ++i) {
+    const ArgumentSpec &arg = entry.arguments[i];
+    Parameter *param =
+        arg.parameter >= 0 ? module->parameters()[arg.parameter].get() : nullptr;
+    Status status;
+    switch (arg.role) {
+    case ArgumentRole::LearningRate:
+      status = call.set(i, learningRateTensor);
+      break;
+    case ArgumentRole::Step:
+      status = call.set(i, stepTensor);
+      break;
+    case ArgumentRole::UpdatedFlag:
+      status = call.set(i, updatedFlag);
+      break;
+    case ArgumentRole::Parameter:
+      status = call.set(i, param->data);
+      break;
+    case ArgumentRole::GradientBuffer:
+      status = call.set(i, param->gradient);
+      break;
+    case ArgumentRole::FirstMoment:
+    case ArgumentRole::SecondMoment: {
+      auto &moments = group->parameterStates[param->name].momentums;
+      status = call.set(i, moments[arg.role == ArgumentRole::FirstMoment
+                                       ? "momentum0"
+                                       : "momentum1"]);
+      break;
+    }
+    default:
+      status = Status::error("argument '" + arg.name + "' (" +
+                             argumentRoleName(arg.role) +
+                             ") does not belong in an optimizer step");
+    }
+    ODT_RETURN_IF_ERROR(status);
+  }
+  return call.checkOtherShapes(bindings);
+}
+
+Status Optimizer::step() {
+  if (module->state().isNominal)
+    return Status::error("OptimizerStep: the checkpoint state is nominal; "
+                         "complete it with CopyBufferToParameters first");
+  learningRateTensor.data<float>()[0] = learningRate;
+  stepTensor.data<int64_t>()[0] = group->step + 1;
+  updatedFlag.data<uint8_t>()[0] = 0;
+  Status status = bindArguments();
+  if (!status)
+    return status.withContext("OptimizerStep");
+  call.invoke();
+  if (updatedFlag.data<uint8_t>()[0])
+    ++group->step;
+  return Status::ok();
+}
+
+Status Optimizer::setLearningRate(float value) {
+  if (!std::isfinite(value) || value < 0)
+    return Status::error("the learning rate must be finite and >= 0, got " +
+                         std::to_string(value));
+  learningRate = value;
+  return Status::ok();
+}
+
+int64_t Optimizer::stepCount() const { return group->step; }
+
+} // namespace odt

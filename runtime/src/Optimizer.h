@@ -1,0 +1,45 @@
+// Optimizer: runs the compiled optimizer step over the trainable parameters
+// of a Module, with ORT's step-counter semantics (ORT-FACTS.md §2): the step
+// fed to the graph is state.step + 1, and state.step grows only when the
+// graph reports that it updated the weights. Gradients are never reset here.
+
+#ifndef ODT_RUNTIME_OPTIMIZER_H
+#define ODT_RUNTIME_OPTIMIZER_H
+
+#include "Module.h"
+
+namespace odt {
+
+/// The learning rate when the checkpoint holds no optimizer state (ORT's).
+inline constexpr float kDefaultLearningRate = 0.001f;
+
+class Optimizer {
+public:
+  /// Uses (or creates) the optimizer group "group0" of the module's state:
+  /// its step count, initial learning rate and the moments "momentum0" and
+  /// "momentum1" of every trainable parameter (zero when absent).
+  static Result<std::unique_ptr<Optimizer>> create(Module &module);
+
+  Status step();
+  Status setLearningRate(float learningRate);
+  float getLearningRate() const { return learningRate; }
+  /// Number of updates applied so far (the group's step).
+  int64_t stepCount() const;
+
+private:
+  Optimizer() = default;
+  Status bindArguments();
+
+  Module *module = nullptr;
+  OptimizerGroupState *group = nullptr;
+  float learningRate = kDefaultLearningRate;
+  EntryCall call;
+  SymbolBindings bindings;
+  Tensor learningRateTensor; // float[1]
+  Tensor stepTensor;         // int64[1]
+  Tensor updatedFlag;        // bool[1]
+};
+
+} // namespace odt
+
+#endif // ODT_RUNTIME_OPTIMIZER_H

@@ -1,0 +1,290 @@
+// odt-run: train or evaluate a model compiled by odt-compile, with inputs
+// from NumPy .npy files.
+//
+//   odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...
+//                 [--steps N] [--lr LR] [--json]
+//   odt-run eval  OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...
+//                 [--output NAME=FILE.npy ...] [--json]
+//
+// train runs N iterations of {TrainStep, OptimizerStep, LazyResetGrad} and
+// prints one line per step (the loss is the training model's first output).
+
+#include "Checkpoint.h"
+#include "CompiledModel.h"
+#include "Module.h"
+#include "Npy.h"
+#include "Optimizer.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char *kUsage =
+    "usage:\n"
+    "  odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...\n"
+    "                [--steps N] [--lr LR] [--json]\n"
+    "  odt-run eval  OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...\n"
+    "                [--output NAME=FILE.npy ...] [--json]\n";
+
+struct Options {
+  std::string command, modelDir, checkpoint;
+  std::vector<std::pair<std::string, std::string>> inputs, outputs;
+  long steps = 1;
+  float learningRate = NAN;
+  bool json = false;
+};
+
+int usageError(const std::string &message) {
+  std::fprintf(stderr, "odt-run: error: %s\n%s", message.c_str(), kUsage);
+  return 2;
+}
+
+int fail(const odt::Status &status) {
+  std::fprintf(stderr, "odt-run: error: %s\n", status.message().c_str());
+  return 1;
+}
+
+bool parseNameFile(const std::string &text,
+                   std::pair<std::string, std::string> &out) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    return false;
+  out = {text.substr(0, eq), text.substr(eq + 1)};
+  return true;
+}
+
+/// Parses argv; returns 0 on success or the exit code of a usage error.
+int parseOptions(int argc, char **argv, Options &options) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : -1;
+  }
+  options.command = argv[1];
+  if (options.command != "train" && options.command != "eval")
+    return usageError("unknown command '" + options.command + "'");
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char *flag) -> const char * {
+      if (i + 1 >= argc)
+        return nullptr;
+      (void)flag;
+      return argv[++i];
+    };
+    if (arg == "--checkpoint") {
+      const char *v = value("--checkpoint");
+      if (!v)
+        return usageError("--checkpoint needs a file");
+      options.checkpoint = v;
+    } else if (arg == "--input" || arg == "--output") {
+      const char *v = value(arg.c_str());
+      std::pair<std::string, std::string> entry;
+      if (!v || !parseNameFile(v, entry))
+        return usageError(arg + " needs NAME=FILE.npy");
+      (arg == "--input" ? options.inputs : options.outputs).push_back(entry);
+    } else if (arg == "--steps") {
+      const char *v = value("--steps");
+      char *end = nullptr;
+      errno = 0;
+      long steps = v ? std::strtol(v, &end, 10) : 0;
+      if (!v || *end || errno || steps < 1)
+        return usageError("--steps needs a positive integer");
+      options.steps = steps;
+    } else if (arg == "--lr") {
+      const char *v = value("--lr");
+      char *end = nullptr;
+      float lr = v ? std::strtof(v, &end) : NAN;
+      if (!v || *end || !std::isfinite(lr) || lr < 0)
+        return usageError("--lr needs a finite number >= 0");
+      options.learningRate = lr;
+    } else if (arg == "--json") {
+      options.json = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return usageError("unknown option '" + arg + "'");
+    } else if (options.modelDir.empty()) {
+      options.modelDir = arg;
+    } else {
+      return usageError("unexpected argument '" + arg + "'");
+    }
+  }
+  if (options.modelDir.empty())
+    return usageError("no compiled model folder given");
+  if (options.checkpoint.empty())
+    return usageError("--checkpoint is required");
+  if (options.command == "train" && !options.outputs.empty())
+    return usageError("--output is for eval");
+  return 0;
+}
+
+/// Orders the named input files by the model's input names.
+odt::Status loadInputs(const Options &options,
+                       const std::vector<std::string> &names,
+                       std::vector<odt::Tensor> &tensors) {
+  std::map<std::string, std::string> files;
+  for (const auto &[name, file] : options.inputs)
+    if (!files.emplace(name, file).second)
+      return odt::Status::error("input '" + name + "' is given twice");
+  std::string expected;
+  for (const std::string &name : names)
+    expected += (expected.empty() ? "" : ", ") + name;
+  for (const auto &[name, file] : files) {
+    bool known = false;
+    for (const std::string &n : names)
+      known |= n == name;
+    if (!known)
+      return odt::Status::error("the model has no input '" + name +
+                                "' (its inputs: " + expected + ")");
+  }
+  tensors.clear();
+  for (const std::string &name : names) {
+    auto it = files.find(name);
+    if (it == files.end())
+      return odt::Status::error("missing --input " + name +
+                                "=FILE.npy (the model's inputs: " + expected +
+                                ")");
+    odt::Result<odt::Tensor> tensor = odt::readNpy(it->second);
+    if (!tensor)
+      return tensor.getStatus().withContext("input '" + name + "'");
+    tensors.push_back(tensor.take());
+  }
+  return odt::Status::ok();
+}
+
+/// A float32 scalar output's value, for printing.
+bool scalarValue(const odt::Tensor &tensor, float &value) {
+  if (tensor.size() != 1 || tensor.dtype() != odt::DataType::Float)
+    return false;
+  value = tensor.data<float>()[0];
+  return true;
+}
+
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// The shortest decimal that reads back as the same float (the values are
+/// float32; printing them as doubles would show noise digits).
+std::string formatNumber(float value) {
+  if (!std::isfinite(value))
+    return std::isnan(value) ? "NaN" : (value > 0 ? "Infinity" : "-Infinity");
+  char buffer[32];
+  for (int precision = 1; precision <= 9; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtof(buffer, nullptr) == value)
+      break;
+  }
+  return buffer;
+}
+
+int runTrain(const Options &options, odt::Module &module) {
+  odt::Result<std::unique_ptr<odt::Optimizer>> optimizer =
+      odt::Optimizer::create(module);
+  if (!optimizer)
+    return fail(optimizer.getStatus());
+  if (!std::isnan(options.learningRate)) {
+    odt::Status status = (*optimizer)->setLearningRate(options.learningRate);
+    if (!status)
+      return fail(status);
+  }
+  std::vector<odt::Tensor> inputs, outputs;
+  odt::Status status = loadInputs(options, module.trainingInputNames(), inputs);
+  if (!status)
+    return fail(status);
+  std::vector<std::string> outputNames = module.trainingOutputNames();
+  for (long step = 1; step <= options.steps; ++step) {
+    float lr = (*optimizer)->getLearningRate();
+    if (!(status = module.trainStep(inputs, outputs)) ||
+        !(status = (*optimizer)->step()) || !(status = module.lazyResetGrad()))
+      return fail(status);
+    float loss = NAN;
+    bool haveLoss = !outputs.empty() && scalarValue(outputs[0], loss);
+    if (options.json)
+      std::printf("{\"step\": %ld, \"loss\": %s, \"lr\": %s}\n", step,
+                  haveLoss ? formatNumber(loss).c_str() : "null",
+                  formatNumber(lr).c_str());
+    else
+      std::printf("step %ld  loss %s  lr %s\n", step,
+                  haveLoss ? formatNumber(loss).c_str() : "-",
+                  formatNumber(lr).c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+int runEval(const Options &options, odt::Module &module) {
+  std::vector<odt::Tensor> inputs, outputs;
+  odt::Status status = loadInputs(options, module.evalInputNames(), inputs);
+  if (!status)
+    return fail(status);
+  std::vector<std::string> names = module.evalOutputNames();
+  // Check --output names before running.
+  for (const auto &[name, file] : options.outputs) {
+    bool known = false;
+    for (const std::string &n : names)
+      known |= n == name;
+    if (!known)
+      return fail(odt::Status::error("the eval model has no output '" + name +
+                                     "'"));
+  }
+  if (!(status = module.evalStep(inputs, outputs)))
+    return fail(status);
+  for (const auto &[name, file] : options.outputs)
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name && !(status = odt::writeNpy(file, outputs[i])))
+        return fail(status);
+  std::string line = options.json ? "{\"outputs\": {" : "";
+  for (size_t i = 0; i < names.size(); ++i) {
+    float value;
+    std::string shown = scalarValue(outputs[i], value)
+                            ? formatNumber(value)
+                            : (options.json ? jsonString(odt::formatShape(
+                                                  outputs[i].shape()))
+                                            : odt::formatShape(outputs[i].shape()));
+    if (options.json)
+      line += (i ? ", " : "") + jsonString(names[i]) + ": " + shown;
+    else
+      line += (i ? "  " : "") + names[i] + " " + shown;
+  }
+  std::printf("%s%s\n", line.c_str(), options.json ? "}}" : "");
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (int code = parseOptions(argc, argv, options))
+    return code < 0 ? 0 : code;
+  odt::Result<std::shared_ptr<odt::CompiledModel>> model =
+      odt::CompiledModel::load(options.modelDir);
+  if (!model)
+    return fail(model.getStatus());
+  odt::Result<odt::CheckpointState> state =
+      odt::loadCheckpoint(options.checkpoint);
+  if (!state)
+    return fail(state.getStatus());
+  odt::Result<std::unique_ptr<odt::Module>> module =
+      odt::Module::create(*model, &*state);
+  if (!module)
+    return fail(module.getStatus());
+  return options.command == "train" ? runTrain(options, **module)
+                                    : runEval(options, **module);
+}
