@@ -151,6 +151,10 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
     if (outputs[i].empty() || outputs[i].shape() != *shape ||
         outputs[i].dtype() != entry.arguments[index].dtype)
       outputs[i] = Tensor::zeros(entry.arguments[index].dtype, *shape);
+    if (outputs[i].empty())
+      return Status::error(std::string(what) + ": cannot allocate output '" +
+                           entry.arguments[index].name + "' of shape " +
+                           formatShape(*shape));
     ODT_RETURN_IF_ERROR(step.call.set(index, outputs[i]));
   }
   status = step.call.checkOtherShapes(step.bindings);

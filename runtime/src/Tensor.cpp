@@ -90,7 +90,10 @@ Tensor Tensor::zeros(DataType type, Shape shape) {
   size_t bytes = tensor.byteSize();
   // 64-byte alignment for vector loads; aligned_alloc needs a multiple size.
   size_t rounded = (bytes + 63) / 64 * 64;
-  void *memory = std::aligned_alloc(64, rounded ? rounded : 64);
+  void *memory = tensor.count < 0 ? nullptr
+                                  : std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!memory)
+    return Tensor(); // empty: the caller reports the failed allocation
   if (rounded)
     std::memset(memory, 0, rounded);
   tensor.storage = std::shared_ptr<void>(memory, FreeDeleter());

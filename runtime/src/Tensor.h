@@ -51,7 +51,7 @@ class Tensor {
 public:
   Tensor() = default;
 
-  /// A zero-filled owned tensor.
+  /// A zero-filled owned tensor; empty() if the memory cannot be had.
   static Tensor zeros(DataType type, Shape shape);
   /// A tensor over caller memory; the caller keeps it alive and sized.
   static Tensor view(DataType type, Shape shape, void *data);

@@ -2,12 +2,13 @@
 // from NumPy .npy files.
 //
 //   odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...
-//                 [--steps N] [--lr LR] [--json]
+//                 [--steps N] [--lr LR] [--save CKPT] [--json]
 //   odt-run eval  OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...
 //                 [--output NAME=FILE.npy ...] [--json]
 //
 // train runs N iterations of {TrainStep, OptimizerStep, LazyResetGrad} and
-// prints one line per step (the loss is the training model's first output).
+// prints one line per step (the loss is the training model's first output);
+// --save writes the trained parameters and optimizer state as a checkpoint.
 
 #include "Checkpoint.h"
 #include "CompiledModel.h"
@@ -29,12 +30,12 @@ namespace {
 const char *kUsage =
     "usage:\n"
     "  odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...\n"
-    "                [--steps N] [--lr LR] [--json]\n"
+    "                [--steps N] [--lr LR] [--save CKPT] [--json]\n"
     "  odt-run eval  OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...\n"
     "                [--output NAME=FILE.npy ...] [--json]\n";
 
 struct Options {
-  std::string command, modelDir, checkpoint;
+  std::string command, modelDir, checkpoint, save;
   std::vector<std::pair<std::string, std::string>> inputs, outputs;
   long steps = 1;
   float learningRate = NAN;
@@ -103,6 +104,11 @@ int parseOptions(int argc, char **argv, Options &options) {
       if (!v || *end || !std::isfinite(lr) || lr < 0)
         return usageError("--lr needs a finite number >= 0");
       options.learningRate = lr;
+    } else if (arg == "--save") {
+      const char *v = value("--save");
+      if (!v)
+        return usageError("--save needs a file");
+      options.save = v;
     } else if (arg == "--json") {
       options.json = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -119,6 +125,8 @@ int parseOptions(int argc, char **argv, Options &options) {
     return usageError("--checkpoint is required");
   if (options.command == "train" && !options.outputs.empty())
     return usageError("--output is for eval");
+  if (options.command == "eval" && !options.save.empty())
+    return usageError("--save is for train");
   return 0;
 }
 
@@ -226,6 +234,10 @@ int runTrain(const Options &options, odt::Module &module) {
                   formatNumber(lr).c_str());
     std::fflush(stdout);
   }
+  if (!options.save.empty() &&
+      !(status = odt::saveCheckpoint(module.state(), options.save,
+                                     /*includeOptimizerState=*/true)))
+    return fail(status);
   return 0;
 }
 

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds odt and runs the whole test suite (ctest:
+# GoogleTest units, lit + FileCheck suites, end-to-end numeric tests).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${ODT_BUILD_DIR:-$root/build}"
+bash "$root/scripts/setup.sh"
+bash "$root/scripts/build.sh"
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
