@@ -20,6 +20,29 @@ static LogicalResult verifyParameterGroups(Operation *op,
   return success();
 }
 
+/// SameVariadicOperandSize and SameVariadicResultSize split the operands and
+/// results by integer division, so uneven groups would silently lose values.
+/// The `numGroups` operand groups after `numSingle` operands must be equally
+/// long, and there must be `numSingleResults` results plus `numResultGroups`
+/// results per weight.
+static LogicalResult verifyGroupSizes(Operation *op, unsigned numSingle,
+                                      unsigned numGroups,
+                                      unsigned numSingleResults,
+                                      unsigned numResultGroups) {
+  unsigned grouped = op->getNumOperands() - numSingle;
+  if (grouped % numGroups != 0)
+    return emitNodeError(op) << grouped << " sequence operands do not split "
+                             << "into " << numGroups
+                             << " sequences of one length";
+  unsigned numWeights = grouped / numGroups;
+  unsigned expected = numSingleResults + numResultGroups * numWeights;
+  if (op->getNumResults() != expected)
+    return emitNodeError(op) << "expected " << expected << " results for "
+                             << numWeights << " weights, got "
+                             << op->getNumResults();
+  return success();
+}
+
 static LogicalResult verifyScalar(Operation *op, Value value, StringRef what) {
   if (auto type = dyn_cast<RankedTensorType>(value.getType()))
     if (type.getNumElements() != 1)
@@ -35,7 +58,9 @@ static void inferGroupShapes(ShapeContext &context, ValueRange inputs,
 }
 
 LogicalResult AdamWOptimizerOp::verify() {
-  if (failed(verifyScalar(*this, getLr(), "learning rate")) ||
+  if (failed(verifyGroupSizes(*this, /*numSingle=*/2, /*numGroups=*/4,
+                              /*numSingleResults=*/1, /*numResultGroups=*/3)) ||
+      failed(verifyScalar(*this, getLr(), "learning rate")) ||
       failed(verifyScalar(*this, getStep(), "step")))
     return failure();
   if (getAdamMode() != 0 && getAdamMode() != 1)
@@ -56,7 +81,9 @@ LogicalResult AdamWOptimizerOp::inferShapes(ShapeContext &context) {
 }
 
 LogicalResult SGDOptimizerV2Op::verify() {
-  if (failed(verifyScalar(*this, getLr(), "learning rate")))
+  if (failed(verifyGroupSizes(*this, /*numSingle=*/1, /*numGroups=*/2,
+                              /*numSingleResults=*/1, /*numResultGroups=*/1)) ||
+      failed(verifyScalar(*this, getLr(), "learning rate")))
     return failure();
   return verifyParameterGroups(*this, {getWeights(), getGradients()},
                                {"weights", "gradients"});
