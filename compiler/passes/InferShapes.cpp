@@ -15,6 +15,50 @@ namespace odt {
 
 namespace {
 
+/// The symbolic shape of argument `arg` of ranked type `type`: the dims its
+/// `onnx.dims` names (a size or a symbol name each), which must agree with
+/// the static dims of the type; without `onnx.dims`, a fresh symbol for each
+/// dynamic dim.
+FailureOr<onnx::Shape> getArgumentShape(func::FuncOp func, BlockArgument arg,
+                                        RankedTensorType type,
+                                        onnx::ShapeContext &context) {
+  unsigned index = arg.getArgNumber();
+  Attribute attr = func.getArgAttr(index, kDimsAttr);
+  if (!attr)
+    return context.shapeFromType(type, "arg" + std::to_string(index));
+  auto error = [&]() {
+    return emitError(arg.getLoc()) << "argument #" << index << ": ";
+  };
+  auto dims = dyn_cast<ArrayAttr>(attr);
+  if (!dims || dims.size() != static_cast<size_t>(type.getRank()))
+    return error() << kDimsAttr << " must list " << type.getRank()
+                   << " dims (a size or a symbol name each), got " << attr;
+  onnx::Shape shape;
+  for (auto [d, dim] : llvm::enumerate(dims)) {
+    std::optional<onnx::Dim> named;
+    if (auto size = dyn_cast<IntegerAttr>(dim); size && size.getInt() >= 0)
+      named = onnx::Dim::size(size.getInt());
+    else if (auto name = dyn_cast<StringAttr>(dim); name && !name.empty())
+      named = context.namedSymbol(name.getValue());
+    else
+      return error() << kDimsAttr << " dim " << d << " is " << dim
+                     << ", neither a size nor a symbol name";
+    int64_t size = type.getDimSize(d);
+    if (!ShapedType::isDynamic(size) &&
+        failed(context.unify(*named, onnx::Dim::size(size), nullptr, ""))) {
+      InFlightDiagnostic diag = error() << kDimsAttr << " dim " << d << " is ";
+      if (auto name = dyn_cast<StringAttr>(dim))
+        diag << "'" << name.getValue() << "', bound to "
+             << context.symbolName(*named) << " earlier";
+      else
+        diag << named->getSize();
+      return diag << ", but the type " << type << " says " << size;
+    }
+    shape.push_back(*named);
+  }
+  return shape;
+}
+
 struct InferShapesPass : impl::InferShapesBase<InferShapesPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
@@ -22,23 +66,18 @@ struct InferShapesPass : impl::InferShapesBase<InferShapesPass> {
       return;
     onnx::ShapeContext context;
     Builder builder(&getContext());
-    for (auto [index, arg] : llvm::enumerate(func.getArguments())) {
+    for (BlockArgument arg : func.getArguments()) {
       auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!type)
-        continue;
-      auto dims = func.getArgAttrOfType<ArrayAttr>(index, kDimsAttr);
-      onnx::Shape shape;
-      if (dims && dims.size() == static_cast<size_t>(type.getRank())) {
-        for (Attribute dim : dims) {
-          if (auto size = dyn_cast<IntegerAttr>(dim))
-            shape.push_back(onnx::Dim::size(size.getInt()));
-          else
-            shape.push_back(context.namedSymbol(cast<StringAttr>(dim).getValue()));
-        }
-      } else {
-        shape = context.shapeFromType(type, "arg" + std::to_string(index));
+      if (!type) {
+        emitError(arg.getLoc())
+            << "argument #" << arg.getArgNumber() << " has type "
+            << arg.getType() << "; shape inference needs ranked tensors";
+        return signalPassFailure();
       }
-      context.setShape(arg, shape, type.getElementType());
+      FailureOr<onnx::Shape> shape = getArgumentShape(func, arg, type, context);
+      if (failed(shape))
+        return signalPassFailure();
+      context.setShape(arg, *shape, type.getElementType());
     }
     if (failed(onnx::inferShapesInBlock(func.front(), context)))
       return signalPassFailure();
