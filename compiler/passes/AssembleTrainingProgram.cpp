@@ -15,8 +15,10 @@ namespace odt {
 
 namespace {
 
-/// A state update: `value` overwrites the buffer of argument `arg`.
+/// A state update: `value`, computed by `op`, overwrites the buffer of
+/// argument `arg`.
 struct StateUpdate {
+  Operation *op;
   Value value;
   BlockArgument arg;
 };
@@ -41,7 +43,7 @@ LogicalResult collectUpdates(func::FuncOp func,
       failedAny = true;
       return;
     }
-    updates.push_back({value, *arg});
+    updates.push_back({op, value, *arg});
   };
   func.walk([&](Operation *op) {
     if (auto acc = dyn_cast<onnx::InPlaceAccumulatorV2Op>(op)) {
@@ -94,11 +96,15 @@ struct AssembleTrainingProgramPass
     }
     llvm::DenseSet<BlockArgument> updated;
     for (const StateUpdate &update : updates) {
-      if (!updated.insert(update.arg).second)
-        return func.emitError() << "argument '"
-                                << func.getArgAttrOfType<StringAttr>(
-                                       update.arg.getArgNumber(), kNameAttr)
-                                << "' is updated twice";
+      if (!updated.insert(update.arg).second) {
+        unsigned index = update.arg.getArgNumber();
+        auto name = func.getArgAttrOfType<StringAttr>(index, kNameAttr);
+        return update.op->emitError()
+               << "node '" << onnx::getNodeName(update.op)
+               << "' updates argument '"
+               << (name ? name.str() : "#" + std::to_string(index))
+               << "', which another node updates too";
+      }
       NamedAttrList attrs(func.getArgAttrDict(update.arg.getArgNumber()));
       attrs.set(kTiedAttr, builder.getI64IntegerAttr(update.arg.getArgNumber()));
       results.push_back(update.value);
