@@ -195,6 +195,7 @@ def ONNX_InPlaceAccumulatorV2Op : ONNX_MSOp<"InPlaceAccumulatorV2"> {
 //===----------------------------------------------------------------------===//
 // com.microsoft optimizers. ONNX sequences are resolved at import against the
 // training model's parameter list, so each sequence becomes one operand group.
+// Like ORT's kernels, they update float32 state only.
 //===----------------------------------------------------------------------===//
 
 def ONNX_AdamWOptimizerOp
@@ -207,10 +208,10 @@ def ONNX_AdamWOptimizerOp
     of this update, used for bias correction.
   }];
   let arguments = (ins TensorOf<[F32]>:$lr, TensorOf<[I64]>:$step,
-                       Variadic<ONNX_FloatTensor>:$weights,
-                       Variadic<ONNX_FloatTensor>:$gradients,
-                       Variadic<ONNX_FloatTensor>:$momentums_1,
-                       Variadic<ONNX_FloatTensor>:$momentums_2,
+                       Variadic<TensorOf<[F32]>>:$weights,
+                       Variadic<TensorOf<[F32]>>:$gradients,
+                       Variadic<TensorOf<[F32]>>:$momentums_1,
+                       Variadic<TensorOf<[F32]>>:$momentums_2,
                        DefaultValuedAttr<F32Attr, "0.9">:$alpha,
                        DefaultValuedAttr<F32Attr, "0.999">:$beta,
                        DefaultValuedAttr<F32Attr, "1e-8">:$epsilon,
@@ -230,8 +231,8 @@ def ONNX_SGDOptimizerV2Op
   let summary = "com.microsoft SGDOptimizerV2 over resolved sequences: "
                 "w -= lr * g";
   let arguments = (ins TensorOf<[F32]>:$lr,
-                       Variadic<ONNX_FloatTensor>:$weights,
-                       Variadic<ONNX_FloatTensor>:$gradients);
+                       Variadic<TensorOf<[F32]>>:$weights,
+                       Variadic<TensorOf<[F32]>>:$gradients);
   let results = (outs AnyTensor:$update_completed,
                       Variadic<AnyTensor>:$updated_weights);
   let hasVerifier = 1;
