@@ -19,7 +19,9 @@ PARAMS = ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias")
 ORT_FORMAT_CHECKPOINT = os.path.join(env.ORT_TAPI, "ort_format", "checkpoint")
 
 
-class RunErrors(unittest.TestCase):
+class OdtRunCase(unittest.TestCase):
+    """Helpers: a temporary folder per class, running odt-run, checking its errors."""
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = env.make_tmpdir(cls, cls.addClassCleanup)
@@ -77,6 +79,8 @@ class RunErrors(unittest.TestCase):
             with self.subTest(command=command):
                 self.assert_error(self.run_odt(command, **run_kwargs), *needles)
 
+
+class RunErrors(OdtRunCase):
     # -- inputs -----------------------------------------------------------------------
 
     def test_unknown_input_name(self):
@@ -243,6 +247,23 @@ class RunErrors(unittest.TestCase):
         os.makedirs(folder, exist_ok=True)
         shutil.copy(foreign.__file__, os.path.join(folder, "libmodel.so"))
         self.assert_both(folder, model=folder)
+
+
+class MissingEntryPoints(OdtRunCase):
+    """A model compiled without one of its steps (its own ctest entry,
+    e2e.test_run_errors.missing_entry_points)."""
+
+    def test_eval_of_a_model_without_an_eval_graph(self):
+        """optimizer_sgd_single_weight is compiled from a training and an optimizer model
+        only: eval must say that there is no eval graph, not that the (right) input is
+        unknown."""
+        name = "optimizer_sgd_single_weight"
+        grad = self.save("grad.npy", np.zeros((2, 3), dtype=np.float32))
+        r = self.run_odt("eval", model=os.path.join(env.MODELS_DIR, name),
+                         checkpoint=os.path.join(env.ARTIFACTS_DIR, name, "checkpoint"),
+                         inputs={"fc1.weight_grad_input": grad})
+        self.assert_error(r, "eval")
+        self.assertNotIn("has no input", r.stderr)
 
 
 if __name__ == "__main__":
