@@ -32,6 +32,9 @@ public:
   /// The next TrainStep overwrites the gradients instead of adding to them.
   Status lazyResetGrad();
 
+  bool hasTrainStep() const { return train != nullptr; }
+  bool hasEvalStep() const { return eval != nullptr; }
+
   /// Parameters in training-graph input order.
   const std::vector<std::shared_ptr<Parameter>> &parameters() const {
     return params;

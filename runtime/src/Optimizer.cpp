@@ -21,10 +21,15 @@ Result<std::unique_ptr<Optimizer>> Optimizer::create(Module &module) {
   }
   optimizer->learningRate = optimizer->group->initialLearningRate;
 
-  // Moments of every trainable parameter, checked or created.
+  // Moments of every trainable parameter, checked or created, for the
+  // optimizers that keep them (AdamW: two; SGD: none).
+  bool keepsMoments = false;
+  for (const ArgumentSpec &arg : entry->arguments)
+    keepsMoments |= arg.role == ArgumentRole::FirstMoment ||
+                    arg.role == ArgumentRole::SecondMoment;
   static const char *kMomentNames[] = {"momentum0", "momentum1"};
   for (const auto &param : module.parameters()) {
-    if (!param->requiresGrad)
+    if (!param->requiresGrad || !keepsMoments)
       continue;
     ParameterOptimizerState &moments =
         optimizer->group->parameterStates[param->name];

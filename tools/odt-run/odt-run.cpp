@@ -203,6 +203,10 @@ std::string formatNumber(float value) {
 }
 
 int runTrain(const Options &options, odt::Module &module) {
+  if (!module.hasTrainStep())
+    return fail(odt::Status::error(
+        "the compiled model '" + options.modelDir +
+        "' has no training graph (compile it with --train)"));
   odt::Result<std::unique_ptr<odt::Optimizer>> optimizer =
       odt::Optimizer::create(module);
   if (!optimizer)
@@ -242,6 +246,10 @@ int runTrain(const Options &options, odt::Module &module) {
 }
 
 int runEval(const Options &options, odt::Module &module) {
+  if (!module.hasEvalStep())
+    return fail(odt::Status::error(
+        "the compiled model '" + options.modelDir +
+        "' has no eval graph (compile it with --eval)"));
   std::vector<odt::Tensor> inputs, outputs;
   odt::Status status = loadInputs(options, module.evalInputNames(), inputs);
   if (!status)
