@@ -45,7 +45,37 @@ struct ArgumentInfo {
   SmallVector<Attribute> dims; // IntegerAttr size or StringAttr symbol
   int parameter = -1;
   bool writes = false;
+  // Valid values of an integer input used as class labels.
+  std::optional<std::pair<int64_t, int64_t>> valueRange;
+  std::optional<int64_t> valueException;
 };
+
+/// If `arg` is the labels operand of a SoftmaxCrossEntropyLoss (or its
+/// gradient) with a static class count C, the labels must lie in [0, C) or
+/// equal the op's ignore_index.
+void findLabelRange(BlockArgument arg, ArgumentInfo &info) {
+  for (Operation *user : arg.getUsers()) {
+    Value scores, labels;
+    std::optional<int64_t> ignoreIndex;
+    if (auto loss = dyn_cast<onnx::SoftmaxCrossEntropyLossOp>(user)) {
+      scores = loss.getScores();
+      labels = loss.getLabels();
+      ignoreIndex = loss.getIgnoreIndex();
+    } else if (auto grad = dyn_cast<onnx::SoftmaxCrossEntropyLossGradOp>(user)) {
+      scores = grad.getLogProb();
+      labels = grad.getLabel();
+      ignoreIndex = grad.getIgnoreIndex();
+    } else {
+      continue;
+    }
+    auto type = dyn_cast<RankedTensorType>(scores.getType());
+    if (labels != arg || !type || type.isDynamicDim(1))
+      continue;
+    info.valueRange = {0, type.getDimSize(1) - 1};
+    info.valueException = ignoreIndex;
+    return;
+  }
+}
 
 class DescriptorBuilder {
 public:
@@ -107,6 +137,8 @@ LogicalResult DescriptorBuilder::collectArguments(
     if (failed(info))
       return failure();
     info->writes = written[i];
+    if (info->role == ArgRole::UserInput)
+      findLabelRange(func.getArgument(i), *info);
     arguments.push_back(*info);
   }
   // Symbols the user inputs bind; an output dim must be one of them (or
@@ -203,9 +235,13 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
           dimText += (dimText.empty() ? "" : ", ") + name.str();
         }
       }
+      auto [valueMin, valueMax] =
+          arg.valueRange.value_or(std::pair<int64_t, int64_t>{0, -1});
       fbArgs.push_back(fb::CreateArgument(
           fbb, fbb.CreateString(arg.name), toFlatbufferRole(arg.role),
-          arg.dataType, fbb.CreateVector(dims), arg.parameter, arg.writes));
+          arg.dataType, fbb.CreateVector(dims), arg.parameter, arg.writes,
+          valueMin, valueMax, arg.valueException.has_value(),
+          arg.valueException.value_or(0)));
       llvm::json::Object a;
       a["name"] = arg.name;
       a["role"] = getRoleName(arg.role).str();
@@ -214,6 +250,12 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
       if (arg.parameter >= 0)
         a["parameter"] = arg.parameter;
       a["writes"] = arg.writes;
+      if (arg.valueRange) {
+        a["value_range"] = llvm::json::Array{arg.valueRange->first,
+                                             arg.valueRange->second};
+        if (arg.valueException)
+          a["value_exception"] = *arg.valueException;
+      }
       jsonArgs.push_back(std::move(a));
       declarations += "     [" + std::to_string(index) + "] " + arg.name + " (" +
                       getRoleName(arg.role).str() + ") [" + dimText + "]\n";

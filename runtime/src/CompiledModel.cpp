@@ -183,6 +183,15 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
             return Status::error("argument '" + argument.name +
                                  "' refers to a parameter that does not exist");
           argument.writes = arg->writes();
+          argument.hasValueRange = arg->value_max() >= arg->value_min();
+          argument.valueMin = arg->value_min();
+          argument.valueMax = arg->value_max();
+          argument.hasValueException = arg->has_value_exception();
+          argument.valueException = arg->value_exception();
+          if (argument.hasValueRange && argument.dtype != DataType::Int32 &&
+              argument.dtype != DataType::Int64)
+            return Status::error("argument '" + argument.name +
+                                 "' has a value range but is not an integer");
           spec.arguments.push_back(std::move(argument));
         }
       entries.push_back(std::move(spec));
@@ -300,6 +309,43 @@ Status EntryCall::checkOtherShapes(const SymbolBindings &bindings) const {
                            arg.name + "' has shape " +
                            formatShape(tensors[i]->shape()) + ", expected " +
                            formatShape(*expected));
+  }
+  return Status::ok();
+}
+
+namespace {
+
+template <typename T>
+Status checkValues(const ArgumentSpec &arg, const T *values, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t value = values[i];
+    if ((value >= arg.valueMin && value <= arg.valueMax) ||
+        (arg.hasValueException && value == arg.valueException))
+      continue;
+    std::string allowed = "[" + std::to_string(arg.valueMin) + ", " +
+                          std::to_string(arg.valueMax) + "]";
+    if (arg.hasValueException)
+      allowed += " or " + std::to_string(arg.valueException);
+    return Status::error("input '" + arg.name + "' holds " +
+                         std::to_string(value) + " at flat index " +
+                         std::to_string(i) + "; class labels must be in " +
+                         allowed);
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+Status EntryCall::checkInputValues() const {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const ArgumentSpec &arg = entry->arguments[i];
+    if (arg.role != ArgumentRole::UserInput || !arg.hasValueRange)
+      continue;
+    const Tensor &tensor = *tensors[i];
+    Status status = arg.dtype == DataType::Int32
+                        ? checkValues(arg, tensor.data<int32_t>(), tensor.size())
+                        : checkValues(arg, tensor.data<int64_t>(), tensor.size());
+    ODT_RETURN_IF_ERROR(status);
   }
   return Status::ok();
 }

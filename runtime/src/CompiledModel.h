@@ -48,6 +48,12 @@ struct ArgumentSpec {
   std::vector<DimSpec> dims;
   int parameter = -1;
   bool writes = false;
+  /// For integer inputs used as class labels: every element must lie in
+  /// [valueMin, valueMax] or equal valueException (if hasValueException).
+  bool hasValueRange = false;
+  int64_t valueMin = 0, valueMax = -1;
+  bool hasValueException = false;
+  int64_t valueException = 0;
 };
 
 enum class EntryKind { Train, Eval, Optimizer };
@@ -150,6 +156,9 @@ public:
   Status bindInputShapes(SymbolBindings &bindings) const;
   /// Checks every other argument's shape against the bindings.
   Status checkOtherShapes(const SymbolBindings &bindings) const;
+  /// Checks the values of inputs with a value range (class labels), so that
+  /// a bad label is an error instead of a wrong loss.
+  Status checkInputValues() const;
   /// The shape argument `index` must have under `bindings`.
   Result<Shape> expectedShape(size_t index,
                               const SymbolBindings &bindings) const;

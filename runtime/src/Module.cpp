@@ -160,6 +160,9 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   status = step.call.checkOtherShapes(step.bindings);
   if (!status)
     return status.withContext(what);
+  status = step.call.checkInputValues();
+  if (!status)
+    return status.withContext(what);
   step.call.invoke();
   return Status::ok();
 }
