@@ -48,9 +48,19 @@ struct DestinationPassingPass
     SmallVector<std::optional<unsigned>> tiedArg(func.getNumResults());
     llvm::SmallBitVector written(numArgs);
     for (unsigned r = 0; r < func.getNumResults(); ++r) {
+      Type resultType = func.getResultTypes()[r];
+      if (!isa<RankedTensorType>(resultType))
+        return func.emitError() << "entry-point result " << r
+                                << " is not a ranked tensor";
       if (auto tied = func.getResultAttrOfType<IntegerAttr>(r, kTiedAttr)) {
-        tiedArg[r] = tied.getInt();
-        written.set(tied.getInt());
+        int64_t arg = tied.getInt();
+        if (arg < 0 || arg >= numArgs ||
+            func.getArgumentTypes()[arg] != resultType)
+          return func.emitError()
+                 << "entry-point result " << r << " is tied to argument "
+                 << arg << ", which is not an argument of type " << resultType;
+        tiedArg[r] = arg;
+        written.set(arg);
       }
     }
 
