@@ -150,7 +150,7 @@ LogicalResult Importer::checkOpsets() {
 LogicalResult Importer::checkSupportedNodes() {
   std::string unsupported;
   int count = 0;
-  for (const auto &node : model.graph().node()) {
+  for (const auto &[index, node] : llvm::enumerate(model.graph().node())) {
     std::string opName = getOpName(node.domain(), node.op_type());
     if (!opName.empty() &&
         RegisteredOperationName::lookup(opName, context).has_value())
@@ -159,7 +159,11 @@ LogicalResult Importer::checkSupportedNodes() {
     unsupported += "\n  ";
     if (!node.domain().empty())
       unsupported += node.domain() + ":";
-    unsupported += node.op_type() + " (node '" + node.name() + "')";
+    unsupported += node.op_type();
+    if (node.name().empty())
+      unsupported += " (unnamed node #" + std::to_string(index) + ")";
+    else
+      unsupported += " (node '" + node.name() + "')";
   }
   if (count) {
     emitGraphError() << count << " unsupported operator"
