@@ -1,0 +1,36 @@
+# -*- Python -*-
+# lit configuration of odt's dialect, import, pass, lowering and tool tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "ODT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+# Generators and data used by tests, not tests themselves.
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.odt_obj_root, "test", "lit")
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+# odt's tools first, then LLVM's (FileCheck, not, count, split-file).
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.odt_tools_dir, append_path=True)
+
+llvm_config.use_default_substitutions()
+
+# %shared: the read-only conformance data (ORT's artifacts live under
+# %shared/conformance/ort/training_api); tests read it in place, never copy it.
+# %python: the interpreter with onnx and numpy (Debian's, not pyenv's).
+# use_default_substitutions() defines its own %python (lit's interpreter):
+# replace it.
+config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
+config.substitutions.append(("%shared", config.odt_shared_dir))
+config.substitutions.append(("%python", config.odt_test_python))
+
+llvm_config.add_tool_substitutions(
+    ["odt-opt", "odt-compile"], [config.odt_tools_dir])
+llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])

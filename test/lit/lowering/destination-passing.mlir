@@ -1,0 +1,122 @@
+// RUN: odt-opt %s --split-input-file --odt-destination-passing --verify-diagnostics | FileCheck %s
+
+// odt-destination-passing: entry points (functions whose arguments carry
+// odt.role) take memrefs. Each argument is read through
+// bufferization.to_tensor restrict (writable when a result is tied to it);
+// tied results are materialized into their argument, other results into new
+// output arguments appended in result order (with the result's attributes).
+// The function returns nothing and gets llvm.emit_c_interface.
+
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME:    (%[[X:[^:]*]]: memref<?x3xf32> {odt.name = "x", odt.role = "user_input"},
+// CHECK-SAME:     %[[W:[^:]*]]: memref<4x3xf32> {odt.name = "w", odt.param = 0 : i64, odt.role = "parameter"},
+// CHECK-SAME:     %[[G:[^:]*]]: memref<4x3xf32> {odt.name = "w_grad", odt.param = 0 : i64, odt.role = "gradient_buffer"},
+// CHECK-SAME:     %[[Y:[^:]*]]: memref<?x4xf32> {odt.name = "y", odt.role = "user_output"},
+// CHECK-SAME:     %[[LOSS:[^:]*]]: memref<f32> {odt.name = "loss", odt.role = "user_output"})
+// CHECK-SAME:    attributes {llvm.emit_c_interface} {
+// CHECK-NEXT:    %[[XT:.*]] = bufferization.to_tensor %[[X]] restrict : memref<?x3xf32> to tensor<?x3xf32>
+// CHECK-NEXT:    %[[WT:.*]] = bufferization.to_tensor %[[W]] restrict : memref<4x3xf32> to tensor<4x3xf32>
+// CHECK-NEXT:    %[[GT:.*]] = bufferization.to_tensor %[[G]] restrict writable : memref<4x3xf32> to tensor<4x3xf32>
+// CHECK:         %[[YT:.*]] = linalg.generic {{.*}} ins(%[[XT]], %[[WT]] :
+// CHECK:         %[[GW:.*]] = linalg.generic {{.*}} ins(%[[GT]], %{{.*}} :
+// CHECK:         bufferization.materialize_in_destination %[[YT]] in restrict writable %[[Y]] : (tensor<?x4xf32>, memref<?x4xf32>) -> ()
+// CHECK-NEXT:    bufferization.materialize_in_destination %[[GW]] in restrict writable %[[G]] : (tensor<4x3xf32>, memref<4x3xf32>) -> ()
+// CHECK-NEXT:    bufferization.materialize_in_destination %{{.*}} in restrict writable %[[LOSS]] : (tensor<f32>, memref<f32>) -> ()
+// CHECK-NEXT:    return{{$}}
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#y = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @train_step(%x: tensor<?x3xf32> {odt.name = "x", odt.role = "user_input"},
+                      %w: tensor<4x3xf32> {odt.name = "w", odt.role = "parameter", odt.param = 0 : i64},
+                      %g: tensor<4x3xf32> {odt.name = "w_grad", odt.role = "gradient_buffer", odt.param = 0 : i64})
+    -> (tensor<?x4xf32> {odt.name = "y", odt.role = "user_output"},
+        tensor<4x3xf32> {odt.name = "w_grad", odt.role = "gradient_buffer", odt.param = 0 : i64, odt.tied = 2 : i64},
+        tensor<f32> {odt.name = "loss", odt.role = "user_output"}) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x3xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %y = linalg.generic {indexing_maps = [#a, #bt, #y], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<?x3xf32>, tensor<4x3xf32>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.mulf %in, %in_0 : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<?x4xf32>
+  %e2 = tensor.empty() : tensor<4x3xf32>
+  %acc = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %w : tensor<4x3xf32>, tensor<4x3xf32>) outs(%e2 : tensor<4x3xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.addf %in, %in_0 : f32
+    linalg.yield %0 : f32
+  } -> tensor<4x3xf32>
+  %loss = arith.constant dense<0.0> : tensor<f32>
+  return %y, %acc, %loss : tensor<?x4xf32>, tensor<4x3xf32>, tensor<f32>
+}
+
+// -----
+
+// Optimizer-style entry point: every result but the flag is tied, so the
+// only new argument is the flag's; weights and moments are writable.
+// CHECK-LABEL: func.func @optimizer
+// CHECK-SAME:    (%[[LR:[^:]*]]: memref<1xf32> {odt.name = "learning_rate", odt.role = "learning_rate"},
+// CHECK-SAME:     %[[W:[^:]*]]: memref<4xf32> {{{.*}}odt.role = "parameter"},
+// CHECK-SAME:     %[[G:[^:]*]]: memref<4xf32> {{{.*}}odt.role = "gradient_buffer"},
+// CHECK-SAME:     %[[FLAG:[^:]*]]: memref<1xi1> {odt.name = "updated_flag", odt.role = "updated_flag"})
+// CHECK-NEXT:    bufferization.to_tensor %[[LR]] restrict : memref<1xf32>
+// CHECK-NEXT:    bufferization.to_tensor %[[W]] restrict writable : memref<4xf32>
+// CHECK-NEXT:    bufferization.to_tensor %[[G]] restrict : memref<4xf32>
+// CHECK:         bufferization.materialize_in_destination %{{.*}} in restrict writable %[[FLAG]]
+// CHECK-NEXT:    bufferization.materialize_in_destination %{{.*}} in restrict writable %[[W]]
+func.func @optimizer(%lr: tensor<1xf32> {odt.name = "learning_rate", odt.role = "learning_rate"},
+                     %w: tensor<4xf32> {odt.name = "w", odt.role = "parameter", odt.param = 0 : i64},
+                     %g: tensor<4xf32> {odt.name = "w_grad", odt.role = "gradient_buffer", odt.param = 0 : i64})
+    -> (tensor<1xi1> {odt.name = "updated_flag", odt.role = "updated_flag"},
+        tensor<4xf32> {odt.name = "w", odt.role = "parameter", odt.param = 0 : i64, odt.tied = 1 : i64}) {
+  %flag = arith.constant dense<true> : tensor<1xi1>
+  %new = arith.subf %w, %g : tensor<4xf32>
+  return %flag, %new : tensor<1xi1>, tensor<4xf32>
+}
+
+// -----
+
+// Functions without roles are not entry points and keep tensors; neither do
+// declarations change.
+// CHECK-LABEL: func.func @helper
+// CHECK-SAME:    (%{{.*}}: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NOT:     bufferization
+// CHECK:       func.func private @external(tensor<4xf32>) -> tensor<4xf32>
+func.func @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func private @external(tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// expected-error @+1 {{entry-point argument 1 is not a ranked tensor}}
+func.func @unranked(%x: tensor<4xf32> {odt.role = "user_input"}, %y: tensor<*xf32> {odt.role = "user_input"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{entry-point result 0 is not a ranked tensor}}
+func.func @unranked_result(%x: tensor<4xf32> {odt.role = "user_input"}) -> tensor<*xf32> {
+  %0 = tensor.cast %x : tensor<4xf32> to tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// expected-error @+1 {{entry-point result 0 is tied to argument 7, which is not an argument of type 'tensor<4xf32>'}}
+func.func @tied_out_of_range(%x: tensor<4xf32> {odt.role = "user_input"}) -> (tensor<4xf32> {odt.tied = 7 : i64}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{entry-point result 0 is tied to argument 0, which is not an argument of type 'tensor<5xf32>'}}
+func.func @tied_type_mismatch(%x: tensor<4xf32> {odt.role = "parameter"}) -> (tensor<5xf32> {odt.tied = 0 : i64}) {
+  %0 = tensor.empty() : tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
