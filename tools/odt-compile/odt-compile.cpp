@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -143,10 +144,66 @@ std::string joinPath(llvm::StringRef dir, llvm::StringRef name) {
   return std::string(path);
 }
 
+/// Moves the finished files from `staging` into `outDir` as one set: files
+/// they replace are kept aside until every new file is in place, and put back
+/// if any move fails, so OUT_DIR holds either the old set or the new one.
+bool installOutputs(const std::string &staging, const std::string &outDir,
+                    const std::vector<std::string> &names, std::string &error) {
+  for (const std::string &name : names)
+    if (llvm::sys::fs::is_directory(joinPath(outDir, name))) {
+      error = "cannot write '" + joinPath(outDir, name) + "': it is a folder";
+      return false;
+    }
+  std::vector<std::string> backedUp, installed;
+  auto rollBack = [&]() {
+    for (const std::string &name : installed)
+      llvm::sys::fs::remove(joinPath(outDir, name));
+    for (const std::string &name : backedUp)
+      (void)llvm::sys::fs::rename(joinPath(staging, name + ".previous"),
+                                  joinPath(outDir, name));
+  };
+  for (const std::string &name : names) {
+    std::string target = joinPath(outDir, name);
+    if (llvm::sys::fs::exists(target)) {
+      if (std::error_code ec = llvm::sys::fs::rename(
+              target, joinPath(staging, name + ".previous"))) {
+        error = "cannot replace '" + target + "': " + ec.message();
+        rollBack();
+        return false;
+      }
+      backedUp.push_back(name);
+    }
+    if (std::error_code ec =
+            llvm::sys::fs::rename(joinPath(staging, name), target)) {
+      error = "cannot move '" + name + "' into '" + outDir +
+              "': " + ec.message();
+      rollBack();
+      return false;
+    }
+    installed.push_back(name);
+  }
+  return true;
+}
+
+/// "node 'NAME'" for a diagnostic located at an imported node, else "".
+std::string nodeNameOf(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = nodeNameOf(inner); !name.empty())
+        return name;
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  return "";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // MLIR's printing options (--mlir-print-debuginfo shows node names as
+  // locations in --emit output).
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -179,7 +236,10 @@ int main(int argc, char **argv) {
                   "' holds neither training_model.onnx nor eval_model.onnx");
   }
   if (paths.train.empty() && paths.eval.empty())
-    return fail("no model given (see --help)");
+    return fail(paths.optimizer.empty()
+                    ? "no model given (see --help)"
+                    : "an optimizer model needs the training model it updates "
+                      "(--train)");
   static const char *kStages[] = {"onnx", "linalg", "llvm", "asm", "obj"};
   if (!emit.empty() && !llvm::is_contained(kStages, emit))
     return fail("unknown --emit stage '" + emit +
@@ -196,6 +256,8 @@ int main(int argc, char **argv) {
   odt::registerCompilerPasses();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // The messages say what is wrong and where; an IR dump would bury them.
+  context.printOpOnDiagnostic(false);
   // Diagnostics: one line each, prefixed by the tool; node names are in the
   // messages themselves.
   ScopedDiagnosticHandler handler(&context, [](Diagnostic &diag) {
@@ -203,7 +265,13 @@ int main(int argc, char **argv) {
                        : diag.getSeverity() == DiagnosticSeverity::Warning
                            ? "warning"
                            : "note";
-    llvm::errs() << "odt-compile: " << kind << ": " << diag.str() << "\n";
+    // Messages of odt's own passes name the node already; MLIR's generic
+    // ones (type constraints, legalization) get the node from the location.
+    std::string message = diag.str();
+    std::string node = nodeNameOf(diag.getLocation());
+    if (!node.empty() && message.find("'" + node + "'") == std::string::npos)
+      message = "node '" + node + "': " + message;
+    llvm::errs() << "odt-compile: " << kind << ": " << message << "\n";
     for (const Diagnostic &note : diag.getNotes())
       llvm::errs() << "odt-compile: note: " << note.str() << "\n";
     return success();
@@ -287,13 +355,13 @@ int main(int argc, char **argv) {
     }
     files.push_back({"libmodel.so", ""});
   }
+  std::vector<std::string> names;
   for (auto &[name, bytes] : files)
-    if (std::error_code ec = llvm::sys::fs::rename(joinPath(staging, name),
-                                                   joinPath(outDir, name))) {
-      cleanup();
-      return fail("cannot move '" + name + "' into '" + outDir +
-                  "': " + ec.message());
-    }
+    names.push_back(name);
+  if (!installOutputs(staging, outDir, names, error)) {
+    cleanup();
+    return fail(error);
+  }
   cleanup();
   if (!beQuiet)
     timer.print();
