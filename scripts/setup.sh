@@ -15,7 +15,9 @@ packages=(
   # tests
   libgtest-dev libgmock-dev
   # python for the reference scripts (numpy references, default model generation)
-  python3 python3-numpy python3-onnx python3-flatbuffers
+  python3 python3-numpy python3-onnx python3-flatbuffers python3-venv
+  # PyTorch (CPU) for the ORT-interop venv (onnxruntime-training needs it)
+  python3-torch
 )
 
 missing=()
