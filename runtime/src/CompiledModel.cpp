@@ -209,6 +209,15 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
     optimizerSpec.correctBias = optimizer->correct_bias();
     optimizerSpec.adamMode = optimizer->adam_mode();
   }
+  // Copied: fromDescriptor's caller need not keep the descriptor alive.
+  if (const auto *evalModel = model->eval_model())
+    evalTemplate.assign(evalModel->begin(), evalModel->end());
+  if (const auto *names = model->eval_model_parameters())
+    for (const flatbuffers::String *name : *names) {
+      if (!name)
+        return Status::error("an eval model parameter has no name");
+      evalTemplateParameters.push_back(name->str());
+    }
   return Status::ok();
 }
 

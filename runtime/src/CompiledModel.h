@@ -123,6 +123,14 @@ public:
   const std::string &origin() const { return source; }
   const std::vector<ParameterSpec> &parameters() const { return params; }
   const OptimizerSpec &optimizer() const { return optimizerSpec; }
+  /// The export template odt-compile embeds (compiler/export): the eval
+  /// model as serialized ONNX with value_info for its values. Empty when the
+  /// model has no eval graph (OnnxExport.h writes inference models from it).
+  const std::vector<uint8_t> &evalModelTemplate() const { return evalTemplate; }
+  /// The graph inputs of the export template that are parameters.
+  const std::vector<std::string> &evalModelParameters() const {
+    return evalTemplateParameters;
+  }
   /// nullptr if the model has no such entry point.
   const EntryPointSpec *entryPoint(EntryKind kind) const;
 
@@ -137,6 +145,8 @@ private:
   std::vector<ParameterSpec> params;
   std::vector<EntryPointSpec> entries;
   OptimizerSpec optimizerSpec;
+  std::vector<uint8_t> evalTemplate;
+  std::vector<std::string> evalTemplateParameters;
 };
 
 /// A prepared call of one entry point: the memref descriptors and the
