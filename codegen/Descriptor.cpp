@@ -1,6 +1,7 @@
 //===- Descriptor.cpp - the model descriptor emitted with the code --------===//
 
 #include "codegen/Descriptor.h"
+#include "compiler/export/ExportTemplate.h"
 #include "compiler/import/GraphImporter.h"
 #include "compiler/training/Roles.h"
 #include "dialects/onnx/ONNXOps.h"
@@ -79,8 +80,9 @@ void findLabelRange(BlockArgument arg, ArgumentInfo &info) {
 
 class DescriptorBuilder {
 public:
-  DescriptorBuilder(ModuleOp module, const std::string &prefix)
-      : module(module), prefix(prefix) {}
+  DescriptorBuilder(ModuleOp module, const std::string &prefix,
+                    const std::string &evalModelPath)
+      : module(module), prefix(prefix), evalModelPath(evalModelPath) {}
 
   FailureOr<ModelDescriptor> build();
 
@@ -90,6 +92,7 @@ private:
 
   ModuleOp module;
   const std::string &prefix;
+  const std::string &evalModelPath;
 };
 
 LogicalResult DescriptorBuilder::collectArguments(
@@ -297,11 +300,35 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
     json["optimizer"] = std::move(o);
   }
 
+  // The export template, when the module has an eval graph.
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> evalModel;
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
+      evalModelParameters;
+  if (!evalModelPath.empty() && module.lookupSymbol<func::FuncOp>("eval")) {
+    std::vector<std::string> names;
+    for (Attribute attr : paramAttrs)
+      names.push_back(
+          cast<DictionaryAttr>(attr).getAs<StringAttr>("name").str());
+    FailureOr<ExportTemplate> exportTemplate =
+        buildExportTemplate(module, evalModelPath, names);
+    if (failed(exportTemplate))
+      return failure();
+    evalModel = fbb.CreateVector(
+        reinterpret_cast<const uint8_t *>(exportTemplate->model.data()),
+        exportTemplate->model.size());
+    evalModelParameters = fbb.CreateVectorOfStrings(exportTemplate->parameters);
+    llvm::json::Object e;
+    e["bytes"] = static_cast<int64_t>(exportTemplate->model.size());
+    e["parameters"] = llvm::json::Array(exportTemplate->parameters);
+    json["eval_model"] = std::move(e);
+  }
+
   auto model = fb::CreateModel(fbb, kModelABIVersion,
                                fbb.CreateString("odt-compile"),
                                fbb.CreateString(prefix),
                                fbb.CreateVector(parameters),
-                               fbb.CreateVector(entries), optimizer);
+                               fbb.CreateVector(entries), optimizer, evalModel,
+                               evalModelParameters);
   fb::FinishModelBuffer(fbb, model);
 
   ModelDescriptor result;
@@ -325,8 +352,9 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
 } // namespace
 
 FailureOr<ModelDescriptor> buildDescriptor(ModuleOp module,
-                                           const std::string &prefix) {
-  return DescriptorBuilder(module, prefix).build();
+                                           const std::string &prefix,
+                                           const std::string &evalModelPath) {
+  return DescriptorBuilder(module, prefix, evalModelPath).build();
 }
 
 } // namespace odt

@@ -31,9 +31,12 @@ struct ModelDescriptor {
 };
 
 /// Emits located errors (e.g. an output whose dims no input determines) and
-/// fails on them.
-mlir::FailureOr<ModelDescriptor> buildDescriptor(mlir::ModuleOp module,
-                                                 const std::string &prefix);
+/// fails on them. With `evalModelPath` (the eval model the module was
+/// imported from), the descriptor embeds its export template
+/// (compiler/export/ExportTemplate.h) for ExportModelForInferencing.
+mlir::FailureOr<ModelDescriptor>
+buildDescriptor(mlir::ModuleOp module, const std::string &prefix,
+                const std::string &evalModelPath = "");
 
 } // namespace odt
 

@@ -291,7 +291,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   FailureOr<odt::ModelDescriptor> descriptor =
-      odt::buildDescriptor(*module, prefix);
+      odt::buildDescriptor(*module, prefix, paths.eval);
   if (failed(descriptor))
     return 1;
 
