@@ -16,7 +16,8 @@
 
 namespace odt {
 
-/// One model parameter. `data` is empty while the state is nominal.
+/// One model parameter (ORT's training Parameter). `data` is empty while the
+/// state is nominal.
 struct Parameter {
   std::string name;
   DataType dtype = DataType::Float;
@@ -25,6 +26,17 @@ struct Parameter {
   /// parameters (empty until then).
   Tensor gradient;
   bool requiresGrad = true;
+
+  /// Zeroes the gradient buffer (no-op for frozen parameters).
+  Status resetGrad();
+  /// Copies `gradient` into the gradient buffer (same dtype and shape).
+  Status setGrad(const Tensor &value);
+  /// Copies the parameter's values into `destination` (same dtype and
+  /// element count; the buffer is the caller's).
+  Status copyTo(Tensor &destination) const;
+  /// Replaces the parameter's values with `source` (same dtype and element
+  /// count as the parameter's shape). The buffer keeps its address.
+  Status copyFrom(const Tensor &source);
 };
 
 /// Per-parameter optimizer state: "momentum0", "momentum1", ...

@@ -2,8 +2,12 @@
 
 #include "model_generated.h"
 
+#include <cerrno>
+#include <cstring>
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace odt {
 
@@ -106,6 +110,38 @@ CompiledModel::load(const std::string &path) {
     return model.getStatus();
   }
   (*model)->library = library;
+  return model;
+}
+
+Result<std::shared_ptr<CompiledModel>>
+CompiledModel::loadFromBuffer(const void *bytes, size_t size) {
+  if (!bytes || size < 4 || std::memcmp(bytes, "\x7f" "ELF", 4) != 0)
+    return Status::error("the buffer does not hold a shared library compiled "
+                         "by odt-compile (no ELF header)");
+  int fd = memfd_create("odt-model", MFD_CLOEXEC);
+  if (fd < 0)
+    return Status::error(std::string("cannot create an in-memory file: ") +
+                         std::strerror(errno));
+  const char *data = static_cast<const char *>(bytes);
+  size_t written = 0;
+  while (written < size) {
+    ssize_t n = write(fd, data + written, size - written);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      int error = errno;
+      close(fd);
+      return Status::error(std::string("cannot write the in-memory model: ") +
+                           std::strerror(error));
+    }
+    written += static_cast<size_t>(n);
+  }
+  // dlopen keeps its own mapping; the descriptor can be closed afterwards.
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  Result<std::shared_ptr<CompiledModel>> model = load(path);
+  close(fd);
+  if (model)
+    (*model)->source = "<buffer>";
   return model;
 }
 

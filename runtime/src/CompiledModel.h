@@ -108,6 +108,11 @@ public:
   /// holds its libmodel.so.
   static Result<std::shared_ptr<CompiledModel>> load(const std::string &path);
 
+  /// Loads a shared library made by odt-compile from its bytes in memory
+  /// (through an anonymous in-memory file; nothing is written to disk).
+  static Result<std::shared_ptr<CompiledModel>>
+  loadFromBuffer(const void *bytes, size_t size);
+
   /// A model linked into the program: `descriptor` as exported by model.o
   /// and a resolver for its entry symbols.
   static Result<std::shared_ptr<CompiledModel>>

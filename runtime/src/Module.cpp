@@ -75,6 +75,98 @@ Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
   return module;
 }
 
+std::map<std::string, std::shared_ptr<Parameter>>
+Module::namedParameters() const {
+  std::map<std::string, std::shared_ptr<Parameter>> named;
+  for (const auto &param : params)
+    named[param->name] = param;
+  return named;
+}
+
+int64_t Module::getParametersSize(bool trainableOnly) const {
+  int64_t size = 0;
+  for (const ParameterSpec &spec : compiled->parameters())
+    if (spec.trainable || !trainableOnly)
+      size += numElements(spec.shape);
+  return size;
+}
+
+namespace {
+
+/// Checks a flat parameter buffer against the parameters it covers.
+Status checkParameterBuffer(const char *what, const Tensor &buffer,
+                            const std::vector<ParameterSpec> &specs,
+                            bool trainableOnly, int64_t expectedSize) {
+  if (buffer.empty() || buffer.data() == nullptr)
+    return Status::error(std::string(what) + ": no buffer given");
+  for (const ParameterSpec &spec : specs) {
+    if (trainableOnly && !spec.trainable)
+      continue;
+    if (spec.dtype != buffer.dtype())
+      return Status::error(std::string(what) + ": the buffer is " +
+                           dataTypeName(buffer.dtype()) + " but parameter '" +
+                           spec.name + "' is " + dataTypeName(spec.dtype) +
+                           " (one buffer holds parameters of one dtype)");
+  }
+  if (buffer.size() != expectedSize)
+    return Status::error(std::string(what) + ": the buffer holds " +
+                         std::to_string(buffer.size()) +
+                         " elements, the parameters" +
+                         (trainableOnly ? " (trainable only)" : "") + " need " +
+                         std::to_string(expectedSize));
+  return Status::ok();
+}
+
+} // namespace
+
+Status Module::copyParametersToBuffer(Tensor &buffer, bool trainableOnly) const {
+  const char *what = "CopyParametersToBuffer";
+  ODT_RETURN_IF_ERROR(checkParameterBuffer(what, buffer, compiled->parameters(),
+                                           trainableOnly,
+                                           getParametersSize(trainableOnly)));
+  auto *out = static_cast<char *>(buffer.data());
+  for (const auto &param : params) {
+    if (trainableOnly && !param->requiresGrad)
+      continue;
+    if (param->data.empty())
+      return Status::error(std::string(what) + ": parameter '" + param->name +
+                           "' has no values (the state is nominal)");
+    std::memcpy(out, param->data.data(), param->data.byteSize());
+    out += param->data.byteSize();
+  }
+  return Status::ok();
+}
+
+Status Module::copyBufferToParameters(const Tensor &buffer, bool trainableOnly) {
+  const char *what = "CopyBufferToParameters";
+  ODT_RETURN_IF_ERROR(checkParameterBuffer(what, buffer, compiled->parameters(),
+                                           trainableOnly,
+                                           getParametersSize(trainableOnly)));
+  const auto *in = static_cast<const char *>(buffer.data());
+  const std::vector<ParameterSpec> &specs = compiled->parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    Parameter &param = *params[i];
+    if (trainableOnly && !param.requiresGrad)
+      continue;
+    if (param.data.empty()) {
+      // A nominal state's parameter gets its buffer now.
+      param.data = Tensor::zeros(specs[i].dtype, specs[i].shape);
+      if (param.data.empty())
+        return Status::error(std::string(what) + ": cannot allocate '" +
+                             param.name + "'");
+    }
+    std::memcpy(param.data.data(), in, param.data.byteSize());
+    in += param.data.byteSize();
+  }
+  if (checkpoint->isNominal) {
+    bool complete = true;
+    for (const auto &param : checkpoint->parameters)
+      complete &= !param->data.empty();
+    checkpoint->isNominal = !complete;
+  }
+  return Status::ok();
+}
+
 std::shared_ptr<Parameter> Module::findParameter(const std::string &name) const {
   for (const auto &param : params)
     if (param->name == name)
@@ -148,8 +240,17 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
     Result<Shape> shape = step.call.expectedShape(index, step.bindings);
     if (!shape)
       return shape.getStatus().withContext(what);
-    if (outputs[i].empty() || outputs[i].shape() != *shape ||
-        outputs[i].dtype() != entry.arguments[index].dtype)
+    bool fits = !outputs[i].empty() && outputs[i].shape() == *shape &&
+                outputs[i].dtype() == entry.arguments[index].dtype;
+    if (!fits && !outputs[i].empty() && !outputs[i].ownsData())
+      // A buffer of the caller's: never replaced behind their back.
+      return Status::error(std::string(what) + ": output '" +
+                           entry.arguments[index].name + "' must be " +
+                           dataTypeName(entry.arguments[index].dtype) + " " +
+                           formatShape(*shape) + ", the buffer given is " +
+                           dataTypeName(outputs[i].dtype()) + " " +
+                           formatShape(outputs[i].shape()));
+    if (!fits)
       outputs[i] = Tensor::zeros(entry.arguments[index].dtype, *shape);
     if (outputs[i].empty())
       return Status::error(std::string(what) + ": cannot allocate output '" +
@@ -208,5 +309,6 @@ std::vector<std::string> Module::evalInputNames() const {
 std::vector<std::string> Module::evalOutputNames() const {
   return argumentNames(eval.get(), true);
 }
+
 
 } // namespace odt

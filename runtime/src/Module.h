@@ -7,6 +7,7 @@
 #include "Checkpoint.h"
 #include "CompiledModel.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,12 +26,18 @@ public:
   /// Forward and backward: `inputs` in the training model's user-input order.
   /// Gradients overwrite the buffers after construction or LazyResetGrad,
   /// and accumulate otherwise. `outputs` are resized/allocated as needed
-  /// (reused across calls when their shapes match).
+  /// (reused across calls when their shapes match); an output that is a view
+  /// of caller memory must already have the right dtype and shape.
   Status trainStep(std::vector<Tensor> &inputs, std::vector<Tensor> &outputs);
   /// Forward only, on the eval model.
   Status evalStep(std::vector<Tensor> &inputs, std::vector<Tensor> &outputs);
   /// The next TrainStep overwrites the gradients instead of adding to them.
   Status lazyResetGrad();
+
+  /// Writes an ONNX inference model: the eval graph pruned to `outputNames`,
+  /// the parameters as initializers holding their current values.
+  Status exportModelForInferencing(const std::string &path,
+                                   const std::vector<std::string> &outputNames) const;
 
   bool hasTrainStep() const { return train != nullptr; }
   bool hasEvalStep() const { return eval != nullptr; }
@@ -39,7 +46,19 @@ public:
   const std::vector<std::shared_ptr<Parameter>> &parameters() const {
     return params;
   }
+  std::map<std::string, std::shared_ptr<Parameter>> namedParameters() const;
   std::shared_ptr<Parameter> findParameter(const std::string &name) const;
+
+  /// Number of elements of all parameters (trainable ones only if asked),
+  /// the length CopyParametersToBuffer and CopyBufferToParameters need.
+  int64_t getParametersSize(bool trainableOnly = true) const;
+  /// Copies the parameters, in training-graph input order, into one flat
+  /// buffer of exactly getParametersSize(trainableOnly) elements. All the
+  /// parameters copied must share one dtype, the buffer's.
+  Status copyParametersToBuffer(Tensor &buffer, bool trainableOnly = true) const;
+  /// The reverse. On a nominal state, allocates the parameters it fills;
+  /// with trainableOnly = false that completes the state.
+  Status copyBufferToParameters(const Tensor &buffer, bool trainableOnly = true);
 
   std::vector<std::string> trainingInputNames() const;
   std::vector<std::string> trainingOutputNames() const;

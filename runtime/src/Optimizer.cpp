@@ -20,6 +20,15 @@ Result<std::unique_ptr<Optimizer>> Optimizer::create(Module &module) {
     optimizer->group->initialLearningRate = kDefaultLearningRate;
   }
   optimizer->learningRate = optimizer->group->initialLearningRate;
+  auto saved = state.properties.find(kLearningRateProperty);
+  if (saved != state.properties.end()) {
+    const float *value = std::get_if<float>(&saved->second);
+    if (!value || !std::isfinite(*value) || *value < 0)
+      return Status::error(std::string("the checkpoint's property ") +
+                           kLearningRateProperty +
+                           " is not a learning rate (a float >= 0)");
+    optimizer->learningRate = *value;
+  }
 
   // Moments of every trainable parameter, checked or created, for the
   // optimizers that keep them (AdamW: two; SGD: none).
@@ -127,6 +136,7 @@ Status Optimizer::setLearningRate(float value) {
     return Status::error("the learning rate must be finite and >= 0, got " +
                          std::to_string(value));
   learningRate = value;
+  module->state().properties[kLearningRateProperty] = value;
   return Status::ok();
 }
 

@@ -6,25 +6,33 @@
 #ifndef ODT_RUNTIME_OPTIMIZER_H
 #define ODT_RUNTIME_OPTIMIZER_H
 
+#include "LRScheduler.h"
 #include "Module.h"
 
 namespace odt {
 
 /// The learning rate when the checkpoint holds no optimizer state (ORT's).
 inline constexpr float kDefaultLearningRate = 0.001f;
+/// Property holding the current learning rate, so that it survives a save
+/// and load (ORT does not keep it; odt does).
+inline constexpr const char *kLearningRateProperty = "odt.learning_rate";
 
-class Optimizer {
+class Optimizer final : public LearningRateTarget {
 public:
   /// Uses (or creates) the optimizer group "group0" of the module's state:
   /// its step count, initial learning rate and the moments "momentum0" and
-  /// "momentum1" of every trainable parameter (zero when absent).
+  /// "momentum1" of every trainable parameter (zero when absent). The
+  /// learning rate is the state's odt.learning_rate property if present,
+  /// else the group's initial learning rate.
   static Result<std::unique_ptr<Optimizer>> create(Module &module);
 
   Status step();
-  Status setLearningRate(float learningRate);
-  float getLearningRate() const { return learningRate; }
+  /// Sets the learning rate of the next steps (also kept in the state's
+  /// odt.learning_rate property).
+  Status setLearningRate(float learningRate) override;
+  float getLearningRate() const override { return learningRate; }
   /// Number of updates applied so far (the group's step).
-  int64_t stepCount() const;
+  int64_t stepCount() const override;
 
 private:
   Optimizer() = default;

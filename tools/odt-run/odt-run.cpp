@@ -2,19 +2,26 @@
 // from NumPy .npy files.
 //
 //   odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...
-//                 [--steps N] [--lr LR] [--save CKPT] [--json]
+//                 [--steps N] [--lr LR] [--save CKPT] [--resume]
+//                 [--scheduler linear|cosine|constant --warmup N --total N]
+//                 [--json]
 //   odt-run eval  OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...
 //                 [--output NAME=FILE.npy ...] [--json]
 //
-// train runs N iterations of {TrainStep, OptimizerStep, LazyResetGrad} and
-// prints one line per step (the loss is the training model's first output);
-// --save writes the trained parameters and optimizer state as a checkpoint.
+// train runs N iterations of {TrainStep, OptimizerStep, [SchedulerStep],
+// LazyResetGrad} and prints one line per step: the step number (the
+// optimizer's count), the loss (the training model's first output) and the
+// learning rate the step used. --save writes parameters, optimizer state,
+// learning rate and scheduler as a checkpoint; --resume continues from them
+// (without it, training starts a fresh optimizer on the checkpoint's
+// parameters).
 
 #include "Checkpoint.h"
 #include "CompiledModel.h"
 #include "Module.h"
 #include "Npy.h"
 #include "Optimizer.h"
+#include "TrainingSession.h"
 
 #include <cerrno>
 #include <cmath>
@@ -30,7 +37,9 @@ namespace {
 const char *kUsage =
     "usage:\n"
     "  odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...\n"
-    "                [--steps N] [--lr LR] [--save CKPT] [--json]\n"
+    "                [--steps N] [--lr LR] [--save CKPT] [--resume]\n"
+    "                [--scheduler linear|cosine|constant --warmup N --total N]\n"
+    "                [--json]\n"
     "  odt-run eval  OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...\n"
     "                [--output NAME=FILE.npy ...] [--json]\n";
 
@@ -39,7 +48,9 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> inputs, outputs;
   long steps = 1;
   float learningRate = NAN;
-  bool json = false;
+  bool json = false, resume = false;
+  std::string scheduler;
+  long warmup = -1, total = -1;
 };
 
 int usageError(const std::string &message) {
@@ -109,6 +120,22 @@ int parseOptions(int argc, char **argv, Options &options) {
       if (!v)
         return usageError("--save needs a file");
       options.save = v;
+    } else if (arg == "--resume") {
+      options.resume = true;
+    } else if (arg == "--scheduler") {
+      const char *v = value("--scheduler");
+      if (!v || (std::strcmp(v, "linear") && std::strcmp(v, "cosine") &&
+                 std::strcmp(v, "constant")))
+        return usageError("--scheduler needs linear, cosine or constant");
+      options.scheduler = v;
+    } else if (arg == "--warmup" || arg == "--total") {
+      const char *v = value(arg.c_str());
+      char *end = nullptr;
+      errno = 0;
+      long count = v ? std::strtol(v, &end, 10) : -1;
+      if (!v || *end || errno || count < 0)
+        return usageError(arg + " needs an integer >= 0");
+      (arg == "--warmup" ? options.warmup : options.total) = count;
     } else if (arg == "--json") {
       options.json = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -125,8 +152,18 @@ int parseOptions(int argc, char **argv, Options &options) {
     return usageError("--checkpoint is required");
   if (options.command == "train" && !options.outputs.empty())
     return usageError("--output is for eval");
-  if (options.command == "eval" && !options.save.empty())
-    return usageError("--save is for train");
+  if (options.command == "eval" &&
+      (!options.save.empty() || options.resume || !options.scheduler.empty()))
+    return usageError("--save, --resume and --scheduler are for train");
+  if (!options.scheduler.empty()) {
+    if (options.warmup < 0)
+      return usageError("--scheduler needs --warmup N");
+    if (options.total < 0 && options.scheduler != "constant")
+      return usageError("--scheduler " + options.scheduler +
+                        " needs --total N");
+  } else if (options.warmup >= 0 || options.total >= 0) {
+    return usageError("--warmup and --total go with --scheduler");
+  }
   return 0;
 }
 
@@ -202,38 +239,54 @@ std::string formatNumber(float value) {
   return buffer;
 }
 
-int runTrain(const Options &options, odt::Module &module) {
+int runTrain(const Options &options, odt::TrainingSession &session) {
+  odt::Module &module = session.module();
   if (!module.hasTrainStep())
     return fail(odt::Status::error(
         "the compiled model '" + options.modelDir +
         "' has no training graph (compile it with --train)"));
-  odt::Result<std::unique_ptr<odt::Optimizer>> optimizer =
-      odt::Optimizer::create(module);
-  if (!optimizer)
-    return fail(optimizer.getStatus());
-  if (!std::isnan(options.learningRate)) {
-    odt::Status status = (*optimizer)->setLearningRate(options.learningRate);
-    if (!status)
+  if (!session.hasOptimizer())
+    return fail(odt::Status::error(
+        "the compiled model '" + options.modelDir +
+        "' has no optimizer step (compile it with --optimizer)"));
+  odt::Status status;
+  if (!std::isnan(options.learningRate) &&
+      !(status = session.setLearningRate(options.learningRate)))
+    return fail(status);
+  if (!options.scheduler.empty()) {
+    odt::LRSchedulerConfig config;
+    config.kind = options.scheduler == "linear"   ? odt::kLinearLRSchedulerKind
+                  : options.scheduler == "cosine" ? odt::kCosineWithWarmupLRSchedulerKind
+                                                  : odt::kConstantWithWarmupLRSchedulerKind;
+    config.warmupSteps = options.warmup;
+    config.totalSteps = options.total < 0 ? 0 : options.total;
+    config.initialLearningRate = *session.getLearningRate();
+    if (!(status = session.registerScheduler(config)) ||
+        !(status = session.schedulerStep()))
       return fail(status);
   }
   std::vector<odt::Tensor> inputs, outputs;
-  odt::Status status = loadInputs(options, module.trainingInputNames(), inputs);
-  if (!status)
+  if (!(status = loadInputs(options, module.trainingInputNames(), inputs)))
     return fail(status);
-  std::vector<std::string> outputNames = module.trainingOutputNames();
-  for (long step = 1; step <= options.steps; ++step) {
-    float lr = (*optimizer)->getLearningRate();
-    if (!(status = module.trainStep(inputs, outputs)) ||
-        !(status = (*optimizer)->step()) || !(status = module.lazyResetGrad()))
+  bool scheduled = !options.scheduler.empty() ||
+                   module.state().properties.count(odt::kSchedulerProperty);
+  for (long i = 0; i < options.steps; ++i) {
+    float lr = *session.getLearningRate();
+    if (!(status = session.trainStep(inputs, outputs)) ||
+        !(status = session.optimizerStep()) ||
+        (scheduled && !(status = session.schedulerStep())) ||
+        !(status = session.lazyResetGrad()))
       return fail(status);
+    int64_t step = module.state().findOptimizerGroup("group0")->step;
     float loss = NAN;
     bool haveLoss = !outputs.empty() && scalarValue(outputs[0], loss);
     if (options.json)
-      std::printf("{\"step\": %ld, \"loss\": %s, \"lr\": %s}\n", step,
+      std::printf("{\"step\": %lld, \"loss\": %s, \"lr\": %s}\n",
+                  static_cast<long long>(step),
                   haveLoss ? formatNumber(loss).c_str() : "null",
                   formatNumber(lr).c_str());
     else
-      std::printf("step %ld  loss %s  lr %s\n", step,
+      std::printf("step %lld  loss %s  lr %s\n", static_cast<long long>(step),
                   haveLoss ? formatNumber(loss).c_str() : "-",
                   formatNumber(lr).c_str());
     std::fflush(stdout);
@@ -301,10 +354,25 @@ int main(int argc, char **argv) {
       odt::loadCheckpoint(options.checkpoint);
   if (!state)
     return fail(state.getStatus());
-  odt::Result<std::unique_ptr<odt::Module>> module =
-      odt::Module::create(*model, &*state);
-  if (!module)
-    return fail(module.getStatus());
-  return options.command == "train" ? runTrain(options, **module)
-                                    : runEval(options, **module);
+  if (options.command == "train") {
+    odt::OptimizerGroupState *group = state->findOptimizerGroup("group0");
+    if (options.resume && !group)
+      return fail(odt::Status::error(
+          "--resume: the checkpoint '" + options.checkpoint +
+          "' holds no optimizer state (save one with --save)"));
+    if (!options.resume) {
+      // A fresh run on the checkpoint's parameters: no moments, step 0, and
+      // none of odt's saved learning rate or scheduler.
+      state->optimizerGroups.clear();
+      for (auto it = state->properties.begin(); it != state->properties.end();)
+        it = it->first.rfind("odt.", 0) == 0 ? state->properties.erase(it)
+                                             : std::next(it);
+    }
+  }
+  odt::Result<std::unique_ptr<odt::TrainingSession>> session =
+      odt::TrainingSession::create(*state, *model);
+  if (!session)
+    return fail(session.getStatus());
+  return options.command == "train" ? runTrain(options, **session)
+                                    : runEval(options, (*session)->module());
 }

@@ -1,0 +1,257 @@
+/* odt.h — the C API of odt's training runtime.
+ *
+ * One function for each function of ONNX Runtime's OrtTrainingApi (see
+ * docs/c-api.md for the correspondence), with odt's names and value type.
+ * A stable C ABI for every language binding.
+ *
+ * Errors: every function that can fail returns an OdtStatus*: NULL on
+ * success, otherwise an error whose message says what went wrong; release it
+ * with OdtReleaseStatus. No function throws or aborts on user input.
+ *
+ * Ownership: objects returned through `out` parameters belong to the caller
+ * and are released with their Release function. Strings and dims returned as
+ * `const` pointers belong to the object they came from and stay valid until
+ * that object is released (or, for properties, until the property changes).
+ *
+ * Threads: the functions may be called from any thread, but a training
+ * session must not be used by two threads at once, and neither may a
+ * checkpoint state (nor the sessions created from it: they share its
+ * parameters). Different states with their own sessions may run in parallel.
+ * Values are plain data: a value may be read by several threads at once but
+ * must not be written while a session step uses it.
+ */
+
+#ifndef ODT_ODT_H
+#define ODT_ODT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define ODT_API __attribute__((visibility("default")))
+#else
+#define ODT_API
+#endif
+
+/* Bumped when a function's meaning or signature changes. */
+#define ODT_API_VERSION 1
+
+typedef struct OdtStatus OdtStatus;
+typedef struct OdtValue OdtValue;
+typedef struct OdtCheckpointState OdtCheckpointState;
+typedef struct OdtTrainingSession OdtTrainingSession;
+
+/* Element types, numbered as ONNX's TensorProto.DataType. */
+typedef enum OdtDataType {
+  ODT_UNDEFINED = 0,
+  ODT_FLOAT = 1,
+  ODT_UINT8 = 2,
+  ODT_INT8 = 3,
+  ODT_UINT16 = 4,
+  ODT_INT16 = 5,
+  ODT_INT32 = 6,
+  ODT_INT64 = 7,
+  ODT_BOOL = 9,
+  ODT_FLOAT16 = 10,
+  ODT_DOUBLE = 11,
+  ODT_UINT32 = 12,
+  ODT_UINT64 = 13,
+  ODT_BFLOAT16 = 16
+} OdtDataType;
+
+typedef enum OdtPropertyType {
+  ODT_INT_PROPERTY = 0,    /* int64_t */
+  ODT_FLOAT_PROPERTY = 1,  /* float */
+  ODT_STRING_PROPERTY = 2  /* NUL-terminated UTF-8 */
+} OdtPropertyType;
+
+/* A model linked into the program (model.o + model.h from odt-compile):
+ * model.h defines `<prefix>_linked_model()` that fills this in. */
+typedef struct OdtLinkedModel {
+  const uint8_t *descriptor;
+  uint64_t descriptor_size;
+  /* Returns the address of an exported entry symbol, or NULL. */
+  void *(*resolve)(void *context, const char *symbol);
+  void *context;
+} OdtLinkedModel;
+
+/* ---- status ------------------------------------------------------------ */
+
+ODT_API const char *OdtGetErrorMessage(const OdtStatus *status);
+ODT_API void OdtReleaseStatus(OdtStatus *status);
+/* The API version this library implements (ODT_API_VERSION). */
+ODT_API uint32_t OdtGetApiVersion(void);
+
+/* ---- values (tensors) ---------------------------------------------------- */
+
+/* A zero-filled tensor that owns its (64-byte aligned) buffer. */
+ODT_API OdtStatus *OdtCreateTensor(OdtDataType type, const int64_t *shape,
+                                   size_t rank, OdtValue **out);
+/* A tensor over caller memory of exactly `byte_size` bytes; the memory must
+ * outlive the value. */
+ODT_API OdtStatus *OdtCreateTensorWithData(OdtDataType type,
+                                           const int64_t *shape, size_t rank,
+                                           void *data, size_t byte_size,
+                                           OdtValue **out);
+ODT_API OdtStatus *OdtGetTensorDataType(const OdtValue *value,
+                                        OdtDataType *out);
+/* `*dims` stays valid while the value lives. */
+ODT_API OdtStatus *OdtGetTensorShape(const OdtValue *value, size_t *rank,
+                                     const int64_t **dims);
+ODT_API OdtStatus *OdtGetTensorElementCount(const OdtValue *value,
+                                            size_t *out);
+ODT_API OdtStatus *OdtGetTensorData(OdtValue *value, void **out);
+ODT_API void OdtReleaseValue(OdtValue *value);
+
+/* ---- checkpoint state ---------------------------------------------------- */
+
+/* ORT: LoadCheckpoint. Reads an ODTC v2 checkpoint (ORT's format). */
+ODT_API OdtStatus *OdtLoadCheckpoint(const char *path,
+                                     OdtCheckpointState **out);
+/* ORT: LoadCheckpointFromBuffer. The bytes are copied. */
+ODT_API OdtStatus *OdtLoadCheckpointFromBuffer(const void *data, size_t size,
+                                               OdtCheckpointState **out);
+/* ORT: SaveCheckpoint. Atomic: on failure the previous file is intact. */
+ODT_API OdtStatus *OdtSaveCheckpoint(OdtCheckpointState *state,
+                                     const char *path,
+                                     bool include_optimizer_state);
+/* ORT: AddProperty. Adds or replaces a property; `value` points to an
+ * int64_t, a float or a NUL-terminated string. Names starting with "odt."
+ * are odt's own (learning rate, scheduler) and cannot be set. */
+ODT_API OdtStatus *OdtAddProperty(OdtCheckpointState *state, const char *name,
+                                  OdtPropertyType type, const void *value);
+/* ORT: GetProperty. `*value` points to an int64_t, a float or a string owned
+ * by the state. */
+ODT_API OdtStatus *OdtGetProperty(const OdtCheckpointState *state,
+                                  const char *name, OdtPropertyType *type,
+                                  const void **value);
+/* ORT: GetParameterTypeAndShape. `*dims` is owned by the state. A nominal
+ * parameter has rank 0 and dims NULL until it gets values. */
+ODT_API OdtStatus *OdtGetParameterTypeAndShape(const OdtCheckpointState *state,
+                                               const char *name,
+                                               OdtDataType *type, size_t *rank,
+                                               const int64_t **dims);
+/* ORT: UpdateParameter. Copies `value` into the parameter (same dtype; same
+ * shape unless the parameter has no values yet). */
+ODT_API OdtStatus *OdtUpdateParameter(OdtCheckpointState *state,
+                                      const char *name, const OdtValue *value);
+/* ORT: GetParameter. A new tensor holding a copy of the parameter. */
+ODT_API OdtStatus *OdtGetParameter(const OdtCheckpointState *state,
+                                   const char *name, OdtValue **out);
+/* ORT: ReleaseCheckpointState. */
+ODT_API void OdtReleaseCheckpointState(OdtCheckpointState *state);
+
+/* ---- training session ---------------------------------------------------- */
+
+/* ORT: CreateTrainingSession. `compiled_model` is odt-compile's output folder
+ * (or its libmodel.so). The session uses the state's parameters in place; the
+ * state must outlive it. */
+ODT_API OdtStatus *OdtCreateTrainingSession(OdtCheckpointState *state,
+                                            const char *compiled_model,
+                                            OdtTrainingSession **out);
+/* ORT: CreateTrainingSessionFromBuffer. `library` holds the bytes of a
+ * libmodel.so made by odt-compile. */
+ODT_API OdtStatus *OdtCreateTrainingSessionFromBuffer(
+    OdtCheckpointState *state, const void *library, size_t size,
+    OdtTrainingSession **out);
+/* A model linked into the program (see OdtLinkedModel). */
+ODT_API OdtStatus *OdtCreateTrainingSessionFromLinkedModel(
+    OdtCheckpointState *state, const OdtLinkedModel *model,
+    OdtTrainingSession **out);
+/* ORT: ReleaseTrainingSession. */
+ODT_API void OdtReleaseTrainingSession(OdtTrainingSession *session);
+
+/* ORT: TrainingSessionGet{Training,Eval}Model{Input,Output}{Count,Name}.
+ * User inputs and outputs only; names are owned by the session. */
+ODT_API OdtStatus *OdtGetTrainingModelInputCount(const OdtTrainingSession *s,
+                                                 size_t *out);
+ODT_API OdtStatus *OdtGetTrainingModelInputName(const OdtTrainingSession *s,
+                                                size_t index,
+                                                const char **out);
+ODT_API OdtStatus *OdtGetTrainingModelOutputCount(const OdtTrainingSession *s,
+                                                  size_t *out);
+ODT_API OdtStatus *OdtGetTrainingModelOutputName(const OdtTrainingSession *s,
+                                                 size_t index,
+                                                 const char **out);
+ODT_API OdtStatus *OdtGetEvalModelInputCount(const OdtTrainingSession *s,
+                                             size_t *out);
+ODT_API OdtStatus *OdtGetEvalModelInputName(const OdtTrainingSession *s,
+                                            size_t index, const char **out);
+ODT_API OdtStatus *OdtGetEvalModelOutputCount(const OdtTrainingSession *s,
+                                              size_t *out);
+ODT_API OdtStatus *OdtGetEvalModelOutputName(const OdtTrainingSession *s,
+                                             size_t index, const char **out);
+
+/* ORT: TrainStep / EvalStep. `inputs` in the model's input order. For each
+ * output, a NULL entry receives a new tensor (the caller releases it); a
+ * non-NULL entry must be a tensor of the output's dtype and shape and is
+ * written in place. */
+ODT_API OdtStatus *OdtTrainStep(OdtTrainingSession *session,
+                                size_t inputs_len,
+                                const OdtValue *const *inputs,
+                                size_t outputs_len, OdtValue **outputs);
+ODT_API OdtStatus *OdtEvalStep(OdtTrainingSession *session, size_t inputs_len,
+                               const OdtValue *const *inputs,
+                               size_t outputs_len, OdtValue **outputs);
+/* ORT: LazyResetGrad. The next TrainStep overwrites the gradients. */
+ODT_API OdtStatus *OdtLazyResetGrad(OdtTrainingSession *session);
+/* ORT: OptimizerStep. */
+ODT_API OdtStatus *OdtOptimizerStep(OdtTrainingSession *session);
+/* ORT: SetLearningRate / GetLearningRate. The current learning rate is kept
+ * in the checkpoint (beyond ORT) and restored on load. */
+ODT_API OdtStatus *OdtSetLearningRate(OdtTrainingSession *session,
+                                      float learning_rate);
+ODT_API OdtStatus *OdtGetLearningRate(OdtTrainingSession *session,
+                                      float *out);
+/* ORT: RegisterLinearLRScheduler. */
+ODT_API OdtStatus *OdtRegisterLinearLRScheduler(OdtTrainingSession *session,
+                                                int64_t warmup_step_count,
+                                                int64_t total_step_count,
+                                                float initial_lr);
+/* Beyond ORT: cosine decay after a linear warm-up (Hugging Face's
+ * get_cosine_schedule_with_warmup) and a constant rate after one. */
+ODT_API OdtStatus *OdtRegisterCosineLRScheduler(OdtTrainingSession *session,
+                                                int64_t warmup_step_count,
+                                                int64_t total_step_count,
+                                                float initial_lr,
+                                                double num_cycles);
+ODT_API OdtStatus *OdtRegisterConstantLRScheduler(OdtTrainingSession *session,
+                                                  int64_t warmup_step_count,
+                                                  float initial_lr);
+/* ORT: SchedulerStep. */
+ODT_API OdtStatus *OdtSchedulerStep(OdtTrainingSession *session);
+
+/* ORT: GetParametersSize / CopyParametersToBuffer / CopyBufferToParameters.
+ * Parameters in training-graph input order, frozen ones skipped when
+ * trainable_only; the buffer holds exactly GetParametersSize elements of the
+ * parameters' dtype. CopyBufferToParameters with trainable_only = false
+ * completes a nominal state. */
+ODT_API OdtStatus *OdtGetParametersSize(OdtTrainingSession *session,
+                                        size_t *out, bool trainable_only);
+ODT_API OdtStatus *OdtCopyParametersToBuffer(OdtTrainingSession *session,
+                                             OdtValue *buffer,
+                                             bool trainable_only);
+ODT_API OdtStatus *OdtCopyBufferToParameters(OdtTrainingSession *session,
+                                             const OdtValue *buffer,
+                                             bool trainable_only);
+
+/* ORT: ExportModelForInferencing. Writes an ONNX inference model: the eval
+ * graph pruned to `output_names`, parameters as initializers with their
+ * current values. */
+ODT_API OdtStatus *OdtExportModelForInferencing(
+    OdtTrainingSession *session, const char *inference_model_path,
+    size_t output_names_len, const char *const *output_names);
+
+/* ORT: SetSeed. Seeds odt's random number generation (dropout masks). */
+ODT_API OdtStatus *OdtSetSeed(int64_t seed);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ODT_ODT_H */
