@@ -71,8 +71,17 @@ template <typename Body> OdtStatus *guard(const char *function, Body body) {
       return makeStatus(std::string(function) + ": " + (message));             \
   } while (0)
 
+// Enum values from C callers may be any integer: they are read as integers,
+// never used as enum values before they are checked.
+template <typename Enum> int32_t enumCode(Enum value) {
+  static_assert(sizeof(Enum) == sizeof(int32_t), "C enums are int-sized");
+  int32_t code;
+  std::memcpy(&code, &value, sizeof code);
+  return code;
+}
+
 bool isSupportedType(OdtDataType type) {
-  return odt::isKnownFixedSizeType(static_cast<int32_t>(type));
+  return odt::isKnownFixedSizeType(enumCode(type));
 }
 
 OdtStatus *checkShape(const char *function, const int64_t *shape, size_t rank,
@@ -198,7 +207,7 @@ OdtStatus *OdtCreateTensor(OdtDataType type, const int64_t *shape, size_t rank,
     ODT_REQUIRE(out, function, "out is NULL");
     *out = nullptr;
     ODT_REQUIRE(isSupportedType(type), function,
-                "unsupported data type " + std::to_string(type));
+                "unsupported data type " + std::to_string(enumCode(type)));
     odt::Shape dims;
     if (OdtStatus *status = checkShape(function, shape, rank, dims))
       return status;
@@ -219,7 +228,7 @@ OdtStatus *OdtCreateTensorWithData(OdtDataType type, const int64_t *shape,
     ODT_REQUIRE(out, function, "out is NULL");
     *out = nullptr;
     ODT_REQUIRE(isSupportedType(type), function,
-                "unsupported data type " + std::to_string(type));
+                "unsupported data type " + std::to_string(enumCode(type)));
     odt::Shape dims;
     if (OdtStatus *status = checkShape(function, shape, rank, dims))
       return status;
@@ -320,7 +329,8 @@ OdtStatus *OdtAddProperty(OdtCheckpointState *state, const char *name,
                 std::string("property names starting with 'odt.' are "
                             "reserved for odt ('") +
                     name + "')");
-    switch (type) {
+    int32_t code = enumCode(type);
+    switch (code) {
     case ODT_INT_PROPERTY:
       state->state.properties[name] = *static_cast<const int64_t *>(value);
       return nullptr;
@@ -333,7 +343,7 @@ OdtStatus *OdtAddProperty(OdtCheckpointState *state, const char *name,
       return nullptr;
     }
     return makeStatus(std::string(function) + ": unknown property type " +
-                      std::to_string(type));
+                      std::to_string(code));
   });
 }
 

@@ -1,10 +1,12 @@
 #include "CompiledModel.h"
 
+#include "FileUtil.h"
 #include "model_generated.h"
 
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
+#include <elf.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,6 +74,57 @@ Result<ArgumentRole> convertRole(fb::ArgumentRole role) {
                        std::to_string(static_cast<int>(role)));
 }
 
+/// dlopen maps whatever the program headers say; a truncated or damaged
+/// library would fault (SIGBUS) instead of failing. So the image is checked
+/// first: a 64-bit shared object for this machine whose headers and segments
+/// all lie inside the file.
+Status checkSharedLibrary(const uint8_t *data, size_t size,
+                          const std::string &origin) {
+  auto fail = [&](const std::string &why) {
+    return Status::error("'" + origin + "' is not a usable model library: " +
+                         why);
+  };
+  Elf64_Ehdr header;
+  if (size < sizeof header)
+    return fail("it is shorter than an ELF header");
+  std::memcpy(&header, data, sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+    return fail("it is not an ELF file");
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_ident[EI_DATA] != ELFDATA2LSB)
+    return fail("it is not a 64-bit little-endian ELF file");
+  if (header.e_type != ET_DYN)
+    return fail("it is not a shared library");
+#if defined(__x86_64__)
+  const uint16_t machine = EM_X86_64;
+#elif defined(__aarch64__)
+  const uint16_t machine = EM_AARCH64;
+#else
+  const uint16_t machine = header.e_machine;
+#endif
+  if (header.e_machine != machine)
+    return fail("it was built for another processor");
+  auto within = [&](uint64_t offset, uint64_t count, uint64_t entry) {
+    return offset <= size && count <= (size - offset) / (entry ? entry : 1);
+  };
+  if (header.e_phentsize != sizeof(Elf64_Phdr) ||
+      !within(header.e_phoff, header.e_phnum, sizeof(Elf64_Phdr)))
+    return fail("its program headers lie outside the file (truncated?)");
+  if (header.e_shnum &&
+      (header.e_shentsize != sizeof(Elf64_Shdr) ||
+       !within(header.e_shoff, header.e_shnum, sizeof(Elf64_Shdr))))
+    return fail("its section headers lie outside the file (truncated?)");
+  for (uint16_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    std::memcpy(&segment, data + header.e_phoff + i * sizeof segment,
+                sizeof segment);
+    if (segment.p_filesz && !within(segment.p_offset, segment.p_filesz, 1))
+      return fail("segment " + std::to_string(i) +
+                  " lies outside the file (truncated?)");
+  }
+  return Status::ok();
+}
+
 } // namespace
 
 Result<std::shared_ptr<CompiledModel>>
@@ -86,6 +139,10 @@ CompiledModel::load(const std::string &path) {
   // A path without a slash would make dlopen search the library path.
   if (file.find('/') == std::string::npos)
     file = "./" + file;
+  Result<std::vector<uint8_t>> image = readWholeFile(file, "compiled model");
+  if (!image)
+    return image.getStatus();
+  ODT_RETURN_IF_ERROR(checkSharedLibrary(image->data(), image->size(), file));
   void *library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char *reason = dlerror();
@@ -115,9 +172,10 @@ CompiledModel::load(const std::string &path) {
 
 Result<std::shared_ptr<CompiledModel>>
 CompiledModel::loadFromBuffer(const void *bytes, size_t size) {
-  if (!bytes || size < 4 || std::memcmp(bytes, "\x7f" "ELF", 4) != 0)
-    return Status::error("the buffer does not hold a shared library compiled "
-                         "by odt-compile (no ELF header)");
+  if (!bytes)
+    return Status::error("no library bytes given");
+  ODT_RETURN_IF_ERROR(checkSharedLibrary(static_cast<const uint8_t *>(bytes),
+                                         size, "<buffer>"));
   int fd = memfd_create("odt-model", MFD_CLOEXEC);
   if (fd < 0)
     return Status::error(std::string("cannot create an in-memory file: ") +

@@ -36,28 +36,30 @@ Result<std::unique_ptr<Optimizer>> Optimizer::create(Module &module) {
   for (const ArgumentSpec &arg : entry->arguments)
     keepsMoments |= arg.role == ArgumentRole::FirstMoment ||
                     arg.role == ArgumentRole::SecondMoment;
+  // Shapes come from the model, not the state: a nominal state's
+  // parameters have no values (and no shapes) yet.
   static const char *kMomentNames[] = {"momentum0", "momentum1"};
-  for (const auto &param : module.parameters()) {
-    if (!param->requiresGrad || !keepsMoments)
+  const std::vector<ParameterSpec> &specs = module.model().parameters();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ParameterSpec &spec = specs[i];
+    if (!spec.trainable || !keepsMoments)
       continue;
     ParameterOptimizerState &moments =
-        optimizer->group->parameterStates[param->name];
+        optimizer->group->parameterStates[spec.name];
     for (const char *name : kMomentNames) {
       auto it = moments.momentums.find(name);
       if (it == moments.momentums.end()) {
-        moments.momentums[name] =
-            Tensor::zeros(param->dtype, param->data.shape());
+        moments.momentums[name] = Tensor::zeros(spec.dtype, spec.shape);
         continue;
       }
-      if (it->second.dtype() != param->dtype ||
-          it->second.shape() != param->data.shape())
+      if (it->second.dtype() != spec.dtype || it->second.shape() != spec.shape)
         return Status::error("the checkpoint's " + std::string(name) +
-                             " of '" + param->name + "' is " +
+                             " of '" + spec.name + "' is " +
                              dataTypeName(it->second.dtype()) +
                              formatShape(it->second.shape()) +
                              ", the parameter is " +
-                             dataTypeName(param->dtype) +
-                             formatShape(param->data.shape()));
+                             dataTypeName(spec.dtype) +
+                             formatShape(spec.shape));
     }
   }
 
@@ -66,9 +68,12 @@ Result<std::unique_ptr<Optimizer>> Optimizer::create(Module &module) {
   optimizer->updatedFlag = Tensor::zeros(DataType::Bool, {1});
   optimizer->call = EntryCall(*entry);
   optimizer->bindings.reserve(4);
-  Status status = optimizer->bindArguments();
-  if (!status)
-    return status.withContext("optimizer");
+  // A nominal state is bound at its first step, once it has values.
+  if (!state.isNominal) {
+    Status status = optimizer->bindArguments();
+    if (!status)
+      return status.withContext("optimizer");
+  }
   return optimizer;
 }
 
