@@ -6,4 +6,6 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${ODT_BUILD_DIR:-$root/build}"
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
+# ONNX Runtime 1.19.2 (training) in a venv, for the interop tests.
+bash "$root/scripts/setup-venv.sh" "$build/ortvenv"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"

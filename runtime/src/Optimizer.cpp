@@ -19,7 +19,9 @@ Result<std::unique_ptr<Optimizer>> Optimizer::create(Module &module) {
     optimizer->group = &state.optimizerGroups.back();
     optimizer->group->initialLearningRate = kDefaultLearningRate;
   }
-  optimizer->learningRate = optimizer->group->initialLearningRate;
+  // ORT resumes at its default rate whatever the checkpoint's initial rate;
+  // odt does the same unless the checkpoint kept the current rate.
+  optimizer->learningRate = kDefaultLearningRate;
   auto saved = state.properties.find(kLearningRateProperty);
   if (saved != state.properties.end()) {
     const float *value = std::get_if<float>(&saved->second);

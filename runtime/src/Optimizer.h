@@ -23,7 +23,7 @@ public:
   /// its step count, initial learning rate and the moments "momentum0" and
   /// "momentum1" of every trainable parameter (zero when absent). The
   /// learning rate is the state's odt.learning_rate property if present,
-  /// else the group's initial learning rate.
+  /// else 0.001 (ORT's default, which ORT also uses after a resume).
   static Result<std::unique_ptr<Optimizer>> create(Module &module);
 
   Status step();
