@@ -64,16 +64,14 @@ mlir::ValueRange buildElementwise(
                                                 mlir::ValueRange)>
         body);
 
-/// Registration of every op's lowering patterns (one function per op file).
-void populateConstantLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateGemmLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateReluLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateReduceSumLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateSoftmaxCrossEntropyLossLoweringPatterns(
-    mlir::RewritePatternSet &patterns);
-void populateInPlaceAccumulatorLoweringPatterns(
-    mlir::RewritePatternSet &patterns);
-void populateOptimizerLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// Lowering patterns by op family (ops/<Group>.td); each family's
+/// <Group>Patterns.cpp calls the populate function of every op file in it.
+void populateBasicLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateShapeLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateNNLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateTrainingLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace odt::codegen
 

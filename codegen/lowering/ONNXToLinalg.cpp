@@ -19,13 +19,12 @@ struct ConvertONNXToLinalgPass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    codegen::populateConstantLoweringPatterns(patterns);
-    codegen::populateGemmLoweringPatterns(patterns);
-    codegen::populateReluLoweringPatterns(patterns);
-    codegen::populateReduceSumLoweringPatterns(patterns);
-    codegen::populateSoftmaxCrossEntropyLossLoweringPatterns(patterns);
-    codegen::populateInPlaceAccumulatorLoweringPatterns(patterns);
-    codegen::populateOptimizerLoweringPatterns(patterns);
+    codegen::populateBasicLoweringPatterns(patterns);
+    codegen::populateElementwiseLoweringPatterns(patterns);
+    codegen::populateShapeLoweringPatterns(patterns);
+    codegen::populateReductionLoweringPatterns(patterns);
+    codegen::populateNNLoweringPatterns(patterns);
+    codegen::populateTrainingLoweringPatterns(patterns);
 
     ConversionTarget target(*context);
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,

@@ -1,0 +1,17 @@
+//===- BasicPatterns.cpp - lowerings of the Basic family ----------------===//
+//
+// One line per op file of the family (values).
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/lowering/Common.h"
+
+namespace odt::codegen {
+
+void populateConstantLoweringPatterns(mlir::RewritePatternSet &patterns);
+
+void populateBasicLoweringPatterns(mlir::RewritePatternSet &patterns) {
+  populateConstantLoweringPatterns(patterns);
+}
+
+} // namespace odt::codegen
