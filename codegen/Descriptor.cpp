@@ -1,6 +1,7 @@
 //===- Descriptor.cpp - the model descriptor emitted with the code --------===//
 
 #include "codegen/Descriptor.h"
+#include "codegen/ShapeFunctions.h"
 #include "compiler/export/ExportTemplate.h"
 #include "compiler/import/GraphImporter.h"
 #include "compiler/training/Roles.h"
@@ -144,13 +145,6 @@ LogicalResult DescriptorBuilder::collectArguments(
       findLabelRange(func.getArgument(i), *info);
     arguments.push_back(*info);
   }
-  // Symbols the user inputs bind; an output dim must be one of them (or
-  // static), else the caller could not size its buffer.
-  llvm::StringSet<> bound;
-  for (const ArgumentInfo &arg : arguments)
-    for (Attribute dim : arg.dims)
-      if (auto symbol = dyn_cast<StringAttr>(dim))
-        bound.insert(symbol.getValue());
   for (unsigned r = 0; r < func.getNumResults(); ++r) {
     if (func.getResultAttr(r, kTiedAttr))
       continue;
@@ -158,13 +152,8 @@ LogicalResult DescriptorBuilder::collectArguments(
         func.getResultAttrDict(r), func.getResultTypes()[r], func.getLoc());
     if (failed(info))
       return failure();
-    for (Attribute dim : info->dims)
-      if (auto symbol = dyn_cast<StringAttr>(dim); symbol &&
-          !bound.contains(symbol.getValue()))
-        return emitError(func.getLoc())
-               << "output '" << info->name << "' of '" << func.getName()
-               << "' has dim '" << symbol.getValue()
-               << "' that no input determines; odt cannot size its buffer";
+    // Dims no input binds are computed at run time by the entry point's
+    // shape function (odt-generate-shape-functions makes one exactly then).
     info->writes = true;
     arguments.push_back(*info);
   }
@@ -266,12 +255,25 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
     declarations += "*/\nvoid " + symbol + "(void **args);\n";
     resolverCases += "  if (strcmp(symbol, \"" + symbol + "\") == 0)\n    entry = " +
                      symbol + ";\n";
+    flatbuffers::Offset<flatbuffers::String> shapeSymbol;
+    if (needsShapeFunction(func)) {
+      std::string shapes = symbol + kShapeFunctionSuffix;
+      shapeSymbol = fbb.CreateString(shapes);
+      declarations += "/* Writes every dim of every output of " + symbol +
+                      " into the int64 buffer after the other arguments. */\n"
+                      "void " + shapes + "(void **args);\n";
+      resolverCases += "  if (strcmp(symbol, \"" + shapes +
+                       "\") == 0)\n    entry = " + shapes + ";\n";
+    }
     entries.push_back(fb::CreateEntryPoint(fbb, kind, fbb.CreateString(symbol),
-                                           fbb.CreateVector(fbArgs)));
+                                           fbb.CreateVector(fbArgs),
+                                           shapeSymbol));
     llvm::json::Object e;
     e["kind"] = funcName;
     e["symbol"] = symbol;
     e["arguments"] = std::move(jsonArgs);
+    if (needsShapeFunction(func))
+      e["shape_symbol"] = symbol + kShapeFunctionSuffix;
     jsonEntries.push_back(std::move(e));
   }
   json["entry_points"] = std::move(jsonEntries);

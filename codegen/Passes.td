@@ -18,6 +18,20 @@ def ConvertONNXToLinalg : Pass<"odt-convert-onnx-to-linalg", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def GenerateShapeFunctions
+    : Pass<"odt-generate-shape-functions", "mlir::ModuleOp"> {
+  let summary = "Give entry points with run-time output shapes a shape function";
+  let description = [{
+    For every entry point whose outputs have dims that no argument binds
+    (codegen/ShapeFunctions.h), adds `<entry>_shapes`: a copy of the entry
+    point returning one tensor<Kxi64> with every dim of every output (results
+    tied to an argument excluded), cut down by canonicalization and dead-code
+    elimination to the computation those dims depend on.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def DestinationPassing : Pass<"odt-destination-passing", "mlir::ModuleOp"> {
   let summary = "Make entry points write into caller buffers";
   let description = [{

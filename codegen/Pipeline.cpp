@@ -70,7 +70,10 @@ LogicalResult runLinalgPipeline(ModuleOp module) {
                              "canonicalize, cse,"
                              // 2. Elementwise chains into single loops.
                              "linalg-fuse-elementwise-ops,"
-                             "canonicalize, cse");
+                             "canonicalize, cse,"
+                             // 3. Outputs sized at run time get a shape
+                             //    function (after fusion: less to cut away).
+                             "odt-generate-shape-functions");
 }
 
 LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix) {

@@ -71,8 +71,10 @@ struct ParameterInfo {
 
 class ArtifactImporter {
 public:
-  ArtifactImporter(MLIRContext *context, const ArtifactPaths &paths)
-      : context(context), paths(paths), builder(context) {}
+  ArtifactImporter(MLIRContext *context, const ArtifactPaths &paths,
+                   std::vector<ParameterValue> *forwardParameters)
+      : context(context), paths(paths), builder(context),
+        forwardParameters(forwardParameters) {}
 
   OwningOpRef<ModuleOp> run();
 
@@ -85,6 +87,8 @@ private:
                                   StringRef path);
   std::pair<ArgRole, int> classify(StringRef name) const;
   LogicalResult importOptimizer(const ::onnx::ModelProto &model, ModuleOp module);
+  LogicalResult collectForwardParameters(const ::onnx::ModelProto &model,
+                                         StringRef path);
 
   MLIRContext *context;
   const ArtifactPaths &paths;
@@ -94,6 +98,9 @@ private:
   // From the checkpoint, when given: name -> trainable.
   llvm::StringMap<bool> checkpointParameters;
   bool haveCheckpoint = false;
+  std::vector<ParameterValue> *forwardParameters;
+  // Initializers promoted to parameters (forward models).
+  std::vector<std::pair<std::string, int>> initializerParameters;
 };
 
 } // namespace
@@ -174,6 +181,58 @@ LogicalResult ArtifactImporter::collectParameters(const ::onnx::ModelProto &mode
                    << entry.getKey() << "' is not an input of this graph";
         return failure();
       }
+  }
+  return success();
+}
+
+LogicalResult
+ArtifactImporter::collectForwardParameters(const ::onnx::ModelProto &model,
+                                           StringRef path) {
+  llvm::StringSet<> inputNames;
+  for (const auto &input : model.graph().input())
+    inputNames.insert(input.name());
+  for (const auto &init : model.graph().initializer()) {
+    // An initializer that is also a graph input is a default value the
+    // caller may override: it stays an input.
+    if (inputNames.contains(init.name()))
+      continue;
+    Type elementType = convertElementType(context, init.data_type());
+    if (!elementType || !isa<FloatType>(elementType))
+      continue;
+    FailureOr<ElementsAttr> value = convertTensorProto(
+        context, init, path,
+        NameLoc::get(StringAttr::get(context, init.name()),
+                     FileLineColLoc::get(context, path, 0, 0)));
+    if (failed(value))
+      return failure();
+    auto dense = dyn_cast<DenseElementsAttr>(*value);
+    if (!dense) {
+      fail(path) << "'" << path << "': initializer '" << init.name()
+                 << "' has no dense value";
+      return failure();
+    }
+    ParameterValue parameter;
+    parameter.name = init.name();
+    parameter.dataType = init.data_type();
+    parameter.dims.assign(init.dims().begin(), init.dims().end());
+    ArrayRef<char> raw = dense.getRawData();
+    int64_t count = dense.getNumElements();
+    if (dense.isSplat()) {
+      for (int64_t i = 0; i < count; ++i)
+        parameter.bytes.insert(parameter.bytes.end(), raw.begin(), raw.end());
+    } else {
+      parameter.bytes.assign(raw.begin(), raw.end());
+    }
+    int index = parameters.size();
+    parameterIndex[parameter.name] = index;
+    parameters.push_back({parameter.name,
+                          cast<RankedTensorType>(dense.getType()),
+                          std::vector<std::string>(), /*trainable=*/false});
+    for (int64_t dim : parameter.dims)
+      parameters.back().dims.push_back(std::to_string(dim));
+    initializerParameters.push_back({parameter.name, index});
+    if (forwardParameters)
+      forwardParameters->push_back(std::move(parameter));
   }
   return success();
 }
@@ -294,6 +353,9 @@ OwningOpRef<ModuleOp> ArtifactImporter::run() {
   if (failed(collectParameters(train ? *train : *eval,
                                train ? paths.train : paths.eval)))
     return nullptr;
+  bool forwardModel = !train && !optimizer && !haveCheckpoint;
+  if (forwardModel && failed(collectForwardParameters(*eval, paths.eval)))
+    return nullptr;
 
   auto classifyOutput = [](StringRef name) {
     return name.ends_with(kGradFlagSuffix) ? ArgRole::GradAccumFlag
@@ -302,11 +364,13 @@ OwningOpRef<ModuleOp> ArtifactImporter::run() {
   auto classifyInput = [this](StringRef name) { return classify(name); };
   bool failedAny = false;
   if (train) {
-    GraphImportOptions options{paths.train, classifyInput, classifyOutput, {}};
+    GraphImportOptions options{paths.train, classifyInput, classifyOutput, {},
+                               {}};
     failedAny |= failed(importGraph(*train, *module, "train", options));
   }
   if (eval) {
-    GraphImportOptions options{paths.eval, classifyInput, classifyOutput, {}};
+    GraphImportOptions options{paths.eval, classifyInput, classifyOutput, {},
+                               initializerParameters};
     failedAny |= failed(importGraph(*eval, *module, "eval", options));
   }
   if (optimizer && !failedAny)
@@ -326,9 +390,10 @@ OwningOpRef<ModuleOp> ArtifactImporter::run() {
   return module;
 }
 
-OwningOpRef<ModuleOp> importArtifacts(MLIRContext *context,
-                                      const ArtifactPaths &paths) {
-  ArtifactImporter importer(context, paths);
+OwningOpRef<ModuleOp>
+importArtifacts(MLIRContext *context, const ArtifactPaths &paths,
+                std::vector<ParameterValue> *forwardParameters) {
+  ArtifactImporter importer(context, paths, forwardParameters);
   return importer.run();
 }
 

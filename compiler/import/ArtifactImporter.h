@@ -36,9 +36,25 @@ struct CheckpointParameterNames {
 mlir::FailureOr<CheckpointParameterNames>
 readCheckpointParameterNames(llvm::StringRef path, std::string &error);
 
+/// A parameter's initial value, taken from an initializer of a plain forward
+/// model (raw little-endian bytes, ONNX data type, dims).
+struct ParameterValue {
+  std::string name;
+  int32_t dataType;
+  std::vector<int64_t> dims;
+  std::vector<char> bytes;
+};
+
 /// Imports the artifacts. Diagnostics go to the context's handler.
-mlir::OwningOpRef<mlir::ModuleOp> importArtifacts(mlir::MLIRContext *context,
-                                                  const ArtifactPaths &paths);
+///
+/// A plain forward model (an eval model alone, no checkpoint) has no
+/// parameter inputs: its floating-point initializers become its parameters
+/// (frozen), in initializer order, and their values are returned in
+/// `forwardParameters` so the caller can write them as a checkpoint.
+/// Integer and boolean initializers stay constants (shapes, axes, indices).
+mlir::OwningOpRef<mlir::ModuleOp>
+importArtifacts(mlir::MLIRContext *context, const ArtifactPaths &paths,
+                std::vector<ParameterValue> *forwardParameters = nullptr);
 
 } // namespace odt
 

@@ -267,6 +267,12 @@ Importer::convertTensorType(const ::onnx::TypeProto &type, StringRef name,
 
 FailureOr<ElementsAttr> Importer::convertTensor(const ::onnx::TensorProto &tensor,
                                                 Location loc) {
+  return convertTensorProto(context, tensor, options.sourcePath, loc);
+}
+
+FailureOr<ElementsAttr> convertTensorProto(MLIRContext *context,
+                                           const ::onnx::TensorProto &tensor,
+                                           StringRef sourcePath, Location loc) {
   Type elementType = convertElementType(context, tensor.data_type());
   if (!elementType) {
     emitError(loc) << "tensor '" << tensor.name() << "' has unsupported "
@@ -300,7 +306,7 @@ FailureOr<ElementsAttr> Importer::convertTensor(const ::onnx::TensorProto &tenso
       else if (entry.key() == "length")
         length = std::stoll(entry.value());
     }
-    SmallString<256> path(llvm::sys::path::parent_path(options.sourcePath));
+    SmallString<256> path(llvm::sys::path::parent_path(sourcePath));
     llvm::sys::path::append(path, location);
     auto file = llvm::MemoryBuffer::getFile(path, false, false);
     if (!file) {
@@ -618,6 +624,33 @@ FailureOr<func::FuncOp> Importer::run(StringRef funcName) {
     argTypes.push_back(*type);
     argAttrs.push_back(attrs);
     pending.push_back({input.name(), dims});
+  }
+
+  // Initializers promoted to parameters follow the graph inputs.
+  for (const auto &[name, param] : options.initializerParameters) {
+    const ::onnx::TensorProto *init = initializers.lookup(name);
+    if (!init) {
+      emitGraphError() << "no initializer '" << name << "'";
+      return failure();
+    }
+    Type elementType = convertElementType(context, init->data_type());
+    if (!elementType) {
+      emitGraphError() << "initializer '" << name << "' has unsupported "
+                       << dataTypeName(init->data_type());
+      return failure();
+    }
+    SmallVector<int64_t> shape(init->dims().begin(), init->dims().end());
+    std::vector<std::string> dims;
+    for (int64_t dim : shape)
+      dims.push_back(std::to_string(dim));
+    NamedAttrList attrs;
+    attrs.set(kNameAttr, builder.getStringAttr(name));
+    attrs.set(kRoleAttr, builder.getStringAttr(getRoleName(ArgRole::Parameter)));
+    attrs.set(kParamAttr, builder.getI64IntegerAttr(param));
+    argTypes.push_back(RankedTensorType::get(shape, elementType));
+    argAttrs.push_back(attrs);
+    pending.push_back({name, dims});
+    initializers.erase(name);
   }
 
   builder.setInsertionPointToEnd(module.getBody());

@@ -52,6 +52,9 @@ struct GraphImportOptions {
   std::function<ArgRole(llvm::StringRef name)> classifyOutput;
   /// Expansions of sequence-typed graph inputs, by input name.
   std::map<std::string, SequenceExpansion> sequences;
+  /// Initializers that become parameters (arguments after the graph
+  /// inputs, role parameter) instead of constants: (name, parameter index).
+  std::vector<std::pair<std::string, int>> initializerParameters;
 };
 
 /// Imports `model`'s graph as function `funcName` in `module`. Emits located
@@ -60,6 +63,12 @@ struct GraphImportOptions {
 mlir::FailureOr<mlir::func::FuncOp>
 importGraph(const ::onnx::ModelProto &model, mlir::ModuleOp module,
             llvm::StringRef funcName, const GraphImportOptions &options);
+
+/// An ONNX tensor (initializer or attribute) as an elements attribute; reads
+/// external data relative to `sourcePath`. Emits errors at `loc`.
+mlir::FailureOr<mlir::ElementsAttr>
+convertTensorProto(mlir::MLIRContext *context, const ::onnx::TensorProto &tensor,
+                   llvm::StringRef sourcePath, mlir::Location loc);
 
 /// The MLIR element type of an ONNX TensorProto.DataType, or null.
 mlir::Type convertElementType(mlir::MLIRContext *context, int32_t dataType);

@@ -256,6 +256,13 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
           reinterpret_cast<EntryFunction>(resolve(context, spec.symbol.c_str()));
       if (!spec.function)
         return Status::error("entry point '" + spec.symbol + "' is missing");
+      if (entry->shape_symbol()) {
+        spec.shapeFunction = reinterpret_cast<EntryFunction>(
+            resolve(context, entry->shape_symbol()->c_str()));
+        if (!spec.shapeFunction)
+          return Status::error("shape function '" + entry->shape_symbol()->str() +
+                               "' is missing");
+      }
       if (entry->arguments())
         for (const fb::Argument *arg : *entry->arguments()) {
           ArgumentSpec argument;
@@ -335,6 +342,49 @@ EntryCall::EntryCall(const EntryPointSpec &spec)
     descriptors[i].assign(3 + 2 * spec.arguments[i].dims.size(), 0);
     pointers[i] = descriptors[i].data();
   }
+  if (!spec.shapeFunction)
+    return;
+  size_t totalRank = 0;
+  for (size_t i = 0; i < spec.arguments.size(); ++i) {
+    if (spec.arguments[i].role == ArgumentRole::UserOutput)
+      totalRank += spec.arguments[i].dims.size();
+    else
+      shapePointers.push_back(pointers[i]);
+  }
+  outputDims.assign(totalRank, 0);
+  auto address = reinterpret_cast<int64_t>(outputDims.data());
+  outputDimsDescriptor = {address, address, 0,
+                          static_cast<int64_t>(totalRank), 1};
+  shapePointers.push_back(outputDimsDescriptor.data());
+}
+
+Status EntryCall::bindOutputShapes(SymbolBindings &bindings) {
+  if (!entry->shapeFunction)
+    return Status::ok();
+  entry->shapeFunction(shapePointers.data());
+  size_t next = 0;
+  for (const ArgumentSpec &arg : entry->arguments) {
+    if (arg.role != ArgumentRole::UserOutput)
+      continue;
+    for (size_t d = 0; d < arg.dims.size(); ++d) {
+      int64_t size = outputDims[next++];
+      if (size < 0)
+        return Status::error("the model computed dim " + std::to_string(d) +
+                             " of output '" + arg.name + "' as " +
+                             std::to_string(size) +
+                             " (the inputs' values are invalid for it)");
+      const DimSpec &dim = arg.dims[d];
+      int64_t previous = -1;
+      if (dim.size >= 0 ? size != dim.size
+                        : !bindings.bind(dim.symbol, size, previous))
+        return Status::error("the model computed dim " + std::to_string(d) +
+                             " of output '" + arg.name + "' as " +
+                             std::to_string(size) + ", but its shape says " +
+                             (dim.size >= 0 ? std::to_string(dim.size)
+                                            : std::to_string(previous)));
+    }
+  }
+  return Status::ok();
 }
 
 Status EntryCall::set(size_t index, Tensor &tensor) {
@@ -396,10 +446,12 @@ Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {
   return Status::ok();
 }
 
-Status EntryCall::checkOtherShapes(const SymbolBindings &bindings) const {
+Status EntryCall::checkOtherShapes(const SymbolBindings &bindings,
+                                   bool includeOutputs) const {
   for (size_t i = 0; i < tensors.size(); ++i) {
     const ArgumentSpec &arg = entry->arguments[i];
-    if (arg.role == ArgumentRole::UserInput)
+    if (arg.role == ArgumentRole::UserInput ||
+        (!includeOutputs && arg.role == ArgumentRole::UserOutput))
       continue;
     if (!tensors[i])
       return Status::error("internal error: argument '" + arg.name +

@@ -65,6 +65,9 @@ struct EntryPointSpec {
   std::string symbol;
   std::vector<ArgumentSpec> arguments;
   EntryFunction function = nullptr;
+  /// Computes the output dims no input binds (see docs/abi.md); null when
+  /// every output dim follows from the inputs.
+  EntryFunction shapeFunction = nullptr;
 };
 
 struct ParameterSpec {
@@ -169,8 +172,14 @@ public:
   /// checks their static dims. Errors name the input, the dim and both
   /// values.
   Status bindInputShapes(SymbolBindings &bindings) const;
-  /// Checks every other argument's shape against the bindings.
-  Status checkOtherShapes(const SymbolBindings &bindings) const;
+  /// Checks every other argument's shape against the bindings (the outputs'
+  /// too unless `includeOutputs` is false).
+  Status checkOtherShapes(const SymbolBindings &bindings,
+                          bool includeOutputs = true) const;
+  /// For entry points with a shape function: runs it on the arguments set so
+  /// far (everything but the outputs) and binds the outputs' symbols to the
+  /// dims it computes. A no-op otherwise.
+  Status bindOutputShapes(SymbolBindings &bindings);
   /// Checks the values of inputs with a value range (class labels), so that
   /// a bad label is an error instead of a wrong loss.
   Status checkInputValues() const;
@@ -185,6 +194,10 @@ private:
   std::vector<Tensor *> tensors;
   std::vector<std::vector<int64_t>> descriptors;
   std::vector<void *> pointers;
+  // The shape function's arguments: the non-output descriptors, then one
+  // for `outputDims`.
+  std::vector<void *> shapePointers;
+  std::vector<int64_t> outputDims, outputDimsDescriptor;
 };
 
 } // namespace odt

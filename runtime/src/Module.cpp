@@ -234,6 +234,13 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   Status status = step.call.bindInputShapes(step.bindings);
   if (!status)
     return status.withContext(what);
+  // Parameters and state are bound before the shape function reads them.
+  status = step.call.checkOtherShapes(step.bindings, /*includeOutputs=*/false);
+  if (!status)
+    return status.withContext(what);
+  status = step.call.bindOutputShapes(step.bindings);
+  if (!status)
+    return status.withContext(what);
   outputs.resize(step.outputArgs.size());
   for (size_t i = 0; i < step.outputArgs.size(); ++i) {
     size_t index = step.outputArgs[i];

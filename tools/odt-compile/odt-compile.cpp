@@ -13,6 +13,8 @@
 #include "codegen/Pipeline.h"
 #include "compiler/import/ArtifactImporter.h"
 
+#include "Checkpoint.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/AsmState.h"
@@ -279,7 +281,9 @@ int main(int argc, char **argv) {
 
   PhaseTimer timer(beQuiet);
   timer.start("import");
-  OwningOpRef<ModuleOp> module = odt::importArtifacts(&context, paths);
+  std::vector<odt::ParameterValue> forwardParameters;
+  OwningOpRef<ModuleOp> module =
+      odt::importArtifacts(&context, paths, &forwardParameters);
   if (!module)
     return 1;
 
@@ -346,6 +350,27 @@ int main(int argc, char **argv) {
       cleanup();
       return fail(error);
     }
+  if (emit.empty() && !forwardParameters.empty()) {
+    // A plain forward model: its initializers are its parameters, written as
+    // the checkpoint odt-run and the C API load by default.
+    odt::CheckpointState state;
+    for (odt::ParameterValue &value : forwardParameters) {
+      auto parameter = std::make_shared<odt::Parameter>();
+      parameter->name = value.name;
+      parameter->dtype = static_cast<odt::DataType>(value.dataType);
+      parameter->requiresGrad = false;
+      parameter->data = odt::Tensor::copyOf(parameter->dtype, value.dims,
+                                            value.bytes.data());
+      state.parameters.push_back(parameter);
+    }
+    odt::Status saved = odt::saveCheckpoint(
+        state, joinPath(staging, "checkpoint"), /*includeOptimizerState=*/false);
+    if (!saved) {
+      cleanup();
+      return fail(saved.message());
+    }
+    files.push_back({"checkpoint", ""});
+  }
   if (emit.empty()) {
     timer.start("link");
     if (!odt::linkSharedLibrary(joinPath(staging, "model.o"),

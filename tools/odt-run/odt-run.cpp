@@ -5,7 +5,7 @@
 //                 [--steps N] [--lr LR] [--save CKPT] [--resume]
 //                 [--scheduler linear|cosine|constant --warmup N --total N]
 //                 [--json]
-//   odt-run eval  OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...
+//   odt-run eval  OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...
 //                 [--output NAME=FILE.npy ...] [--json]
 //
 // train runs N iterations of {TrainStep, OptimizerStep, [SchedulerStep],
@@ -24,6 +24,7 @@
 #include "TrainingSession.h"
 
 #include <cerrno>
+#include <sys/stat.h>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -40,7 +41,7 @@ const char *kUsage =
     "                [--steps N] [--lr LR] [--save CKPT] [--resume]\n"
     "                [--scheduler linear|cosine|constant --warmup N --total N]\n"
     "                [--json]\n"
-    "  odt-run eval  OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...\n"
+    "  odt-run eval  OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
     "                [--output NAME=FILE.npy ...] [--json]\n";
 
 struct Options {
@@ -148,7 +149,7 @@ int parseOptions(int argc, char **argv, Options &options) {
   }
   if (options.modelDir.empty())
     return usageError("no compiled model folder given");
-  if (options.checkpoint.empty())
+  if (options.checkpoint.empty() && options.command == "train")
     return usageError("--checkpoint is required");
   if (options.command == "train" && !options.outputs.empty())
     return usageError("--output is for eval");
@@ -350,8 +351,16 @@ int main(int argc, char **argv) {
       odt::CompiledModel::load(options.modelDir);
   if (!model)
     return fail(model.getStatus());
+  // eval without --checkpoint: the checkpoint odt-compile wrote beside a
+  // plain forward model, or no parameters at all.
+  std::string checkpoint = options.checkpoint;
+  struct stat info;
+  if (checkpoint.empty() &&
+      stat((options.modelDir + "/checkpoint").c_str(), &info) == 0)
+    checkpoint = options.modelDir + "/checkpoint";
   odt::Result<odt::CheckpointState> state =
-      odt::loadCheckpoint(options.checkpoint);
+      checkpoint.empty() ? odt::Result<odt::CheckpointState>(odt::CheckpointState())
+                         : odt::loadCheckpoint(checkpoint);
   if (!state)
     return fail(state.getStatus());
   if (options.command == "train") {
