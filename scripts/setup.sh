@@ -9,7 +9,7 @@ packages=(
   # LLVM / MLIR 22 (shared libraries libLLVM.so / libMLIR.so) and lit/FileCheck
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools liblld-22-dev
   # ONNX protobuf schema for the importer
-  libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   # checkpoints
   libflatbuffers-dev flatbuffers-compiler
   # tests

@@ -89,6 +89,7 @@ private:
   LogicalResult importOptimizer(const ::onnx::ModelProto &model, ModuleOp module);
   LogicalResult collectForwardParameters(const ::onnx::ModelProto &model,
                                          StringRef path);
+  LogicalResult applyInputValues(::onnx::ModelProto &model, StringRef path);
 
   MLIRContext *context;
   const ArtifactPaths &paths;
@@ -101,6 +102,8 @@ private:
   std::vector<ParameterValue> *forwardParameters;
   // Initializers promoted to parameters (forward models).
   std::vector<std::pair<std::string, int>> initializerParameters;
+  // Inputs fixed by --input-value: constants, never parameters.
+  llvm::StringSet<> fixedInputs;
 };
 
 } // namespace
@@ -108,9 +111,68 @@ private:
 std::unique_ptr<::onnx::ModelProto> ArtifactImporter::read(StringRef path) {
   std::string error;
   auto model = readModelFile(path, error);
-  if (!model)
+  if (!model) {
     fail(path) << error;
+    return nullptr;
+  }
+  if (!upgradeOldOpset(*model, path, error)) {
+    fail(path) << error;
+    return nullptr;
+  }
+  if (failed(applyInputValues(*model, path)))
+    return nullptr;
   return model;
+}
+
+LogicalResult ArtifactImporter::applyInputValues(::onnx::ModelProto &model,
+                                                 StringRef path) {
+  auto dataTypeName = [](int32_t type) {
+    return ::onnx::TensorProto::DataType_IsValid(type)
+               ? ::onnx::TensorProto::DataType_Name(
+                     static_cast<::onnx::TensorProto::DataType>(type))
+               : "data type " + std::to_string(type);
+  };
+  auto *graph = model.mutable_graph();
+  for (const auto &entry : paths.inputValues) {
+    const std::string &name = entry.first;
+    const InputValue &value = entry.second;
+    auto input = llvm::find_if(*graph->mutable_input(), [&](const auto &in) {
+      return in.name() == name;
+    });
+    if (input == graph->mutable_input()->end())
+      continue; // an input of another graph of the trio
+    const auto &type = input->type();
+    if (!type.has_tensor_type() ||
+        type.tensor_type().elem_type() != value.dataType) {
+      fail(path) << "--input-value " << name << ": the input is "
+                 << (type.has_tensor_type()
+                         ? dataTypeName(type.tensor_type().elem_type())
+                         : std::string("not a tensor"))
+                 << ", the value is " << dataTypeName(value.dataType);
+      return failure();
+    }
+    if (type.tensor_type().has_shape()) {
+      const auto &shape = type.tensor_type().shape();
+      bool fits = shape.dim_size() == static_cast<int>(value.dims.size());
+      for (int d = 0; fits && d < shape.dim_size(); ++d)
+        fits = !shape.dim(d).has_dim_value() ||
+               shape.dim(d).dim_value() == value.dims[d];
+      if (!fits) {
+        fail(path) << "--input-value " << name
+                   << ": the value's shape does not fit the input's";
+        return failure();
+      }
+    }
+    ::onnx::TensorProto *tensor = graph->add_initializer();
+    tensor->set_name(name);
+    tensor->set_data_type(value.dataType);
+    for (int64_t dim : value.dims)
+      tensor->add_dims(dim);
+    tensor->set_raw_data(std::string(value.bytes.begin(), value.bytes.end()));
+    graph->mutable_input()->erase(input);
+    fixedInputs.insert(name);
+  }
+  return success();
 }
 
 LogicalResult ArtifactImporter::collectParameters(const ::onnx::ModelProto &model,
@@ -194,7 +256,7 @@ ArtifactImporter::collectForwardParameters(const ::onnx::ModelProto &model,
   for (const auto &init : model.graph().initializer()) {
     // An initializer that is also a graph input is a default value the
     // caller may override: it stays an input.
-    if (inputNames.contains(init.name()))
+    if (inputNames.contains(init.name()) || fixedInputs.contains(init.name()))
       continue;
     Type elementType = convertElementType(context, init.data_type());
     if (!elementType || !isa<FloatType>(elementType))

@@ -16,15 +16,27 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <map>
 #include <string>
+#include <vector>
 
 namespace odt {
+
+/// A value fixed at compile time for a graph input (odt-compile
+/// --input-value): raw little-endian bytes of an ONNX data type.
+struct InputValue {
+  int32_t dataType;
+  std::vector<int64_t> dims;
+  std::vector<char> bytes;
+};
 
 struct ArtifactPaths {
   std::string train;      // may be empty
   std::string eval;       // may be empty
   std::string optimizer;  // may be empty (requires train)
   std::string checkpoint; // may be empty: parameters are then inferred
+  /// Graph inputs of the train and eval graphs that become constants.
+  std::map<std::string, InputValue> inputValues;
 };
 
 /// Names of a checkpoint's parameters and whether each is trainable.

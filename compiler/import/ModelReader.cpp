@@ -3,6 +3,7 @@
 #include "compiler/import/ModelReader.h"
 
 #include "onnx/onnx_pb.h"
+#include "onnx/version_converter/convert.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -45,6 +46,26 @@ std::unique_ptr<::onnx::ModelProto> readModelFile(llvm::StringRef path,
     return nullptr;
   }
   return model;
+}
+
+bool upgradeOldOpset(::onnx::ModelProto &model, llvm::StringRef path,
+                     std::string &error) {
+  int64_t opset = getOpsetVersion(model, "");
+  if (opset < 1 || opset >= kOldestNativeOpset)
+    return true;
+  for (const auto &node : model.graph().node())
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      return true; // mixed domains: left to the importer's opset check
+  try {
+    model = ::onnx::version_conversion::ConvertVersion(model,
+                                                       kOldestNativeOpset);
+  } catch (const std::exception &exception) {
+    error = "'" + path.str() + "': cannot upgrade ai.onnx opset " +
+            std::to_string(opset) + " to " +
+            std::to_string(kOldestNativeOpset) + ": " + exception.what();
+    return false;
+  }
+  return true;
 }
 
 int64_t getOpsetVersion(const ::onnx::ModelProto &model, llvm::StringRef domain) {

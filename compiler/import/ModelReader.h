@@ -20,6 +20,17 @@ namespace odt {
 std::unique_ptr<::onnx::ModelProto> readModelFile(llvm::StringRef path,
                                                 std::string &error);
 
+/// Models of ai.onnx opsets below this are upgraded to it on reading (with
+/// ONNX's version converter), so odt implements each op's semantics from
+/// opset 13 on.
+inline constexpr int kOldestNativeOpset = 13;
+
+/// Upgrades a model whose ai.onnx opset is below kOldestNativeOpset. Only
+/// models with ai.onnx nodes alone are converted. Returns false (and sets
+/// `error`) if the converter fails.
+bool upgradeOldOpset(::onnx::ModelProto &model, llvm::StringRef path,
+                     std::string &error);
+
 /// The opset version the model imports for `domain` ("" = ai.onnx), or -1.
 int64_t getOpsetVersion(const ::onnx::ModelProto &model, llvm::StringRef domain);
 

@@ -14,6 +14,7 @@
 #include "compiler/import/ArtifactImporter.h"
 
 #include "Checkpoint.h"
+#include "Npy.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -62,6 +63,11 @@ static cl::opt<std::string> prefix("name",
                                    cl::init("odt_model"), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("No progress lines"),
                            cl::cat(category));
+static cl::list<std::string> inputValues(
+    "input-value",
+    cl::desc("Fix a graph input to the values of a .npy file (a compile-time "
+             "specialization; the input leaves the model's signature)"),
+    cl::value_desc("NAME=FILE.npy"), cl::cat(category));
 
 namespace {
 
@@ -218,7 +224,8 @@ int main(int argc, char **argv) {
   // llvm::cl option when it links.
   const std::string outDir = outputDir;
   const bool beQuiet = quiet;
-  odt::ArtifactPaths paths{trainPath, evalPath, optimizerPath, checkpointPath};
+  odt::ArtifactPaths paths{trainPath, evalPath, optimizerPath, checkpointPath,
+                           {}};
   if (!artifactDir.empty()) {
     if (!trainPath.empty() || !evalPath.empty() || !optimizerPath.empty())
       return fail("give either ARTIFACT_DIR or --train/--eval/--optimizer");
@@ -242,6 +249,21 @@ int main(int argc, char **argv) {
                     ? "no model given (see --help)"
                     : "an optimizer model needs the training model it updates "
                       "(--train)");
+  for (const std::string &entry : inputValues) {
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
+      return fail("--input-value needs NAME=FILE.npy, got '" + entry + "'");
+    std::string name = entry.substr(0, eq);
+    odt::Result<odt::Tensor> tensor = odt::readNpy(entry.substr(eq + 1));
+    if (!tensor)
+      return fail("--input-value " + name + ": " + tensor.getStatus().message());
+    const char *bytes = static_cast<const char *>(tensor->data());
+    odt::InputValue value{static_cast<int32_t>(tensor->dtype()),
+                          tensor->shape(),
+                          std::vector<char>(bytes, bytes + tensor->byteSize())};
+    if (!paths.inputValues.emplace(name, std::move(value)).second)
+      return fail("--input-value " + name + " is given twice");
+  }
   static const char *kStages[] = {"onnx", "linalg", "llvm", "asm", "obj"};
   if (!emit.empty() && !llvm::is_contained(kStages, emit))
     return fail("unknown --emit stage '" + emit +
