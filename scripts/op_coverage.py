@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Writes docs/op-coverage.md: every operator odt's onnx dialect defines, the
+opsets and element types it accepts, its lowering, whether it has a gradient
+rule, and its result in the ONNX backend node tests.
+
+    /usr/bin/python3 scripts/op_coverage.py --build build \
+        --conformance docs/conformance.md --out docs/op-coverage.md
+
+Sources, all read (never edited by hand):
+  dialects/onnx/ops/*.td           the ops, their family and summary
+  <build>/dialects/onnx/ONNXOps.md the operand types (mlir-tblgen -gen-op-doc)
+  codegen/lowering/*.cpp           which file lowers each op
+  compiler/autodiff/*.cpp          gradient rules (when present)
+  docs/conformance.md              scripts/onnx_backend_tests.py's report
+"""
+
+import argparse
+import glob
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+DEF = re.compile(r'^def (ONNX_(\w+?)Op)\s*(?:\n\s*)?:\s*(ONNX_MSOp|ONNX_Op|Op)<\s*"?'
+                 r'(?:ONNX_Dialect,\s*")?([\w.]+)"', re.M)
+
+
+def read_ops():
+    ops = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "dialects/onnx/ops/*.td"))):
+        family = os.path.splitext(os.path.basename(path))[0]
+        text = open(path).read()
+        for match in DEF.finditer(text):
+            record, _, base, mnemonic = match.groups()
+            if base == "Op" and mnemonic == "NoValue":
+                continue
+            name = mnemonic[3:] if mnemonic.startswith("ms.") else mnemonic
+            domain = "com.microsoft" if base == "ONNX_MSOp" or mnemonic.startswith("ms.") else "ai.onnx"
+            body = text[match.end():text.find("\n}", match.end())]
+            summary = re.search(r'let summary = "([^"]*)"', body)
+            ops.append({"record": record, "name": name, "domain": domain,
+                        "family": family,
+                        "op": ("onnx.ms." if domain == "com.microsoft" else "onnx.") + name,
+                        "summary": summary.group(1) if summary else ""})
+    return ops
+
+
+def operand_types(doc_path):
+    """op name -> sorted element types mentioned for its operands."""
+    types = {}
+    if not os.path.exists(doc_path):
+        return types
+    text = open(doc_path).read()
+    for section in re.split(r"\n### `", text)[1:]:
+        name = section.split("`", 1)[0]
+        operands = section.split("#### Operands:", 1)
+        if len(operands) < 2:
+            continue
+        table = operands[1].split("####", 1)[0]
+        words = {
+            "16-bit float": "f16", "bfloat16": "bf16", "32-bit float": "f32",
+            "64-bit float": "f64", "1-bit signless integer": "bool",
+            "8-bit signless integer": "i8", "16-bit signless integer": "i16",
+            "32-bit signless integer": "i32", "64-bit signless integer": "i64",
+            "8-bit unsigned integer": "u8", "16-bit unsigned integer": "u16",
+            "32-bit unsigned integer": "u32", "64-bit unsigned integer": "u64",
+            "signless integer": "int", "any type": "any",
+        }
+        order = list(words.values())
+        found = {v for k, v in words.items() if k in table}
+        if "int" in found and found & {"i8", "i16", "i32", "i64"}:
+            found.discard("int")
+        types[name] = sorted(found, key=order.index)
+    return types
+
+
+def lowerings():
+    result = {}
+    for path in glob.glob(os.path.join(ROOT, "codegen/lowering/*.cpp")):
+        text = open(path).read()
+        for record in re.findall(r"OpConversionPattern<\s*onnx::(\w+)Op\s*>", text):
+            result.setdefault(record, os.path.relpath(path, ROOT))
+        for record in re.findall(r"OpRewritePattern<\s*onnx::(\w+)Op\s*>", text):
+            result.setdefault(record, os.path.relpath(path, ROOT))
+    return result
+
+
+def gradient_rules():
+    rules = set()
+    for path in glob.glob(os.path.join(ROOT, "compiler/autodiff/*.cpp")):
+        text = open(path).read()
+        rules.update(re.findall(r"onnx::(\w+)Op::buildGradient", text))
+        rules.update(re.findall(r"GradientRule<\s*onnx::(\w+)Op\s*>", text))
+    return rules
+
+
+def conformance(path):
+    """op name -> (passed, total) over the backend tests that use it."""
+    counts = {}
+    if not os.path.exists(path):
+        return counts
+    for line in open(path):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].startswith("test_"):
+            continue
+        passed = cells[2] == "pass"
+        for op in cells[1].split():
+            p, t = counts.get(op, (0, 0))
+            counts[op] = (p + passed, t + 1)
+    return counts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--conformance", default=os.path.join(ROOT, "docs/conformance.md"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs/op-coverage.md"))
+    args = parser.parse_args()
+
+    ops = read_ops()
+    types = operand_types(os.path.join(args.build, "dialects/onnx/ONNXOps.md"))
+    lowered = lowerings()
+    grads = gradient_rules()
+    tests = conformance(args.conformance)
+    lines = [
+        "# Operator coverage",
+        "",
+        "Generated by `scripts/op_coverage.py` from the dialect's TableGen files, the",
+        "lowering sources and `docs/conformance.md` (do not edit). Opsets: every op",
+        "implements ai.onnx 13–21 semantics; models of older opsets are upgraded to 13",
+        "by ONNX's version converter when they are read. Element types are those the",
+        "op's operands accept. Backend tests: passing / selected ONNX node tests that",
+        "use the op.",
+        "",
+        "| op | domain | family | element types | lowering | gradient rule | backend tests |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for op in sorted(ops, key=lambda o: (o["domain"], o["name"])):
+        record = op["record"][len("ONNX_"):-len("Op")]
+        passed, total = tests.get(op["name"], (0, 0)) if op["domain"] == "ai.onnx" else (0, 0)
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            op["name"], op["domain"], op["family"],
+            " ".join(types.get(op["op"], [])) or "-",
+            "`%s`" % lowered[record] if record in lowered else "none",
+            "yes" if record in grads else ("is a gradient" if op["domain"] == "com.microsoft" and "Grad" in op["name"] else "-"),
+            "%d / %d" % (passed, total) if total else "-"))
+    with open(args.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("op_coverage: %d ops written to %s" % (len(ops), args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
