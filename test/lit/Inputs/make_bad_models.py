@@ -6,7 +6,9 @@ Each model is a variation of one valid forward graph, Gemm -> Relu on
 x [N, 4] and a weight [3, 4] (transB), so each file holds exactly one defect:
 
   unsupported_ops.onnx   several nodes of op types odt does not support
-  opset9.onnx            a valid graph (one Relu) importing ai.onnx opset 9
+  opset9.onnx            a valid graph (one Relu) importing ai.onnx opset 9,
+                         which odt upgrades to 13 before importing
+  opset99.onnx           the same graph importing an ai.onnx opset from the future
   unknown_attribute.onnx a Gemm with an attribute ONNX's Gemm does not have
   dangling_output.onnx   a graph output that no node computes
   shape_mismatch.onnx    a Gemm whose inner dims are 3 and 4
@@ -57,11 +59,11 @@ def main(out_dir):
         "unsupported_ops": make_model(
             [
                 gemm(),
-                helper.make_node("Sigmoid", ["y"], ["s"], name="gate"),
-                helper.make_node("Tanh", ["s"], ["t"]),
+                helper.make_node("Shrink", ["y"], ["s"], name="gate"),
+                helper.make_node("Hardmax", ["s"], ["t"], axis=1),
                 helper.make_node("Relu", ["t"], ["r"], name="act1"),
-                helper.make_node("Softmax", ["r"], ["q"], name="probs",
-                                 axis=1),
+                helper.make_node("LpNormalization", ["r"], ["q"],
+                                 name="probs", axis=1),
                 helper.make_node("Scale", ["q"], ["z"], name="custom",
                                  domain="com.example"),
             ],
@@ -70,6 +72,9 @@ def main(out_dir):
         "opset9": make_model(
             [helper.make_node("Relu", ["x"], ["z"], name="act1")],
             [output("z", ["N", 4])], opset=9),
+        "opset99": make_model(
+            [helper.make_node("Relu", ["x"], ["z"], name="act1")],
+            [output("z", ["N", 4])], opset=99, check=False),
         # The checker rejects an attribute Gemm does not define: that is the
         # point of this file.
         "unknown_attribute": make_model(
