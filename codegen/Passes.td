@@ -47,6 +47,18 @@ def DestinationPassing : Pass<"odt-destination-passing", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def ExpandStridedCopies : Pass<"odt-expand-strided-copies", "mlir::ModuleOp"> {
+  let summary = "Turn memref.copy between non-contiguous buffers into loops";
+  let description = [{
+    finalize-memref-to-llvm lowers a memref.copy between buffers that are not
+    both contiguous to a call to `memrefCopy` from MLIR's C runner library,
+    which a compiled model must not depend on. This pass rewrites those
+    copies to linalg.copy, which convert-linalg-to-loops turns into plain
+    loops; contiguous copies stay memref.copy and become memcpy.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def PackEntryPoints : Pass<"odt-pack-entry-points", "mlir::ModuleOp"> {
   let summary = "Give each entry point a packed C wrapper and hide the rest";
   let description = [{

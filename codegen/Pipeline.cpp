@@ -91,8 +91,11 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix) {
       "buffer-deallocation-pipeline,"
       "canonicalize, cse,"
       // 4. Loops, then the LLVM dialect.
-      "convert-linalg-to-loops, lower-affine, convert-scf-to-cf,"
-      "expand-strided-metadata, finalize-memref-to-llvm,"
+      //    expand-strided-metadata emits affine.apply for dynamic offsets
+      //    (slices at run-time positions), so it runs before lower-affine.
+      "odt-expand-strided-copies,"
+      "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
+      "convert-scf-to-cf, finalize-memref-to-llvm,"
       "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
       "convert-func-to-llvm, convert-cf-to-llvm, reconcile-unrealized-casts,"
       // 5. One packed C entry per entry point; everything else internal.

@@ -9,9 +9,13 @@
 namespace odt::codegen {
 
 void populateConstantLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateConstantOfShapeLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateRangeLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 void populateBasicLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateConstantLoweringPatterns(patterns);
+  populateConstantOfShapeLoweringPatterns(patterns);
+  populateRangeLoweringPatterns(patterns);
 }
 
 } // namespace odt::codegen

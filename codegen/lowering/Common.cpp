@@ -12,6 +12,54 @@ SmallVector<OpFoldResult> getSizes(OpBuilder &b, Location loc, Value tensor) {
   return tensor::getMixedSizes(b, loc, tensor);
 }
 
+Value dimValue(OpBuilder &b, Location loc, Value tensor, int64_t d) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+  return tensor::DimOp::create(b, loc, tensor, d);
+}
+
+Value castToIndex(OpBuilder &b, Location loc, Value scalar) {
+  Type type = scalar.getType();
+  if (type.isIndex())
+    return scalar;
+  if (auto integer = dyn_cast<IntegerType>(type); integer && !integer.isSignless())
+    scalar = arith::BitcastOp::create(
+        b, loc, b.getIntegerType(integer.getWidth()), scalar);
+  return b.createOrFold<arith::IndexCastOp>(loc, b.getIndexType(), scalar);
+}
+
+Value extractIndex(OpBuilder &b, Location loc, Value tensor, int64_t index) {
+  Value position = arith::ConstantIndexOp::create(b, loc, index);
+  Value element =
+      b.createOrFold<tensor::ExtractOp>(loc, tensor, ValueRange{position});
+  return castToIndex(b, loc, element);
+}
+
+Value convertScalar(OpBuilder &b, Location loc, Value scalar, Type to) {
+  Type from = scalar.getType();
+  if (from == to)
+    return scalar;
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, to, scalar);
+    return arith::TruncFOp::create(b, loc, to, scalar);
+  }
+  if (toFloat && from.isSignlessInteger())
+    return arith::SIToFPOp::create(b, loc, to, scalar);
+  if (fromFloat && to.isSignlessInteger())
+    return arith::FPToSIOp::create(b, loc, to, scalar);
+  if (from.isSignlessInteger() && to.isSignlessInteger()) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtSIOp::create(b, loc, to, scalar);
+    if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+      return arith::TruncIOp::create(b, loc, to, scalar);
+  }
+  return scalar;
+}
+
 Value createEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                   Type elementType) {
   return tensor::EmptyOp::create(b, loc, sizes, elementType);

@@ -39,6 +39,21 @@ Value createScalar(OpBuilder &b, Location loc, mlir::Type type, double value);
 /// The single element of a one-element tensor.
 Value extractScalar(OpBuilder &b, Location loc, Value tensor);
 
+/// Size of dim `d` of `tensor` as an index (a constant where static).
+Value dimValue(OpBuilder &b, Location loc, Value tensor, int64_t d);
+
+/// An integer scalar (any width or signedness) as an index, sign-extended.
+Value castToIndex(OpBuilder &b, Location loc, Value scalar);
+
+/// Element `index` of the 1-D integer tensor `tensor`, as an index.
+Value extractIndex(OpBuilder &b, Location loc, Value tensor, int64_t index);
+
+/// `scalar` converted to the scalar type `to`: extf/truncf between floats,
+/// sitofp/fptosi between signless integers and floats, extsi/trunci between
+/// integers of different widths; integers of the same width (signless or not)
+/// are returned unchanged, since only their interpretation differs.
+Value convertScalar(OpBuilder &b, Location loc, Value scalar, mlir::Type to);
+
 /// The indexing map that reads `operand` inside a loop nest over `outputRank`
 /// dims under ONNX multidirectional broadcasting: operand dims align to the
 /// trailing output dims; a dim of static size 1 (where the output's is not

@@ -1,6 +1,7 @@
-//===- ElementwisePatterns.cpp - lowerings of the Elementwise family ----------------===//
+//===- ElementwisePatterns.cpp - lowerings of the Elementwise family ------===//
 //
-// One line per op file of the family (elementwise math, activations, comparisons, logic, casts).
+// One line per op file of the family (elementwise math, activations,
+// comparisons, logic, casts); shared pieces live in ElementwiseUtil.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,10 +9,76 @@
 
 namespace odt::codegen {
 
+void populateAbsLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateAddLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateAndLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateCastLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateClipLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateCosLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateDivLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateDropoutLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateEluLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateEqualLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateErfLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateExpLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateGeluLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateGreaterLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateHardSigmoidLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateLeakyReluLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateLessLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateLogLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateMaxLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateMinLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateMulLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateNegLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateNotLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateOrLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populatePowLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateReciprocalLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReluLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateSigmoidLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateSinLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateSoftplusLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateSqrtLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateSubLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateTanhLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateWhereLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns) {
+  populateAbsLoweringPatterns(patterns);
+  populateAddLoweringPatterns(patterns);
+  populateAndLoweringPatterns(patterns);
+  populateCastLoweringPatterns(patterns);
+  populateClipLoweringPatterns(patterns);
+  populateCosLoweringPatterns(patterns);
+  populateDivLoweringPatterns(patterns);
+  populateDropoutLoweringPatterns(patterns);
+  populateEluLoweringPatterns(patterns);
+  populateEqualLoweringPatterns(patterns);
+  populateErfLoweringPatterns(patterns);
+  populateExpLoweringPatterns(patterns);
+  populateGeluLoweringPatterns(patterns);
+  populateGreaterLoweringPatterns(patterns);
+  populateHardSigmoidLoweringPatterns(patterns);
+  populateLeakyReluLoweringPatterns(patterns);
+  populateLessLoweringPatterns(patterns);
+  populateLogLoweringPatterns(patterns);
+  populateMaxLoweringPatterns(patterns);
+  populateMinLoweringPatterns(patterns);
+  populateMulLoweringPatterns(patterns);
+  populateNegLoweringPatterns(patterns);
+  populateNotLoweringPatterns(patterns);
+  populateOrLoweringPatterns(patterns);
+  populatePowLoweringPatterns(patterns);
+  populateReciprocalLoweringPatterns(patterns);
   populateReluLoweringPatterns(patterns);
+  populateSigmoidLoweringPatterns(patterns);
+  populateSinLoweringPatterns(patterns);
+  populateSoftplusLoweringPatterns(patterns);
+  populateSqrtLoweringPatterns(patterns);
+  populateSubLoweringPatterns(patterns);
+  populateTanhLoweringPatterns(patterns);
+  populateWhereLoweringPatterns(patterns);
 }
 
 } // namespace odt::codegen

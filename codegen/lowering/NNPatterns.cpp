@@ -9,9 +9,21 @@
 namespace odt::codegen {
 
 void populateGemmLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateMatMulLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateConvLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateConvTransposeLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateMaxPoolLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateAveragePoolLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateGlobalAveragePoolLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 void populateNNLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateGemmLoweringPatterns(patterns);
+  populateMatMulLoweringPatterns(patterns);
+  populateConvLoweringPatterns(patterns);
+  populateConvTransposeLoweringPatterns(patterns);
+  populateMaxPoolLoweringPatterns(patterns);
+  populateAveragePoolLoweringPatterns(patterns);
+  populateGlobalAveragePoolLoweringPatterns(patterns);
 }
 
 } // namespace odt::codegen

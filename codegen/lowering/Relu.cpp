@@ -1,6 +1,6 @@
 //===- Relu.cpp - onnx.Relu and onnx.ms.ReluGrad -> linalg ----------------===//
 
-#include "codegen/lowering/Common.h"
+#include "codegen/lowering/ElementwiseUtil.h"
 
 using namespace mlir;
 
@@ -13,19 +13,15 @@ struct LowerRelu : OpConversionPattern<onnx::ReluOp> {
   LogicalResult
   matchAndRewrite(onnx::ReluOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type elementType = getElementTypeOrSelf(op.getY().getType());
-    Value init = createEmpty(rewriter, loc, getSizes(rewriter, loc, adaptor.getX()),
-                             elementType);
-    Value zero = createScalar(rewriter, loc, elementType, 0.0);
-    rewriter.replaceOp(op, buildElementwise(
-                               rewriter, loc, {adaptor.getX()}, {init},
-                               [&](OpBuilder &b, Location l, ValueRange args) {
-                                 // maximumf propagates NaN, as ONNX expects.
-                                 return SmallVector<Value>{arith::MaximumFOp::create(
-                                     b, l, args[0], zero)};
-                               }));
-    return success();
+    return lowerToElementwise(
+        rewriter, op, {adaptor.getX()},
+        [&](OpBuilder &b, Location loc, ValueRange args) -> SmallVector<Value> {
+          Value x = args[0];
+          Value zero = createScalar(b, loc, x.getType(), 0.0);
+          // maximumf propagates NaN, as ONNX expects; integers (opset 14)
+          // compare signed.
+          return {createMaximum(b, loc, x, zero, /*isUnsigned=*/false)};
+        });
   }
 };
 

@@ -14,119 +14,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/lowering/Common.h"
-
-#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "codegen/lowering/ReductionUtil.h"
 
 #include <limits>
 
 using namespace mlir;
+using namespace odt::codegen::reduction;
 
 namespace odt::codegen {
 namespace {
-
-/// Shapes and maps shared by the forward and backward lowerings.
-struct LossLayout {
-  int64_t rank;       // rank of scores
-  int64_t sampleRank; // rank of labels
-  SmallVector<OpFoldResult> scoreSizes;
-  SmallVector<OpFoldResult> sampleSizes;
-  Value numClasses; // index
-
-  LossLayout(OpBuilder &b, Location loc, Value scores) {
-    rank = cast<RankedTensorType>(scores.getType()).getRank();
-    sampleRank = rank - 1;
-    scoreSizes = getSizes(b, loc, scores);
-    for (int64_t i = 0; i < rank; ++i)
-      if (i != 1)
-        sampleSizes.push_back(scoreSizes[i]);
-    numClasses = getValueOrCreateConstantIndexOp(b, loc, scoreSizes[1]);
-  }
-
-  /// In a domain of `rank` dims laid out like scores (n, c, d...), the map
-  /// that reads a sample-shaped tensor (drops the class dim).
-  AffineMap sampleMapInScoreDomain(MLIRContext *context) const {
-    SmallVector<AffineExpr> exprs;
-    for (int64_t i = 0; i < rank; ++i)
-      if (i != 1)
-        exprs.push_back(getAffineDimExpr(i, context));
-    return AffineMap::get(rank, 0, exprs, context);
-  }
-
-  /// The iterators of a reduction over classes in the score domain.
-  SmallVector<utils::IteratorType> classReductionIterators() const {
-    auto iterators = parallelIterators(rank);
-    iterators[1] = utils::IteratorType::reduction;
-    return iterators;
-  }
-
-  /// The indices of sample `s` in the score layout, with class `c`.
-  SmallVector<Value> scoreIndices(OpBuilder &b, Location loc, Value c) const {
-    SmallVector<Value> indices;
-    for (int64_t i = 0; i < sampleRank; ++i) {
-      indices.push_back(linalg::IndexOp::create(b, loc, i));
-      if (i == 0)
-        indices.push_back(c);
-    }
-    return indices;
-  }
-};
-
-/// The class of a label, clamped into [0, C) so a bad label cannot fault.
-Value labelToClass(OpBuilder &b, Location loc, Value label, Value numClasses) {
-  Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), label);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value last = arith::SubIOp::create(b, loc, numClasses, one);
-  index = arith::MaxSIOp::create(b, loc, index, zero);
-  return arith::MinSIOp::create(b, loc, index, last);
-}
-
-/// w[s] for every sample: 0 for ignored labels, else weights[label] or 1.
-Value sampleWeights(OpBuilder &b, Location loc, const LossLayout &layout,
-                    Value labels, Value weights,
-                    std::optional<int64_t> ignoreIndex, Type elementType) {
-  Value init = createEmpty(b, loc, layout.sampleSizes, elementType);
-  Value zero = createScalar(b, loc, elementType, 0.0);
-  Value one = createScalar(b, loc, elementType, 1.0);
-  return buildElementwise(
-             b, loc, {labels}, {init},
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               Value label = args[0];
-               Value weight = one;
-               if (!onnx::isNoValue(weights)) {
-                 Value cls = labelToClass(nb, l, label, layout.numClasses);
-                 weight = tensor::ExtractOp::create(nb, l, weights, cls);
-               }
-               if (ignoreIndex) {
-                 Value ignored = arith::CmpIOp::create(
-                     nb, l, arith::CmpIPredicate::eq, label,
-                     createScalar(nb, l, label.getType(), *ignoreIndex));
-                 weight = arith::SelectOp::create(nb, l, ignored, zero, weight);
-               }
-               return SmallVector<Value>{weight};
-             })
-      .front();
-}
-
-/// Sum of every element of `tensor` as a 0-d tensor.
-Value sumAll(OpBuilder &b, Location loc, Value tensor) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  Value init = createFilled(b, loc, {}, type.getElementType(), 0.0);
-  MLIRContext *context = b.getContext();
-  SmallVector<AffineMap> maps = {identityMap(context, type.getRank()),
-                                 AffineMap::get(type.getRank(), 0, {}, context)};
-  SmallVector<utils::IteratorType> iterators(type.getRank(),
-                                             utils::IteratorType::reduction);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, ValueRange{tensor},
-             ValueRange{init}, maps, iterators,
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, l, Value(arith::AddFOp::create(nb, l, args[1], args[0])));
-             })
-      .getResult(0);
-}
 
 struct LowerSoftmaxCrossEntropyLoss
     : OpConversionPattern<onnx::SoftmaxCrossEntropyLossOp> {
@@ -137,9 +33,14 @@ struct LowerSoftmaxCrossEntropyLoss
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *context = rewriter.getContext();
-    Value scores = adaptor.getScores();
-    auto scoresType = cast<RankedTensorType>(scores.getType());
-    Type elementType = scoresType.getElementType();
+    // float16/bfloat16 compute in f32.
+    Type storageType =
+        cast<RankedTensorType>(adaptor.getScores().getType()).getElementType();
+    Type elementType = getAccumulatorType(storageType);
+    Value scores = convertTensor(rewriter, loc, adaptor.getScores(), elementType);
+    Value classWeights = adaptor.getWeights();
+    if (!onnx::isNoValue(classWeights))
+      classWeights = convertTensor(rewriter, loc, classWeights, elementType);
     LossLayout layout(rewriter, loc, scores);
     AffineMap identity = identityMap(context, layout.rank);
     AffineMap sampleMap = layout.sampleMapInScoreDomain(context);
@@ -197,45 +98,15 @@ struct LowerSoftmaxCrossEntropyLoss
             })
             .getResult(0);
 
-    // per-sample loss
-    Value weights = sampleWeights(rewriter, loc, layout, adaptor.getLabels(),
-                                  adaptor.getWeights(), op.getIgnoreIndex(),
-                                  elementType);
-    Value lossInit = createEmpty(rewriter, loc, layout.sampleSizes, elementType);
-    Value losses =
-        buildElementwise(
-            rewriter, loc, {adaptor.getLabels(), weights}, {lossInit},
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value cls = labelToClass(b, l, args[0], layout.numClasses);
-              Value picked = tensor::ExtractOp::create(
-                  b, l, logProb, layout.scoreIndices(b, l, cls));
-              Value weighted = arith::MulFOp::create(b, l, picked, args[1]);
-              return SmallVector<Value>{arith::NegFOp::create(b, l, weighted)};
-            })
-            .front();
-
-    Value loss = losses;
-    StringRef reduction = op.getReduction();
-    if (reduction != "none") {
-      loss = sumAll(rewriter, loc, losses);
-      if (reduction == "mean") {
-        Value total = sumAll(rewriter, loc, weights);
-        Value lossInit0 = createEmpty(rewriter, loc, {}, elementType);
-        loss = buildElementwise(rewriter, loc, {loss, total}, {lossInit0},
-                                [&](OpBuilder &b, Location l, ValueRange args) {
-                                  return SmallVector<Value>{
-                                      arith::DivFOp::create(b, l, args[0], args[1])};
-                                })
-                   .front();
-      }
-    }
-    auto castTo = [&](Value value, Type type) -> Value {
-      if (value.getType() == type)
-        return value;
-      return tensor::CastOp::create(rewriter, loc, type, value);
-    };
-    rewriter.replaceOp(op, {castTo(loss, op.getOutput().getType()),
-                            castTo(logProb, op.getLogProb().getType())});
+    // -log_prob[label] * w per sample, then the reduction.
+    Value loss = buildNegativeLogLikelihood(
+        rewriter, loc, layout, logProb, adaptor.getLabels(), classWeights,
+        op.getIgnoreIndex(), op.getReduction());
+    loss = convertTensor(rewriter, loc, loss, storageType);
+    logProb = convertTensor(rewriter, loc, logProb, storageType);
+    rewriter.replaceOp(
+        op, {castToType(rewriter, loc, loss, op.getOutput().getType()),
+             castToType(rewriter, loc, logProb, op.getLogProb().getType())});
     return success();
   }
 };

@@ -110,6 +110,8 @@ private:
   FailureOr<Attribute> convertAttribute(const ::onnx::AttributeProto &attr,
                                         Location loc);
   LogicalResult importNode(const ::onnx::NodeProto &node, StringRef nodeName);
+  LogicalResult importConstant(const ::onnx::NodeProto &node,
+                               StringRef nodeName);
   Value getNoValue();
 
   const ::onnx::ModelProto &model;
@@ -458,10 +460,92 @@ Value Importer::getNoValue() {
   return noValue;
 }
 
+LogicalResult Importer::importConstant(const ::onnx::NodeProto &node,
+                                       StringRef nodeName) {
+  Location loc = nameLoc(nodeName);
+  auto error = [&]() {
+    return emitError(loc) << "node '" << nodeName << "' (onnx.Constant): ";
+  };
+  if (node.input_size() != 0 || node.output_size() != 1) {
+    error() << "must have no inputs and one output";
+    return failure();
+  }
+  if (node.attribute_size() != 1) {
+    error() << "must have exactly one of the attributes value, value_float, "
+               "value_floats, value_int, value_ints, value_string, "
+               "value_strings, sparse_value; got "
+            << node.attribute_size();
+    return failure();
+  }
+  const ::onnx::AttributeProto &attr = node.attribute(0);
+  const std::string &name = attr.name();
+  auto wrongType = [&]() {
+    error() << "attribute '" << name << "' has type "
+            << ::onnx::AttributeProto::AttributeType_Name(attr.type());
+    return failure();
+  };
+  ElementsAttr value;
+  if (name == "value") {
+    if (attr.type() != ::onnx::AttributeProto::TENSOR)
+      return wrongType();
+    FailureOr<ElementsAttr> tensor = convertTensor(attr.t(), loc);
+    if (failed(tensor))
+      return failure();
+    value = *tensor;
+  } else if (name == "value_float" || name == "value_floats") {
+    bool scalar = name == "value_float";
+    if (attr.type() != (scalar ? ::onnx::AttributeProto::FLOAT
+                               : ::onnx::AttributeProto::FLOATS))
+      return wrongType();
+    SmallVector<float> data;
+    if (scalar)
+      data.push_back(attr.f());
+    else
+      data.assign(attr.floats().begin(), attr.floats().end());
+    auto type = RankedTensorType::get(
+        scalar ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{(int64_t)data.size()},
+        builder.getF32Type());
+    value = DenseElementsAttr::get(type, ArrayRef<float>(data));
+  } else if (name == "value_int" || name == "value_ints") {
+    bool scalar = name == "value_int";
+    if (attr.type() != (scalar ? ::onnx::AttributeProto::INT
+                               : ::onnx::AttributeProto::INTS))
+      return wrongType();
+    SmallVector<int64_t> data;
+    if (scalar)
+      data.push_back(attr.i());
+    else
+      data.assign(attr.ints().begin(), attr.ints().end());
+    auto type = RankedTensorType::get(
+        scalar ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{(int64_t)data.size()},
+        builder.getI64Type());
+    value = DenseElementsAttr::get(type, ArrayRef<int64_t>(data));
+  } else if (name == "value_string" || name == "value_strings") {
+    error() << "string constants ('" << name
+            << "') are not supported (odt has no string tensors)";
+    return failure();
+  } else if (name == "sparse_value") {
+    error() << "sparse constants ('sparse_value') are not supported";
+    return failure();
+  } else {
+    error() << "unsupported attribute '" << name << "'";
+    return failure();
+  }
+  auto constant = onnx::ConstantOp::create(
+      builder, loc, cast<RankedTensorType>(value.getType()), value);
+  if (failed(onnx::inferOp(constant, shapes)))
+    return failure();
+  if (!node.output(0).empty())
+    values[node.output(0)] = {constant.getResult()};
+  return success();
+}
+
 LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
                                    StringRef nodeName) {
   Location loc = nameLoc(nodeName);
   std::string opName = getOpName(node.domain(), node.op_type());
+  if (opName == "onnx.Constant")
+    return importConstant(node, nodeName);
   auto registered = *RegisteredOperationName::lookup(opName, context);
   auto error = [&]() {
     return emitError(loc) << "node '" << nodeName << "' (" << opName << "): ";
@@ -529,34 +613,43 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
   // Ops over sequences (the optimizers) have one result group per sequence
   // output, as long as the sequences they read; their single results come
   // first.
+  // An op whose only ONNX output is variadic (Split) without a sequence
+  // input gets one result per node output.
   unsigned numOutputs = iface->getONNXOutputCount();
   unsigned groupSize = 1;
+  bool perOutputResults = false;
   if (iface->hasVariadicONNXOutputs()) {
     auto firstSequence = llvm::find_if(node.input(), [&](const std::string &in) {
       return sequenceNames.contains(in);
     });
-    if (firstSequence == node.input().end()) {
+    if (firstSequence != node.input().end()) {
+      groupSize = values[*firstSequence].size();
+    } else if (numOutputs == 1) {
+      perOutputResults = true;
+    } else {
       error() << "has a variable number of results and no sequence input "
                  "to size them";
       return failure();
     }
-    groupSize = values[*firstSequence].size();
   }
-  if (node.output_size() > static_cast<int>(numOutputs)) {
+  if (!perOutputResults && node.output_size() > static_cast<int>(numOutputs)) {
     error() << "has " << node.output_size() << " outputs, at most "
             << numOutputs << " are defined";
     return failure();
   }
-  unsigned numSingle = iface->hasVariadicONNXOutputs() ? 1
-                                                                       : numOutputs;
-  unsigned numResults = numSingle + (numOutputs - numSingle) * groupSize;
+  unsigned numSingle = perOutputResults ? node.output_size()
+                       : iface->hasVariadicONNXOutputs() ? 1
+                                                         : numOutputs;
+  unsigned numResults =
+      perOutputResults ? numSingle
+                       : numSingle + (numOutputs - numSingle) * groupSize;
   state.types.assign(numResults, UnrankedTensorType::get(builder.getF32Type()));
   Operation *op = builder.create(state);
 
   // Operands and attributes are checked before inference, which relies on
   // the invariants the verifiers establish (ranks, attribute ranges).
   if (failed(op->getName().verifyInvariants(op)) ||
-      failed(cast<onnx::ONNXOpInterface>(op).inferShapes(shapes)))
+      failed(onnx::inferOp(op, shapes)))
     return failure();
   for (auto [index, output] : llvm::enumerate(node.output())) {
     if (output.empty())

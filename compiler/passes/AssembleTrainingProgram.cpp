@@ -48,6 +48,14 @@ LogicalResult collectUpdates(func::FuncOp func,
   func.walk([&](Operation *op) {
     if (auto acc = dyn_cast<onnx::InPlaceAccumulatorV2Op>(op)) {
       tie(op, acc.getAccumulationBufferOut(), acc.getBuffer());
+    } else if (auto acc = dyn_cast<onnx::InPlaceAccumulatorOp>(op)) {
+      tie(op, acc.getNewSum(), acc.getOldSum());
+    } else if (auto zero = dyn_cast<onnx::ZeroGradientOp>(op)) {
+      tie(op, zero.getZeroGradient(), zero.getOldGradient());
+    } else if (auto clip = dyn_cast<onnx::InplaceClipGradNormOp>(op)) {
+      for (auto [value, target] :
+           llvm::zip(clip.getClippedGradients(), clip.getGradients()))
+        tie(op, value, target);
     } else if (auto adam = dyn_cast<onnx::AdamWOptimizerOp>(op)) {
       for (auto [value, target] :
            llvm::zip(adam.getUpdatedWeights(), adam.getWeights()))

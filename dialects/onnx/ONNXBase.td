@@ -35,6 +35,14 @@ def ONNX_Dialect : Dialect {
   let hasConstantMaterializer = 0;
 }
 
+// ONNX integer attributes are signed (a negative axis counts from the end),
+// but MLIR's I64Attr reads its value zero-extended into a uint64_t; every op
+// here uses this one instead, read sign-extended into an int64_t.
+def ONNX_I64Attr : TypedSignlessIntegerAttrBase<
+    I64, "int64_t", "64-bit signless integer attribute"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+
 // The number of operands (arguments that are not attributes) of an op, and
 // whether any of them is variadic.
 class ONNX_CountInputs<dag arguments> {

@@ -6,16 +6,35 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <numeric>
 
 using namespace mlir;
 
 namespace odt::onnx {
 
+//===----------------------------------------------------------------------===//
+// Dim
+//===----------------------------------------------------------------------===//
+
+Dim Dim::product(int64_t coefficient, ArrayRef<int> symbols) {
+  if (coefficient == 0)
+    return Dim::size(0);
+  SmallVector<int, 2> sorted(symbols.begin(), symbols.end());
+  llvm::sort(sorted);
+  return Dim(coefficient, std::move(sorted));
+}
+
+//===----------------------------------------------------------------------===//
+// Symbols
+//===----------------------------------------------------------------------===//
+
 Dim ShapeContext::newSymbol(StringRef name) {
   int id = names.size();
   names.push_back(name.str());
   parent.push_back(id);
-  boundSize.push_back(std::nullopt);
+  binding.push_back(std::nullopt);
   return Dim::symbol(id);
 }
 
@@ -36,18 +55,36 @@ int ShapeContext::find(int symbol) const {
   return symbol;
 }
 
+// Bindings never refer to their own class, so resolution terminates; the
+// depth bound only guards against a broken invariant.
+Dim ShapeContext::resolveImpl(const Dim &dim, unsigned depth) const {
+  int64_t coefficient = dim.getCoefficient();
+  SmallVector<int, 4> symbols;
+  for (int symbol : dim.getSymbols()) {
+    int root = find(symbol);
+    if (!binding[root] || depth > 64) {
+      symbols.push_back(root);
+      continue;
+    }
+    Dim bound = resolveImpl(*binding[root], depth + 1);
+    int64_t scaled;
+    if (llvm::MulOverflow(coefficient, bound.getCoefficient(), scaled))
+      scaled = std::numeric_limits<int64_t>::max();
+    coefficient = scaled;
+    symbols.append(bound.getSymbols().begin(), bound.getSymbols().end());
+  }
+  return Dim::product(coefficient, symbols);
+}
+
 Dim ShapeContext::resolve(Dim dim) const {
   if (dim.isStatic())
     return dim;
-  int root = find(dim.getSymbol());
-  if (boundSize[root])
-    return Dim::size(*boundSize[root]);
-  return Dim::symbol(root);
+  return resolveImpl(dim, 0);
 }
 
 Shape ShapeContext::resolve(ArrayRef<Dim> shape) const {
   Shape result;
-  for (Dim dim : shape)
+  for (const Dim &dim : shape)
     result.push_back(resolve(dim));
   return result;
 }
@@ -56,7 +93,37 @@ std::string ShapeContext::symbolName(Dim dim) const {
   Dim resolved = resolve(dim);
   if (resolved.isStatic())
     return std::to_string(resolved.getSize());
-  return names[resolved.getSymbol()];
+  std::string text;
+  if (resolved.getCoefficient() != 1)
+    text = std::to_string(resolved.getCoefficient());
+  for (int symbol : resolved.getSymbols()) {
+    if (!text.empty())
+      text += "*";
+    text += names[symbol];
+  }
+  return text;
+}
+
+void ShapeContext::bind(int root, Dim value) { binding[root] = value; }
+
+/// Removes the symbols `a` and `b` have in common (multiset intersection).
+static void cancelCommonSymbols(SmallVectorImpl<int> &a, SmallVectorImpl<int> &b) {
+  SmallVector<int, 4> restA, restB;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] == b[j]) {
+      ++i;
+      ++j;
+    } else if (a[i] < b[j]) {
+      restA.push_back(a[i++]);
+    } else {
+      restB.push_back(b[j++]);
+    }
+  }
+  restA.append(a.begin() + i, a.end());
+  restB.append(b.begin() + j, b.end());
+  a.assign(restA);
+  b.assign(restB);
 }
 
 LogicalResult ShapeContext::unify(Dim a, Dim b, Operation *op,
@@ -65,28 +132,164 @@ LogicalResult ShapeContext::unify(Dim a, Dim b, Operation *op,
   b = resolve(b);
   if (a == b)
     return success();
-  if (a.isStatic() && b.isStatic()) {
+  auto mismatch = [&]() {
     if (op)
       op->emitError() << "node '" << getNodeName(op) << "' ("
                       << op->getName().getStringRef() << "): " << what
-                      << ": " << a.getSize() << " vs " << b.getSize();
+                      << ": " << symbolName(a) << " vs " << symbolName(b);
     return failure();
-  }
-  if (a.isStatic())
-    std::swap(a, b);
-  // `a` is a symbol now.
-  if (b.isStatic()) {
-    boundSize[a.getSymbol()] = b.getSize();
+  };
+  if (a.isStatic() && b.isStatic())
+    return mismatch();
+  // Two plain symbols: keep the older (lower id) one as representative so
+  // names from graph inputs win over fresh names.
+  if (a.isSymbol() && b.isSymbol()) {
+    int ra = a.getSymbol(), rb = b.getSymbol();
+    if (rb < ra)
+      std::swap(ra, rb);
+    parent[rb] = ra;
     return success();
   }
-  // Both symbols: keep the older (lower id) one as representative so names
-  // from graph inputs win over fresh names.
-  int ra = a.getSymbol(), rb = b.getSymbol();
-  if (rb < ra)
+  // Cancel common factors: 2*N*C = 4*N*D is C = 2*D.
+  SmallVector<int, 4> symbolsA(a.getSymbols()), symbolsB(b.getSymbols());
+  cancelCommonSymbols(symbolsA, symbolsB);
+  int64_t ca = a.getCoefficient(), cb = b.getCoefficient();
+  if (ca != 0 && cb != 0) {
+    int64_t g = std::gcd(ca, cb);
+    ca /= g;
+    cb /= g;
+  }
+  Dim ra = Dim::product(ca, symbolsA), rb = Dim::product(cb, symbolsB);
+  if (!rb.isSymbol() && ra.isSymbol())
     std::swap(ra, rb);
-  parent[rb] = ra;
+  if (rb.isSymbol()) {
+    // S = expression, unless the expression contains S (S = S*T: assume).
+    if (llvm::is_contained(ra.getSymbols(), rb.getSymbol()))
+      return success();
+    if (ra.isSymbol()) {
+      int x = ra.getSymbol(), y = rb.getSymbol();
+      if (y < x)
+        std::swap(x, y);
+      parent[y] = x;
+      return success();
+    }
+    bind(rb.getSymbol(), ra);
+    return success();
+  }
+  // k*S = c: S = c/k if k divides c; no integer solution otherwise.
+  if (ra.isStatic() && !rb.isStatic())
+    std::swap(ra, rb);
+  if (rb.isStatic() && ra.getSymbols().size() == 1 && ra.getCoefficient() > 0) {
+    // Cancelling symbols assumed them non-zero: only a static pair from the
+    // start is a certain mismatch, so the check is on the uncancelled dims.
+    if (rb.getSize() % ra.getCoefficient() != 0)
+      return symbolsA.size() + symbolsB.size() ==
+                     a.getSymbols().size() + b.getSymbols().size()
+                 ? mismatch()
+                 : success();
+    bind(ra.getSymbols().front(),
+         Dim::size(rb.getSize() / ra.getCoefficient()));
+    return success();
+  }
+  // N*C = 784, 2*N = 3*M, ...: assumed to hold.
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Arithmetic
+//===----------------------------------------------------------------------===//
+
+std::optional<Dim> ShapeContext::multiply(Dim a, Dim b) const {
+  a = resolve(a);
+  b = resolve(b);
+  int64_t coefficient;
+  if (llvm::MulOverflow(a.getCoefficient(), b.getCoefficient(), coefficient))
+    return std::nullopt;
+  SmallVector<int, 4> symbols(a.getSymbols());
+  symbols.append(b.getSymbols().begin(), b.getSymbols().end());
+  return Dim::product(coefficient, symbols);
+}
+
+std::optional<Dim> ShapeContext::product(ArrayRef<Dim> dims) const {
+  Dim result = Dim::size(1);
+  for (const Dim &dim : dims) {
+    std::optional<Dim> next = multiply(result, dim);
+    if (!next)
+      return std::nullopt;
+    result = *next;
+  }
+  return result;
+}
+
+std::optional<Dim> ShapeContext::divideExact(Dim a, Dim b) const {
+  a = resolve(a);
+  b = resolve(b);
+  if (b.getCoefficient() == 0)
+    return std::nullopt;
+  if (a.getCoefficient() == 0)
+    return Dim::size(0);
+  if (a.getCoefficient() % b.getCoefficient() != 0)
+    return std::nullopt;
+  SmallVector<int, 4> symbolsA(a.getSymbols()), symbolsB(b.getSymbols());
+  cancelCommonSymbols(symbolsA, symbolsB);
+  if (!symbolsB.empty())
+    return std::nullopt;
+  return Dim::product(a.getCoefficient() / b.getCoefficient(), symbolsA);
+}
+
+std::optional<Dim> ShapeContext::add(Dim a, Dim b) const {
+  a = resolve(a);
+  b = resolve(b);
+  if (a.getCoefficient() == 0)
+    return b;
+  if (b.getCoefficient() == 0)
+    return a;
+  if (a.getSymbols() != b.getSymbols())
+    return std::nullopt;
+  int64_t sum;
+  if (llvm::AddOverflow(a.getCoefficient(), b.getCoefficient(), sum))
+    return std::nullopt;
+  return Dim::product(sum, a.getSymbols());
+}
+
+Dim ShapeContext::dimOrNewSymbol(std::optional<Dim> dim, StringRef name) {
+  if (dim) {
+    Dim resolved = resolve(*dim);
+    if (resolved.getCoefficient() >= 0)
+      return resolved;
+  }
+  return newSymbol(name);
+}
+
+Dim ShapeContext::newResultSymbol(Operation *op, int64_t dim, unsigned result) {
+  std::string name = getNodeName(op);
+  if (op->getNumResults() > 1)
+    name += "_out" + std::to_string(result);
+  return newSymbol(name + "_dim" + std::to_string(dim));
+}
+
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::optional<SmallVector<int64_t>> normalizeAxes(ArrayRef<int64_t> axes,
+                                                  int64_t rank) {
+  SmallVector<int64_t> result;
+  for (int64_t axis : axes) {
+    std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+    if (!normalized || llvm::is_contained(result, *normalized))
+      return std::nullopt;
+    result.push_back(*normalized);
+  }
+  llvm::sort(result);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
 
 Shape ShapeContext::getShape(Value value) const {
   return resolve(shapes.lookup(value));
@@ -122,7 +325,7 @@ Shape ShapeContext::shapeFromType(Type type, StringRef hint) {
 
 SmallVector<int64_t> ShapeContext::toStaticDims(ArrayRef<Dim> shape) const {
   SmallVector<int64_t> dims;
-  for (Dim dim : shape) {
+  for (const Dim &dim : shape) {
     Dim resolved = resolve(dim);
     dims.push_back(resolved.isStatic() ? resolved.getSize()
                                        : ShapedType::kDynamic);
@@ -157,6 +360,253 @@ FailureOr<Shape> ShapeContext::broadcast(ArrayRef<Dim> lhs, ArrayRef<Dim> rhs,
   return result;
 }
 
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+/// The element count of a static shape, or std::nullopt.
+static std::optional<int64_t> staticCount(ArrayRef<Dim> shape) {
+  int64_t count = 1;
+  for (const Dim &dim : shape) {
+    if (!dim.isStatic() ||
+        llvm::MulOverflow(count, dim.getSize(), count))
+      return std::nullopt;
+  }
+  return count;
+}
+
+void ShapeContext::setValues(Value value, ArrayRef<std::optional<Dim>> known) {
+  if (!hasShape(value))
+    return;
+  std::optional<int64_t> count = staticCount(getShape(value));
+  if (!count || *count > kMaxValues || *count != (int64_t)known.size())
+    return;
+  if (llvm::none_of(known, [](const std::optional<Dim> &d) { return d; }))
+    return;
+  values[value] = Values(known.begin(), known.end());
+}
+
+void ShapeContext::setValues(Value value, ArrayRef<Dim> known) {
+  Values partial(known.begin(), known.end());
+  setValues(value, partial);
+}
+
+std::optional<Values> ShapeContext::getPartialValues(Value value) const {
+  auto it = values.find(value);
+  if (it != values.end()) {
+    Values result;
+    for (const std::optional<Dim> &dim : it->second)
+      result.push_back(dim ? std::optional<Dim>(resolve(*dim)) : std::nullopt);
+    return result;
+  }
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!elements || elements.getNumElements() > kMaxValues)
+    return std::nullopt;
+  Type elementType = elements.getElementType();
+  Values result;
+  if (auto integer = dyn_cast<IntegerType>(elementType)) {
+    if (integer.getWidth() == 1)
+      return std::nullopt;
+    for (const APInt &element : elements.getValues<APInt>())
+      result.push_back(Dim::size(integer.isUnsigned()
+                                     ? static_cast<int64_t>(element.getZExtValue())
+                                     : element.getSExtValue()));
+    return result;
+  }
+  if (isa<FloatType>(elementType)) {
+    // Integral floats only (shape arithmetic done in float).
+    for (const APFloat &element : elements.getValues<APFloat>()) {
+      APFloat rounded = element;
+      rounded.roundToIntegral(llvm::RoundingMode::TowardZero);
+      if (!element.isFinite() || rounded.compare(element) != APFloat::cmpEqual ||
+          std::abs(element.convertToDouble()) > 9.0e15) {
+        result.push_back(std::nullopt);
+        continue;
+      }
+      result.push_back(Dim::size(static_cast<int64_t>(element.convertToDouble())));
+    }
+    return result;
+  }
+  return std::nullopt;
+}
+
+std::optional<SmallVector<Dim>> ShapeContext::getValues(Value value) const {
+  std::optional<Values> partial = getPartialValues(value);
+  if (!partial)
+    return std::nullopt;
+  SmallVector<Dim> result;
+  for (const std::optional<Dim> &dim : *partial) {
+    if (!dim)
+      return std::nullopt;
+    result.push_back(*dim);
+  }
+  return result;
+}
+
+std::optional<SmallVector<int64_t>>
+ShapeContext::getStaticValues(Value value) const {
+  std::optional<SmallVector<Dim>> known = getValues(value);
+  if (!known)
+    return std::nullopt;
+  SmallVector<int64_t> result;
+  for (const Dim &dim : *known) {
+    if (!dim.isStatic())
+      return std::nullopt;
+    result.push_back(dim.getSize());
+  }
+  return result;
+}
+
+void ShapeContext::forwardValues(Value from, Value to) {
+  if (std::optional<Values> known = getPartialValues(from))
+    setValues(to, *known);
+}
+
+//===----------------------------------------------------------------------===//
+// Values through elementwise arithmetic
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+enum class ValueOp { Add, Sub, Mul, Div, Neg, Same };
+
+/// Integer division toward zero, as ONNX Runtime computes it.
+std::optional<Dim> divideValues(const ShapeContext &context, Dim a, Dim b,
+                                bool isFloat) {
+  if (a.isStatic() && b.isStatic()) {
+    if (b.getSize() == 0 ||
+        (a.getSize() == std::numeric_limits<int64_t>::min() && b.getSize() == -1))
+      return std::nullopt;
+    if (isFloat && a.getSize() % b.getSize() != 0)
+      return std::nullopt;
+    return Dim::size(a.getSize() / b.getSize());
+  }
+  return context.divideExact(a, b);
+}
+
+std::optional<Dim> applyValueOp(const ShapeContext &context, ValueOp kind,
+                                std::optional<Dim> a, std::optional<Dim> b,
+                                bool isFloat) {
+  if (!a || (kind != ValueOp::Neg && kind != ValueOp::Same && !b))
+    return std::nullopt;
+  switch (kind) {
+  case ValueOp::Same:
+    return a;
+  case ValueOp::Neg:
+    if (a->getCoefficient() == std::numeric_limits<int64_t>::min())
+      return std::nullopt;
+    return Dim::product(-a->getCoefficient(), a->getSymbols());
+  case ValueOp::Add:
+    return context.add(*a, *b);
+  case ValueOp::Sub: {
+    if (b->getCoefficient() == std::numeric_limits<int64_t>::min())
+      return std::nullopt;
+    return context.add(*a, Dim::product(-b->getCoefficient(), b->getSymbols()));
+  }
+  case ValueOp::Mul:
+    return context.multiply(*a, *b);
+  case ValueOp::Div:
+    return divideValues(context, *a, *b, isFloat);
+  }
+  return std::nullopt;
+}
+
+/// The row-major index in an operand of shape `shape` (aligned to the
+/// trailing dims of the result, size-1 dims broadcast) of result element
+/// `index` of a result of shape `resultShape` (all static).
+int64_t broadcastIndex(ArrayRef<int64_t> resultShape, ArrayRef<int64_t> shape,
+                       int64_t index) {
+  int64_t offset = 0, stride = 1;
+  for (int64_t d = resultShape.size() - 1, od = shape.size() - 1; d >= 0;
+       --d, --od) {
+    int64_t coordinate = index % resultShape[d];
+    index /= resultShape[d];
+    if (od < 0)
+      continue;
+    if (shape[od] != 1)
+      offset += coordinate * stride;
+    stride *= shape[od];
+  }
+  return offset;
+}
+
+void propagateElementwiseValues(Operation *op, ShapeContext &context) {
+  StringRef name = op->getName().getStringRef();
+  ValueOp kind;
+  unsigned arity = 2;
+  if (name == "onnx.Add")
+    kind = ValueOp::Add;
+  else if (name == "onnx.Sub")
+    kind = ValueOp::Sub;
+  else if (name == "onnx.Mul")
+    kind = ValueOp::Mul;
+  else if (name == "onnx.Div")
+    kind = ValueOp::Div;
+  else if (name == "onnx.Neg")
+    kind = ValueOp::Neg, arity = 1;
+  else if (name == "onnx.Cast" || name == "onnx.Floor" || name == "onnx.Ceil" ||
+           name == "onnx.Round")
+    kind = ValueOp::Same, arity = 1;
+  else
+    return;
+  if (op->getNumResults() != 1 || op->getNumOperands() < arity)
+    return;
+  Value result = op->getResult(0);
+  if (!context.hasShape(result) || context.getPartialValues(result))
+    return;
+  Type resultElement = ShapeContext::getElementType(result);
+  bool isFloat = isa<FloatType>(resultElement);
+  if (!isFloat && !(isa<IntegerType>(resultElement) &&
+                    resultElement.getIntOrFloatBitWidth() > 1))
+    return;
+  std::optional<int64_t> count = staticCount(context.getShape(result));
+  if (!count || *count > ShapeContext::kMaxValues)
+    return;
+  SmallVector<int64_t> resultShape =
+      context.toStaticDims(context.getShape(result));
+  SmallVector<std::optional<Values>> operandValues;
+  SmallVector<SmallVector<int64_t>> operandShapes;
+  for (unsigned i = 0; i < arity; ++i) {
+    Value operand = op->getOperand(i);
+    if (!context.hasShape(operand))
+      return;
+    operandValues.push_back(context.getPartialValues(operand));
+    if (!operandValues.back())
+      return;
+    operandShapes.push_back(context.toStaticDims(context.getShape(operand)));
+    if (llvm::any_of(operandShapes.back(), ShapedType::isDynamic))
+      return;
+  }
+  Values resultValues;
+  for (int64_t index = 0; index < *count; ++index) {
+    std::optional<Dim> a =
+        (*operandValues[0])[broadcastIndex(resultShape, operandShapes[0], index)];
+    std::optional<Dim> b;
+    if (arity == 2)
+      b = (*operandValues[1])[broadcastIndex(resultShape, operandShapes[1],
+                                             index)];
+    resultValues.push_back(applyValueOp(context, kind, a, b, isFloat));
+  }
+  context.setValues(result, resultValues);
+}
+
+} // namespace
+
+LogicalResult inferOp(Operation *op, ShapeContext &context) {
+  auto shapeOp = dyn_cast<ONNXOpInterface>(op);
+  if (!shapeOp) {
+    op->emitError() << "no shape inference for '" << op->getName() << "'";
+    return failure();
+  }
+  if (failed(shapeOp.inferShapes(context)))
+    return failure();
+  propagateElementwiseValues(op, context);
+  return success();
+}
+
 std::string formatShape(const ShapeContext &context, ArrayRef<Dim> shape) {
   std::string text = "[";
   for (auto [index, dim] : llvm::enumerate(shape)) {
@@ -172,8 +622,7 @@ LogicalResult inferShapesInBlock(Block &block, ShapeContext &context) {
   for (Operation &op : block) {
     if (isa<func::ReturnOp>(op) || isa<NoValueOp>(op))
       continue;
-    auto shapeOp = dyn_cast<ONNXOpInterface>(op);
-    if (!shapeOp) {
+    if (!isa<ONNXOpInterface>(op)) {
       op.emitError() << "no shape inference for '" << op.getName() << "'";
       failedAny = true;
       continue;
@@ -186,7 +635,7 @@ LogicalResult inferShapesInBlock(Block &block, ShapeContext &context) {
       failedAny = true;
       continue;
     }
-    if (failed(shapeOp.inferShapes(context)))
+    if (failed(inferOp(&op, context)))
       failedAny = true;
   }
   return failure(failedAny);

@@ -7,7 +7,10 @@ using namespace mlir;
 namespace odt::onnx {
 
 LogicalResult IdentityOp::inferShapes(ShapeContext &context) {
-  return inferSameShape(context, getInput(), getOutput());
+  if (failed(inferSameShape(context, getInput(), getOutput())))
+    return failure();
+  context.forwardValues(getInput(), getOutput());
+  return success();
 }
 
 } // namespace odt::onnx

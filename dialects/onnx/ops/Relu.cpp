@@ -1,6 +1,6 @@
 //===- Relu.cpp - onnx.Relu -----------------------------------------------===//
 
-#include "dialects/onnx/ops/OpHelpers.h"
+#include "dialects/onnx/ops/Elementwise.h"
 
 using namespace mlir;
 

@@ -9,10 +9,10 @@
 // CHECK:         %[[C0:.*]] = arith.constant 0 : index
 // CHECK:         %[[N:.*]] = tensor.dim %[[X]], %[[C0]] : tensor<?x500xf32>
 // CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x500xf32>
-// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[Y:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]]], iterator_types = ["parallel", "parallel"]}
 // CHECK-SAME:        ins(%[[X]] : tensor<?x500xf32>) outs(%[[EMPTY]] : tensor<?x500xf32>)
 // CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:      %[[MAX:.*]] = arith.maximumf %[[IN]], %[[ZERO]] : f32
 // CHECK-NEXT:      linalg.yield %[[MAX]] : f32
 // CHECK:         return %[[Y]] : tensor<?x500xf32>
@@ -27,9 +27,9 @@ func.func @relu(%x: tensor<?x500xf32>) -> tensor<?x500xf32> {
 // loop nest of no dims.
 // CHECK-DAG:   #[[$SCALAR:.*]] = affine_map<() -> ()>
 // CHECK-LABEL: func.func @relu_f64_scalar
-// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK:         linalg.generic {indexing_maps = [#[[$SCALAR]], #[[$SCALAR]]], iterator_types = []}
 // CHECK-SAME:        ins(%{{.*}} : tensor<f64>) outs(%{{.*}} : tensor<f64>)
+// CHECK:           %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK:           arith.maximumf %{{.*}}, %[[ZERO]] : f64
 func.func @relu_f64_scalar(%x: tensor<f64>) -> tensor<f64> {
   %0 = onnx.Relu(%x) : (tensor<f64>) -> tensor<f64>

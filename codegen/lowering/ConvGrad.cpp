@@ -1,0 +1,202 @@
+//===- ConvGrad.cpp - onnx.ms.ConvGrad -> linalg --------------------------===//
+//
+// dY [N, M, o...], X [N, C, i...], W [M, Cg, k...] with group g, Cg = C / g,
+// Mg = M / g (W's dims static); filter m belongs to group m / Mg.
+//   dB[m]          = sum_{n, o} dY[n, m, o]
+//   dW[m, c, k]    = sum_{n, o} dY[n, m, o] * Xpad[n, (m / Mg) * Cg + c,
+//                                                  o * s + k * d]
+//   dX[n, ci, p]   = sum_{mi, k} W[(ci / Cg) * Mg + mi, ci % Cg, k]
+//                       * dY[n, (ci / Cg) * Mg + mi, (p + pad - k * d) / s]
+//                    over the k where p + pad - k * d is a non-negative
+//                    multiple of s below out * s (a gather, read with
+//                    tensor.extract at a clamped index).
+// Xpad is X zero-padded by pads. Results nothing reads are not computed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/lowering/TrainingUtil.h"
+#include "dialects/onnx/ops/TrainingOpHelpers.h"
+
+using namespace mlir;
+
+namespace odt::codegen {
+namespace {
+
+struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(onnx::ConvGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    Value dY = adaptor.getDY(), x = adaptor.getX(), w = adaptor.getW();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto wType = cast<RankedTensorType>(w.getType());
+    auto dyType = cast<RankedTensorType>(dY.getType());
+    Type type = xType.getElementType();
+    if (!wType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "W must have a static shape");
+    int64_t n = xType.getRank() - 2;
+    int64_t group = op.getGroup();
+    int64_t filters = wType.getDimSize(0), cg = wType.getDimSize(1);
+    int64_t mg = filters / group;
+    SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+    SmallVector<int64_t> inputSpatial;
+    for (int64_t i = 0; i < n; ++i)
+      inputSpatial.push_back(xType.getDimSize(2 + i));
+    FailureOr<onnx::GradWindow> window =
+        onnx::readGradWindow(op, kernel, inputSpatial);
+    if (failed(window))
+      return failure();
+    SmallVector<OpFoldResult> dySizes = getSizes(rewriter, loc, dY);
+    SmallVector<OpFoldResult> xSizes = getSizes(rewriter, loc, x);
+    auto placeholder = [&](Value result) -> Value {
+      auto resultType = cast<RankedTensorType>(result.getType());
+      SmallVector<OpFoldResult> sizes =
+          result == op.getDX() ? xSizes : getSizes(rewriter, loc, w);
+      if (result == op.getDB())
+        sizes = {rewriter.getIndexAttr(filters)};
+      return emptyLike(rewriter, loc, resultType, sizes);
+    };
+
+    // dB
+    Value dB = placeholder(op.getDB());
+    if (!op.getDB().use_empty()) {
+      SmallVector<int64_t> reduced = {0};
+      for (int64_t i = 0; i < n; ++i)
+        reduced.push_back(2 + i);
+      dB = sumOver(rewriter, loc, dySizes, reduced, {dY},
+                   {identityMap(context, n + 2)}, {type},
+                   [](OpBuilder &, Location, ValueRange args) {
+                     return SmallVector<Value>{args[0]};
+                   })
+               .front();
+    }
+
+    // dW over the domain (m, c, k..., nb, o...).
+    Value dW = placeholder(op.getDW());
+    if (!op.getDW().use_empty()) {
+      SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(0)};
+      SmallVector<OpFoldResult> high = low;
+      for (int64_t i = 0; i < n; ++i) {
+        low.push_back(rewriter.getIndexAttr(window->padsBegin[i]));
+        high.push_back(rewriter.getIndexAttr(window->padsEnd[i]));
+      }
+      Value zero = createScalar(rewriter, loc, type, 0.0);
+      Value padded = tensor::PadOp::create(rewriter, loc, Type(), x, low, high,
+                                           zero, /*nofold=*/false)
+                         .getResult();
+      int64_t rank = 3 + 2 * n;
+      auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+      AffineExpr m = d(0), c = d(1), nb = d(2 + n);
+      SmallVector<AffineExpr> dyExprs = {nb, m}, xExprs = {
+          nb, m.floorDiv(mg) * cg + c};
+      SmallVector<OpFoldResult> domain = {rewriter.getIndexAttr(filters),
+                                          rewriter.getIndexAttr(cg)};
+      for (int64_t i = 0; i < n; ++i)
+        domain.push_back(rewriter.getIndexAttr(kernel[i]));
+      domain.push_back(dySizes[0]);
+      SmallVector<int64_t> reduced = {2 + n};
+      for (int64_t i = 0; i < n; ++i) {
+        AffineExpr o = d(3 + n + i), k = d(2 + i);
+        dyExprs.push_back(o);
+        xExprs.push_back(o * window->strides[i] + k * window->dilations[i]);
+        domain.push_back(dySizes[2 + i]);
+        reduced.push_back(3 + n + i);
+      }
+      dW = sumOver(rewriter, loc, domain, reduced, {dY, padded},
+                   {AffineMap::get(rank, 0, dyExprs, context),
+                    AffineMap::get(rank, 0, xExprs, context)},
+                   {type},
+                   [](OpBuilder &b, Location l, ValueRange args) {
+                     return SmallVector<Value>{
+                         arith::MulFOp::create(b, l, args[0], args[1])};
+                   })
+               .front();
+    }
+
+    // dX over the domain (nb, ci, p..., mi, k...).
+    Value dX = placeholder(op.getDX());
+    if (!op.getDX().use_empty()) {
+      int64_t rank = 3 + 2 * n;
+      auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+      AffineExpr ci = d(1), mi = d(2 + n);
+      SmallVector<AffineExpr> wExprs = {ci.floorDiv(cg) * mg + mi, ci % cg};
+      SmallVector<OpFoldResult> domain = {xSizes[0], xSizes[1]};
+      for (int64_t i = 0; i < n; ++i)
+        domain.push_back(xSizes[2 + i]);
+      domain.push_back(rewriter.getIndexAttr(mg));
+      SmallVector<int64_t> reduced = {2 + n};
+      for (int64_t i = 0; i < n; ++i) {
+        wExprs.push_back(d(3 + n + i));
+        domain.push_back(rewriter.getIndexAttr(kernel[i]));
+        reduced.push_back(3 + n + i);
+      }
+      SmallVector<Value> outSizes;
+      for (int64_t i = 0; i < n; ++i)
+        outSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc,
+                                                           dySizes[2 + i]));
+      dX = sumOver(
+               rewriter, loc, domain, reduced, {w},
+               {AffineMap::get(rank, 0, wExprs, context)}, {type},
+               [&](OpBuilder &b, Location l, ValueRange args) {
+                 auto index = [&](int64_t i) -> Value {
+                   return linalg::IndexOp::create(b, l, i);
+                 };
+                 auto cst = [&](int64_t v) { return indexConst(b, l, v); };
+                 Value zeroIndex = cst(0);
+                 Value channel = arith::AddIOp::create(
+                     b, l,
+                     arith::MulIOp::create(
+                         b, l, arith::DivUIOp::create(b, l, index(1), cst(cg)),
+                         cst(mg)),
+                     index(2 + n));
+                 SmallVector<Value> at = {index(0), channel};
+                 Value valid;
+                 for (int64_t i = 0; i < n; ++i) {
+                   Value t = arith::SubIOp::create(
+                       b, l, arith::AddIOp::create(b, l, index(2 + i),
+                                                   cst(window->padsBegin[i])),
+                       arith::MulIOp::create(b, l, index(3 + n + i),
+                                             cst(window->dilations[i])));
+                   Value s = cst(window->strides[i]);
+                   Value o = arith::DivSIOp::create(b, l, t, s);
+                   Value ok = arith::AndIOp::create(
+                       b, l,
+                       arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, t,
+                                             zeroIndex),
+                       arith::CmpIOp::create(
+                           b, l, arith::CmpIPredicate::eq,
+                           arith::RemSIOp::create(b, l, t, s), zeroIndex));
+                   ok = arith::AndIOp::create(
+                       b, l, ok,
+                       arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, o,
+                                             outSizes[i]));
+                   valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
+                   at.push_back(arith::SelectOp::create(b, l, ok, o, zeroIndex));
+                 }
+                 Value grad = tensor::ExtractOp::create(b, l, dY, at);
+                 Value product = arith::MulFOp::create(b, l, grad, args[0]);
+                 Value zero = createScalar(b, l, product.getType(), 0.0);
+                 return SmallVector<Value>{
+                     arith::SelectOp::create(b, l, valid, product, zero)};
+               })
+               .front();
+    }
+    (void)dyType;
+    rewriter.replaceOp(op, {castTo(rewriter, loc, dX, op.getDX().getType()),
+                            castTo(rewriter, loc, dW, op.getDW().getType()),
+                            castTo(rewriter, loc, dB, op.getDB().getType())});
+    return success();
+  }
+};
+
+} // namespace
+
+void populateConvGradLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerConvGrad>(patterns.getContext());
+}
+
+} // namespace odt::codegen

@@ -1,0 +1,18 @@
+//===- Greater.cpp - onnx.Greater -----------------------------------------===//
+
+#include "dialects/onnx/ops/Elementwise.h"
+
+using namespace mlir;
+
+namespace odt::onnx {
+
+LogicalResult GreaterOp::verify() {
+  return verifySameElementType(*this, getA(), getB(), "A and B");
+}
+
+LogicalResult GreaterOp::inferShapes(ShapeContext &context) {
+  return inferBroadcastResult(context, *this, {getA(), getB()}, getC(),
+                              IntegerType::get(getContext(), 1));
+}
+
+} // namespace odt::onnx
