@@ -15,6 +15,7 @@ def ConvertONNXToLinalg : Pass<"odt-convert-onnx-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::math::MathDialect",
+                           "mlir::scf::SCFDialect",
                            "mlir::tensor::TensorDialect"];
 }
 

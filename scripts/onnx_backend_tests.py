@@ -222,6 +222,31 @@ def run_test(name, bin_dir, work_root, timeout):
     return "pass", "", time.time() - start
 
 
+# Why a failing test fails, where the cause is known and outside what a fix
+# of one op would change: appended to the measured reason (never replaces
+# it, and never turns a failure into a pass).
+KNOWN_CAUSES = [
+    (r"^test_training_dropout",
+     "training-mode Dropout draws its mask from odt's own seeded generator; "
+     "the expected outputs come from NumPy's"),
+    (r"BFLOAT16",
+     ".npy files cannot hold bfloat16, so the test data cannot reach odt-run"),
+    (r"STRING", "string tensors are outside odt's element types"),
+    (r"^test_identity_(opt|sequence)$",
+     "optional and sequence values are outside odt's value types"),
+    (r"uint(8|16|32|64)",
+     "unsigned element types do not bufferize yet (tensor.bitcast to "
+     "signless has no bufferization)"),
+]
+
+
+def known_cause(name):
+    for pattern, cause in KNOWN_CAUSES:
+        if re.search(pattern, name):
+            return cause
+    return None
+
+
 def write_report(path, results, command):
     passed = sum(1 for r in results if r[2] == "pass")
     total = len(results)
@@ -242,6 +267,8 @@ def write_report(path, results, command):
         "|---|---|---|---|",
     ]
     for name, ops, status, reason, _ in results:
+        if status != "pass" and known_cause(name):
+            reason += " (known cause: %s)" % known_cause(name)
         reason = reason.replace("|", "\\|").replace("\n", " ")
         lines.append("| %s | %s | %s | %s |" % (name, " ".join(sorted(set(ops))),
                                                status, reason))

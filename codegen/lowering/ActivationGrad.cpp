@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/lowering/ElementwiseUtil.h"
 #include "codegen/lowering/TrainingUtil.h"
 
 #include <cmath>
@@ -81,8 +82,8 @@ Value leakyReluGrad(Scalar &s, Value dY, Value y, Operation *op) {
 
 Value geluGrad(Scalar &s, Value dY, Value x, Operation *) {
   Value cdf = s.mul(s.cst(0.5),
-                    s.add(s.cst(1.0), math::ErfOp::create(
-                                          s.b, s.loc, s.mul(x, s.cst(M_SQRT1_2)))));
+                    s.add(s.cst(1.0), createErf(s.b, s.loc,
+                                                s.mul(x, s.cst(M_SQRT1_2)))));
   Value exponent = s.mul(s.mul(s.cst(-0.5), x), x);
   Value pdf = s.mul(s.mul(x, s.cst(M_2_SQRTPI * M_SQRT1_2 * 0.5)),
                     math::ExpOp::create(s.b, s.loc, exponent));

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/lowering/ElementwiseUtil.h"
 #include "codegen/lowering/TrainingUtil.h"
 
 #include <cmath>
@@ -32,7 +33,7 @@ Value gelu(OpBuilder &b, Location loc, Value x, bool fast) {
     shape = math::TanhOp::create(
         b, loc, mul(cst(M_2_SQRTPI * M_SQRT1_2), add(x, mul(cst(0.044715), cube))));
   } else {
-    shape = math::ErfOp::create(b, loc, mul(x, cst(M_SQRT1_2)));
+    shape = createErf(b, loc, mul(x, cst(M_SQRT1_2)));
   }
   return mul(mul(cst(0.5), x), add(cst(1.0), shape));
 }

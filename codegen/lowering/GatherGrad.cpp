@@ -22,14 +22,6 @@ using namespace mlir;
 namespace odt::codegen {
 namespace {
 
-/// scf.for needs the scf dialect, which the conversion pass does not list
-/// among its dependent dialects (odt-compile loads every dialect).
-LogicalResult requireSCF(Operation *op, ConversionPatternRewriter &rewriter) {
-  if (rewriter.getContext()->getLoadedDialect<scf::SCFDialect>())
-    return success();
-  return rewriter.notifyMatchFailure(op, "the scf dialect is not loaded");
-}
-
 /// An index read from an integer tensor, made non-negative against `dim`
 /// and clamped into [0, dim).
 Value normalizeIndex(OpBuilder &b, Location loc, Value raw, Value dim) {
@@ -50,8 +42,6 @@ struct LowerGatherGrad : OpConversionPattern<onnx::GatherGradOp> {
   LogicalResult
   matchAndRewrite(onnx::GatherGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireSCF(op, rewriter)))
-      return failure();
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getDX().getType());
     Type type = resultType.getElementType();
@@ -135,8 +125,6 @@ struct LowerGatherElementsGrad : OpConversionPattern<onnx::GatherElementsGradOp>
   LogicalResult
   matchAndRewrite(onnx::GatherElementsGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireSCF(op, rewriter)))
-      return failure();
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getDX().getType());
     Type type = resultType.getElementType();

@@ -28,7 +28,8 @@ struct ConvertONNXToLinalgPass
 
     ConversionTarget target(*context);
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect,
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect,
                            func::FuncDialect>();
     target.addIllegalDialect<onnx::ONNXDialect>();
     // Absent optional inputs disappear with their users.

@@ -7,40 +7,8 @@ using namespace mlir;
 
 namespace odt::onnx {
 
-namespace {
-
-std::optional<ArrayRef<int64_t>> weightSpatialDims(Value weight) {
-  if (auto type = dyn_cast<RankedTensorType>(weight.getType()))
-    if (type.getRank() >= 2)
-      return type.getShape().drop_front(2);
-  return std::nullopt;
-}
-
-} // namespace
-
 LogicalResult ConvTransposeOp::verify() {
-  if (failed(verifySameElementType(*this, getX(), getW(), "X and W")))
-    return failure();
-  if (!isNoValue(getB()) &&
-      (failed(verifySameElementType(*this, getX(), getB(), "X and B")) ||
-       failed(verifyRank(*this, getB(), 1, "B"))))
-    return failure();
-  if (getGroup() < 1)
-    return emitNodeError(*this) << "group must be positive, got " << getGroup();
-  std::optional<int64_t> rank = getRank(getX());
-  if (!rank)
-    return success();
-  if (*rank < 3)
-    return emitNodeError(*this) << "X must have rank >= 3 (N, C and at least "
-                                   "one spatial dim), got rank "
-                                << *rank;
-  if (failed(verifyRank(*this, getW(), *rank, "W (same rank as X)")))
-    return failure();
-  FailureOr<SmallVector<int64_t>> kernel =
-      readKernelShape(*this, *rank - 2, weightSpatialDims(getW()));
-  if (failed(kernel) || failed(readWindowAttrs(*this, *kernel)))
-    return failure();
-  return success();
+  return verifyConvolution(*this, getX(), getW(), getB(), getGroup());
 }
 
 LogicalResult ConvTransposeOp::inferShapes(ShapeContext &context) {

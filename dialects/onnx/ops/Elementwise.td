@@ -142,21 +142,27 @@ def ONNX_ClipOp : ONNX_Op<"Clip"> {
   let hasVerifier = 1;
 }
 
-def ONNX_MaxOp : ONNX_Op<"Max"> {
-  let summary = "ai.onnx Max: the elementwise maximum of one or more inputs "
-                "(broadcasting; NaN propagates)";
-  let arguments = (ins Variadic<ONNX_ElemNumericTensor>:$data_0);
-  let results = (outs AnyTensor:$max);
+// Ops over one or more inputs broadcast together (ops/Variadic.cpp).
+class ONNX_ElemVariadicOp<string mnemonic, string what, Type elementTypes>
+    : ONNX_Op<mnemonic> {
+  let summary = "ai.onnx " # mnemonic # ": " # what;
+  let arguments = (ins Variadic<elementTypes>:$data_0);
+  let results = (outs AnyTensor:$result);
   let hasVerifier = 1;
 }
 
-def ONNX_MinOp : ONNX_Op<"Min"> {
-  let summary = "ai.onnx Min: the elementwise minimum of one or more inputs "
-                "(broadcasting; NaN propagates)";
-  let arguments = (ins Variadic<ONNX_ElemNumericTensor>:$data_0);
-  let results = (outs AnyTensor:$min);
-  let hasVerifier = 1;
-}
+def ONNX_MaxOp : ONNX_ElemVariadicOp<"Max",
+    "the elementwise maximum of one or more inputs (broadcasting; NaN "
+    "propagates)", ONNX_ElemNumericTensor>;
+def ONNX_MinOp : ONNX_ElemVariadicOp<"Min",
+    "the elementwise minimum of one or more inputs (broadcasting; NaN "
+    "propagates)", ONNX_ElemNumericTensor>;
+def ONNX_SumOp : ONNX_ElemVariadicOp<"Sum",
+    "the elementwise sum of one or more inputs (broadcasting)",
+    TensorOf<[F16, BF16, F32, F64]>>;
+def ONNX_MeanOp : ONNX_ElemVariadicOp<"Mean",
+    "the elementwise mean of one or more inputs (broadcasting)",
+    TensorOf<[F16, BF16, F32, F64]>>;
 
 //===----------------------------------------------------------------------===//
 // Selection, comparisons and logic

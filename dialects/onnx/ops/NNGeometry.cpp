@@ -171,4 +171,36 @@ FailureOr<Dim> inferWindowDim(ShapeContext &context, Operation *op,
   return context.newSymbol(name);
 }
 
+std::optional<ArrayRef<int64_t>> weightSpatialDims(Value weight) {
+  if (auto type = dyn_cast<RankedTensorType>(weight.getType()))
+    if (type.getRank() >= 2)
+      return type.getShape().drop_front(2);
+  return std::nullopt;
+}
+
+LogicalResult verifyConvolution(Operation *op, Value x, Value w, Value b,
+                                int64_t group) {
+  if (failed(verifySameElementType(op, x, w, "X and W")))
+    return failure();
+  if (!isNoValue(b) && (failed(verifySameElementType(op, x, b, "X and B")) ||
+                        failed(verifyRank(op, b, 1, "B"))))
+    return failure();
+  if (group < 1)
+    return emitNodeError(op) << "group must be positive, got " << group;
+  std::optional<int64_t> rank = getRank(x);
+  if (!rank)
+    return success();
+  if (*rank < 3)
+    return emitNodeError(op) << "X must have rank >= 3 (N, C and at least "
+                                "one spatial dim), got rank "
+                             << *rank;
+  if (failed(verifyRank(op, w, *rank, "W (same rank as X)")))
+    return failure();
+  FailureOr<SmallVector<int64_t>> kernel =
+      readKernelShape(op, *rank - 2, weightSpatialDims(w));
+  if (failed(kernel) || failed(readWindowAttrs(op, *kernel)))
+    return failure();
+  return success();
+}
+
 } // namespace odt::onnx

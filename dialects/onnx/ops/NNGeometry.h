@@ -56,6 +56,17 @@ mlir::FailureOr<llvm::SmallVector<int64_t>>
 readKernelShape(mlir::Operation *op, int64_t spatialRank,
                 std::optional<llvm::ArrayRef<int64_t>> weightSpatial);
 
+/// The spatial dims of a ranked weight [M, C / group, k...] (dynamic ones as
+/// kDynamic); none when its rank is unknown or below 2.
+std::optional<llvm::ArrayRef<int64_t>> weightSpatialDims(mlir::Value weight);
+
+/// The checks Conv and ConvTranspose share: X, W and the optional B (NoValue
+/// when absent) agree in element type, B is 1-D, group is positive, X has
+/// rank >= 3 and W the same rank, and the window attributes fit.
+mlir::LogicalResult verifyConvolution(mlir::Operation *op, mlir::Value x,
+                                      mlir::Value w, mlir::Value b,
+                                      int64_t group);
+
 // Integer helpers of the formulas (b > 0).
 inline int64_t floorDiv(int64_t a, int64_t b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);

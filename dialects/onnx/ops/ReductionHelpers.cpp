@@ -1,6 +1,7 @@
 //===- ReductionHelpers.cpp - shared checks of the Reduction family -------===//
 
 #include "dialects/onnx/ops/ReductionHelpers.h"
+#include "dialects/onnx/ops/TrainingOpHelpers.h"
 
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringExtras.h"
@@ -45,11 +46,12 @@ getReduceAxes(Value data, Value axesInput,
   if (axesAttr) {
     given.assign(axesAttr->begin(), axesAttr->end());
   } else if (!isNoValue(axesInput)) {
-    DenseIntElementsAttr values;
-    if (!matchPattern(axesInput, m_Constant(&values)))
+    // A constant, or axes known at compile time from shapes (the output of
+    // a BroadcastGradientArgs in ORT's gradient graphs).
+    FailureOr<SmallVector<int64_t>> values = getStaticIntegers(axesInput);
+    if (failed(values))
       return failure();
-    for (APInt value : values)
-      given.push_back(value.getSExtValue());
+    given = std::move(*values);
   }
   SmallVector<int64_t> axes;
   if (given.empty()) {
