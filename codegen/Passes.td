@@ -48,6 +48,19 @@ def DestinationPassing : Pass<"odt-destination-passing", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def EraseUnsignedTypes : Pass<"odt-erase-unsigned-types", "mlir::ModuleOp"> {
+  let summary = "Retype unsigned integers as signless ones of the same width";
+  let description = [{
+    After the lowering to linalg, signedness lives in the ops (divui, maxui,
+    cmpi ult, uitofp), and arith, bufferization and the LLVM lowering take
+    signless integers only. This pass replaces every unsigned integer type
+    in the module (values, block arguments, function types, constants) by
+    the signless type of the same width, which has the same bits, and drops
+    the tensor.bitcasts that only changed signedness. The descriptor keeps
+    the ONNX element types: it is built before this pass.
+  }];
+}
+
 def ExpandStridedCopies : Pass<"odt-expand-strided-copies", "mlir::ModuleOp"> {
   let summary = "Turn memref.copy between non-contiguous buffers into loops";
   let description = [{

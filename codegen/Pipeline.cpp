@@ -81,6 +81,8 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix) {
       ""
       // 1. Entry points read and write caller buffers; results tied to an
       //    argument are written into it.
+      // 0. Signedness is in the ops now; the types become signless.
+      "odt-erase-unsigned-types,"
       "odt-destination-passing,"
       // 2. Final results are computed straight into the caller's buffers.
       "eliminate-empty-tensors,"

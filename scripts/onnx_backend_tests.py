@@ -234,9 +234,6 @@ KNOWN_CAUSES = [
     (r"STRING", "string tensors are outside odt's element types"),
     (r"^test_identity_(opt|sequence)$",
      "optional and sequence values are outside odt's value types"),
-    (r"uint(8|16|32|64)",
-     "unsigned element types do not bufferize yet (tensor.bitcast to "
-     "signless has no bufferization)"),
 ]
 
 
