@@ -386,6 +386,8 @@ def activation_cases():
     bias = randn(7)
     out = [("dX", F32, [3, 7])]
     return [
+        Case("relu_grad", "ReluGrad", [("dY", dy), ("X", np.maximum(x, 0).astype(F32))],
+             out, lambda dY, X: f32(np.where(X > 0, dY, 0))),
         Case("sigmoid_grad", "SigmoidGrad", [("dY", dy), ("Y", sig)], out,
              lambda dY, Y: f32(dY * Y * (1 - Y))),
         Case("tanh_grad", "TanhGrad", [("dY", dy), ("Y", tanh)], out,
@@ -466,6 +468,16 @@ def loss_cases():
                     sce_internal_grad(dY, log_prob, label, weight, int(ignore_index),
                                       None, r),
                 attrs={"reduction": reduction}, initializers={"ignore_index"}))
+    # SoftmaxCrossEntropyLossGrad (attributes only, no ignore_index input).
+    for reduction in ["mean", "sum"]:
+        _, logp = sce_internal(scores, labels, None, -1, reduction)
+        cases.append(Case(
+            "sce_loss_grad_" + reduction, "SoftmaxCrossEntropyLossGrad",
+            [("dY", np.array(0.8, F32)), ("log_prob", logp), ("label", labels)],
+            [("d_logits", F32, [6, 5])],
+            lambda dY, log_prob, label, r=reduction:
+                sce_internal_grad(dY, log_prob, label, None, -1, None, r),
+            attrs={"reduction": reduction, "ignore_index": -1}))
     # K-dimensional scores, int32 labels, no ignore_index, a bias.
     scores3 = randn(2, 4, 3)
     labels3 = np.array([[0, 3, 1], [2, 2, 0]], np.int32)
@@ -697,6 +709,13 @@ def structural_cases():
                 input / float(np.asarray(scale).reshape(-1)[0]) if d
                 else input * float(np.asarray(scale).reshape(-1)[0])),
             attrs={"scale_down": down}))
+    whole = randn(2, 8)
+    cases.append(Case(
+        "split_training", "SplitTraining",
+        [("input", whole), ("split", np.array([3, 5], np.int64))],
+        [("out0", F32, [2, 3]), ("out1", F32, [2, 5])],
+        lambda input, split: (input[:, :3], input[:, 3:]),
+        attrs={"axis": 1}, initializers={"split"}))
     p, q = randn(2, 3), randn(2, 5)
     cases.append(Case(
         "concat_training", "ConcatTraining", [("p", p), ("q", q)],
@@ -721,6 +740,16 @@ def accumulation_cases():
         "in_place_accumulator_broadcast", "InPlaceAccumulator",
         [("old_sum", buf), ("value", randn(4))], [("new_sum", F32, [3, 4])],
         lambda old_sum, value: f32(old_sum + value)))
+    for overwrite, tag in [(np.array([True]), "overwrite"),
+                           (np.array([False]), "accumulate")]:
+        cases.append(Case(
+            "in_place_accumulator_v2_" + tag, "InPlaceAccumulatorV2",
+            [("accumulation_buffer", buf), ("value", value),
+             ("overwrite_flag", overwrite)],
+            [("updated_flag", np.bool_, [1]), ("accumulation_buffer_out", F32, [3, 4])],
+            lambda accumulation_buffer, value, overwrite_flag, o=overwrite: (
+                np.array([True]),
+                f32(value if bool(o[0]) else accumulation_buffer + value))))
     cases.append(Case(
         "zero_gradient", "ZeroGradient",
         [("old_gradient", buf), ("reset_signal", np.array([1], np.int64))],

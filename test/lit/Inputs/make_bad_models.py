@@ -10,6 +10,7 @@ x [N, 4] and a weight [3, 4] (transB), so each file holds exactly one defect:
                          which odt upgrades to 13 before importing
   opset99.onnx           the same graph importing an ai.onnx opset from the future
   unknown_attribute.onnx a Gemm with an attribute ONNX's Gemm does not have
+  bad_attribute_value.onnx a Softmax whose axis is outside its input's rank
   dangling_output.onnx   a graph output that no node computes
   shape_mismatch.onnx    a Gemm whose inner dims are 3 and 4
   valid.onnx             the valid graph itself (a control)
@@ -80,6 +81,10 @@ def main(out_dir):
         "unknown_attribute": make_model(
             [gemm(broadcast=1), relu()], [output("z", ["N", 3])],
             check=False),
+        "bad_attribute_value": make_model(
+            [gemm(), helper.make_node("Softmax", ["y"], ["z"], name="probs",
+                                      axis=7)],
+            [output("z", ["N", 3])], check=False),
         "dangling_output": make_model(
             [gemm(), relu()],
             [output("z", ["N", 3]), output("nobody", ["N", 3])],
