@@ -59,7 +59,10 @@ LogicalResult runGraphPipeline(ModuleOp module) {
   return runPipeline(module, ""
                              // 1. ORT's in-place updates become tied results.
                              "odt-assemble-training-program,"
-                             // 2. Drop what nothing reads, merge duplicates.
+                             // 2. com.microsoft ops that are compositions of
+                             //    ai.onnx ops become those ops.
+                             "func.func(odt-decompose-training-ops),"
+                             // 3. Drop what nothing reads, merge duplicates.
                              "canonicalize, cse");
 }
 

@@ -83,6 +83,13 @@ def lowerings():
             result.setdefault(record, os.path.relpath(path, ROOT))
         for record in re.findall(r"OpRewritePattern<\s*onnx::(\w+)Op\s*>", text):
             result.setdefault(record, os.path.relpath(path, ROOT))
+    # Ops rewritten into ai.onnx ops before the lowering.
+    decompose = os.path.join(ROOT, "compiler/passes/DecomposeTrainingOps.cpp")
+    if os.path.exists(decompose):
+        text = open(decompose).read()
+        for record in re.findall(r"dyn_cast<\s*onnx::(\w+)Op\s*>", text):
+            result.setdefault(record, "`%s` (into ai.onnx ops)" %
+                              os.path.relpath(decompose, ROOT))
     return result
 
 
@@ -142,7 +149,8 @@ def main():
         lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             op["name"], op["domain"], op["family"],
             " ".join(types.get(op["op"], [])) or "-",
-            "`%s`" % lowered[record] if record in lowered else "none",
+            ("none" if record not in lowered else lowered[record]
+             if lowered[record].startswith("`") else "`%s`" % lowered[record]),
             "yes" if record in grads else ("is a gradient" if op["domain"] == "com.microsoft" and "Grad" in op["name"] else "-"),
             "%d / %d" % (passed, total) if total else "-"))
     with open(args.out, "w") as f:

@@ -1,9 +1,8 @@
 //===- ActivationGrad.cpp - elementwise activation gradients -> linalg ----===//
 //
-// One elementwise linalg.generic each, with ORT's formulas:
-//   SigmoidGrad    dX = dY * Y * (1 - Y)
-//   TanhGrad       dX = dY * (1 - Y * Y)
-//   LeakyReluGrad  dX = Y > 0 ? dY : alpha * dY
+// One elementwise linalg.generic each, with ORT's formulas (ReluGrad,
+// SigmoidGrad, TanhGrad and LeakyReluGrad are compositions of ai.onnx ops:
+// compiler/passes/DecomposeTrainingOps.cpp):
 //   GeluGrad       dX = dY * (0.5 * (1 + erf(X / sqrt(2)))
 //                             + X * exp(-X^2 / 2) / sqrt(2 * pi))
 //   FastGeluGrad   t = tanh(a * (X + g * X^3)), a = sqrt(2 / pi), g = 0.044715
@@ -64,22 +63,6 @@ struct LowerElementwiseGrad : OpConversionPattern<OpTy> {
   GradFn fn;
 };
 
-Value sigmoidGrad(Scalar &s, Value dY, Value y, Operation *) {
-  return s.mul(dY, s.mul(y, s.sub(s.cst(1.0), y)));
-}
-
-Value tanhGrad(Scalar &s, Value dY, Value y, Operation *) {
-  return s.mul(dY, s.sub(s.cst(1.0), s.mul(y, y)));
-}
-
-Value leakyReluGrad(Scalar &s, Value dY, Value y, Operation *op) {
-  double alpha = cast<onnx::LeakyReluGradOp>(op).getAlpha().convertToDouble();
-  Value positive = arith::CmpFOp::create(s.b, s.loc, arith::CmpFPredicate::OGT,
-                                         y, s.cst(0.0));
-  return arith::SelectOp::create(s.b, s.loc, positive, dY,
-                                 s.mul(dY, s.cst(alpha)));
-}
-
 Value geluGrad(Scalar &s, Value dY, Value x, Operation *) {
   Value cdf = s.mul(s.cst(0.5),
                     s.add(s.cst(1.0), createErf(s.b, s.loc,
@@ -107,10 +90,6 @@ Value fastGeluGrad(Scalar &s, Value dY, Value x, Operation *) {
 
 void populateActivationGradLoweringPatterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<LowerElementwiseGrad<onnx::SigmoidGradOp>>(context, sigmoidGrad);
-  patterns.add<LowerElementwiseGrad<onnx::TanhGradOp>>(context, tanhGrad);
-  patterns.add<LowerElementwiseGrad<onnx::LeakyReluGradOp>>(context,
-                                                            leakyReluGrad);
   patterns.add<LowerElementwiseGrad<onnx::GeluGradOp>>(context, geluGrad);
   patterns.add<LowerElementwiseGrad<onnx::FastGeluGradOp>>(context,
                                                            fastGeluGrad);

@@ -25,34 +25,10 @@ struct LowerRelu : OpConversionPattern<onnx::ReluOp> {
   }
 };
 
-struct LowerReluGrad : OpConversionPattern<onnx::ReluGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(onnx::ReluGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type elementType = getElementTypeOrSelf(op.getDX().getType());
-    Value init = createEmpty(rewriter, loc, getSizes(rewriter, loc, adaptor.getX()),
-                             elementType);
-    Value zero = createScalar(rewriter, loc, elementType, 0.0);
-    rewriter.replaceOp(
-        op, buildElementwise(rewriter, loc, {adaptor.getDY(), adaptor.getX()},
-                             {init}, [&](OpBuilder &b, Location l, ValueRange args) {
-                               // dX = X > 0 ? dY : 0 (ORT's ReluGrad).
-                               Value positive = arith::CmpFOp::create(
-                                   b, l, arith::CmpFPredicate::OGT, args[1], zero);
-                               return SmallVector<Value>{arith::SelectOp::create(
-                                   b, l, positive, args[0], zero)};
-                             }));
-    return success();
-  }
-};
-
 } // namespace
 
 void populateReluLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerRelu, LowerReluGrad>(patterns.getContext());
+  patterns.add<LowerRelu>(patterns.getContext());
 }
 
 } // namespace odt::codegen

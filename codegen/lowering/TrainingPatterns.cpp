@@ -13,7 +13,6 @@ void populateActivationGradLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateBatchNormInternalLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateBroadcastGradientArgsLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateConcatTrainingLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateContribGeluLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateConvGradLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDivGradLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDropoutGradLoweringPatterns(mlir::RewritePatternSet &patterns);
@@ -37,7 +36,6 @@ void populateTrainingLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateBatchNormInternalLoweringPatterns(patterns);
   populateBroadcastGradientArgsLoweringPatterns(patterns);
   populateConcatTrainingLoweringPatterns(patterns);
-  populateContribGeluLoweringPatterns(patterns);
   populateConvGradLoweringPatterns(patterns);
   populateDivGradLoweringPatterns(patterns);
   populateDropoutGradLoweringPatterns(patterns);

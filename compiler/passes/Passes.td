@@ -26,4 +26,18 @@ def AssembleTrainingProgram : Pass<"odt-assemble-training-program", "mlir::Modul
   }];
 }
 
+def DecomposeTrainingOps
+    : Pass<"odt-decompose-training-ops", "mlir::func::FuncOp"> {
+  let summary = "Rewrite com.microsoft ops that are exact compositions of "
+                "ai.onnx ops into those ops";
+  let description = [{
+    ReluGrad, SigmoidGrad, TanhGrad and LeakyReluGrad become Where/Greater/
+    Mul/Sub; com.microsoft Gelu, BiasGelu and FastGelu become ai.onnx Gelu
+    (exact or tanh-approximated) after an Add of the bias. The compositions
+    are elementwise, so linalg's elementwise fusion makes one loop of them,
+    as a dedicated lowering would; the ops need no lowering of their own.
+    The new ops keep the node's location, so diagnostics still name it.
+  }];
+}
+
 #endif // ODT_COMPILER_PASSES
