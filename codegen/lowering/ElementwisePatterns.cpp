@@ -10,7 +10,7 @@
 namespace odt::codegen {
 
 void populateAbsLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateAddLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateArithmeticLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateAndLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateCastLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateClipLoweringPatterns(mlir::RewritePatternSet &patterns);
@@ -28,7 +28,6 @@ void populateLeakyReluLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateLessLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateLogLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateVariadicLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateMulLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateNegLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateNotLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateOrLoweringPatterns(mlir::RewritePatternSet &patterns);
@@ -39,13 +38,12 @@ void populateSigmoidLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateSinLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateSoftplusLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateSqrtLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateSubLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateTanhLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateWhereLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateAbsLoweringPatterns(patterns);
-  populateAddLoweringPatterns(patterns);
+  populateArithmeticLoweringPatterns(patterns);
   populateAndLoweringPatterns(patterns);
   populateCastLoweringPatterns(patterns);
   populateClipLoweringPatterns(patterns);
@@ -63,7 +61,6 @@ void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateLessLoweringPatterns(patterns);
   populateLogLoweringPatterns(patterns);
   populateVariadicLoweringPatterns(patterns);
-  populateMulLoweringPatterns(patterns);
   populateNegLoweringPatterns(patterns);
   populateNotLoweringPatterns(patterns);
   populateOrLoweringPatterns(patterns);
@@ -74,7 +71,6 @@ void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateSinLoweringPatterns(patterns);
   populateSoftplusLoweringPatterns(patterns);
   populateSqrtLoweringPatterns(patterns);
-  populateSubLoweringPatterns(patterns);
   populateTanhLoweringPatterns(patterns);
   populateWhereLoweringPatterns(patterns);
 }

@@ -19,7 +19,6 @@ void populateArgMaxLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateTopKLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateCumSumLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateSoftmaxLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateLogSoftmaxLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateLayerNormalizationLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateBatchNormalizationLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateSoftmaxCrossEntropyLossLoweringPatterns(mlir::RewritePatternSet &patterns);
@@ -37,7 +36,6 @@ void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateTopKLoweringPatterns(patterns);
   populateCumSumLoweringPatterns(patterns);
   populateSoftmaxLoweringPatterns(patterns);
-  populateLogSoftmaxLoweringPatterns(patterns);
   populateLayerNormalizationLoweringPatterns(patterns);
   populateBatchNormalizationLoweringPatterns(patterns);
   populateSoftmaxCrossEntropyLossLoweringPatterns(patterns);

@@ -1,8 +1,9 @@
-//===- Softmax.cpp - onnx.Softmax -> linalg -------------------------------===//
+//===- Softmax.cpp - onnx.Softmax, LogSoftmax -> linalg -------------------===//
 //
 // Opset 13: along one axis. Three linalg.generic ops (ReductionUtil's
 // buildSoftmax): the maximum along the axis, the sum of exp(x - max), then
-// exp(x - max) / sum elementwise; float16/bfloat16 compute in f32.
+// exp(x - max) / sum (LogSoftmax: x - max - log(sum)) elementwise;
+// float16/bfloat16 compute in f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,17 +15,19 @@ using namespace odt::codegen::reduction;
 namespace odt::codegen {
 namespace {
 
-struct LowerSoftmax : OpConversionPattern<onnx::SoftmaxOp> {
-  using OpConversionPattern::OpConversionPattern;
+template <typename SoftmaxOp, bool logarithm>
+struct LowerSoftmax : OpConversionPattern<SoftmaxOp> {
+  using OpConversionPattern<SoftmaxOp>::OpConversionPattern;
+  using OpAdaptor = typename SoftmaxOp::Adaptor;
 
   LogicalResult
-  matchAndRewrite(onnx::SoftmaxOp op, OpAdaptor adaptor,
+  matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value input = adaptor.getInput();
     int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
     int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
     Value result = buildSoftmax(rewriter, op.getLoc(), input, axis,
-                                /*logarithm=*/false);
+                                logarithm);
     rewriter.replaceOp(op, castToType(rewriter, op.getLoc(), result,
                                       op.getOutput().getType()));
     return success();
@@ -34,7 +37,8 @@ struct LowerSoftmax : OpConversionPattern<onnx::SoftmaxOp> {
 } // namespace
 
 void populateSoftmaxLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerSoftmax>(patterns.getContext());
+  patterns.add<LowerSoftmax<onnx::SoftmaxOp, false>,
+               LowerSoftmax<onnx::LogSoftmaxOp, true>>(patterns.getContext());
 }
 
 } // namespace odt::codegen

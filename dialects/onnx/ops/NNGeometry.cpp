@@ -203,4 +203,38 @@ LogicalResult verifyConvolution(Operation *op, Value x, Value w, Value b,
   return success();
 }
 
+LogicalResult verifyPool(Operation *op, Value x) {
+  std::optional<int64_t> rank = getRank(x);
+  if (!rank)
+    return success();
+  FailureOr<SmallVector<int64_t>> kernel =
+      readKernelShape(op, *rank - 2, std::nullopt);
+  if (failed(kernel) || failed(readWindowAttrs(op, *kernel)))
+    return failure();
+  return success();
+}
+
+FailureOr<Shape> inferPoolShape(ShapeContext &context, Operation *op,
+                                Value x) {
+  Shape xShape = context.getShape(x);
+  int64_t spatialRank = xShape.size() - 2;
+  FailureOr<SmallVector<int64_t>> kernel =
+      readKernelShape(op, spatialRank, std::nullopt);
+  if (failed(kernel))
+    return failure();
+  FailureOr<WindowAttrs> attrs = readWindowAttrs(op, *kernel);
+  if (failed(attrs))
+    return failure();
+  Shape y = {xShape[0], xShape[1]};
+  for (int64_t i = 0; i < spatialRank; ++i) {
+    FailureOr<Dim> out = inferWindowDim(
+        context, op, *attrs, i, xShape[2 + i], /*transposed=*/false,
+        (getNodeName(op) + "_Y_dim" + Twine(2 + i)).str());
+    if (failed(out))
+      return failure();
+    y.push_back(*out);
+  }
+  return y;
+}
+
 } // namespace odt::onnx

@@ -67,6 +67,15 @@ mlir::LogicalResult verifyConvolution(mlir::Operation *op, mlir::Value x,
                                       mlir::Value w, mlir::Value b,
                                       int64_t group);
 
+/// The checks MaxPool and AveragePool share: the kernel_shape attribute and
+/// the window attributes fit X's spatial rank.
+mlir::LogicalResult verifyPool(mlir::Operation *op, mlir::Value x);
+
+/// The output shape of a pool over `x`: [N, C, one window dim per spatial
+/// dim] (fresh symbols named after the node where a dim is not static).
+mlir::FailureOr<Shape> inferPoolShape(ShapeContext &context, mlir::Operation *op,
+                                      mlir::Value x);
+
 // Integer helpers of the formulas (b > 0).
 inline int64_t floorDiv(int64_t a, int64_t b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
