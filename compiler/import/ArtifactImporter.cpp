@@ -324,10 +324,15 @@ LogicalResult ArtifactImporter::importOptimizer(const ::onnx::ModelProto &model,
   static const ArgRole kSequenceRoles[] = {
       ArgRole::Parameter, ArgRole::GradientBuffer, ArgRole::FirstMoment,
       ArgRole::SecondMoment};
-  if (graph.node_size() != 1) {
-    fail(path) << "'" << path << "': an optimizer graph has exactly one node "
-               << "(AdamWOptimizer or SGDOptimizerV2), this one has "
-               << graph.node_size();
+  // One optimizer node, optionally after ORT's gradient clipping
+  // (onnxblock's ClipGradNorm: InplaceClipGradNorm over the gradients).
+  bool clipped = graph.node_size() == 2 &&
+                 graph.node(0).op_type() == "InplaceClipGradNorm";
+  if (graph.node_size() != 1 && !clipped) {
+    fail(path) << "'" << path << "': an optimizer graph has one node "
+               << "(AdamWOptimizer or SGDOptimizerV2), optionally after an "
+               << "InplaceClipGradNorm; this one has " << graph.node_size()
+               << " nodes";
     return failure();
   }
   GraphImportOptions options;

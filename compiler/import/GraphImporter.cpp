@@ -637,9 +637,13 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
             << numOutputs << " are defined";
     return failure();
   }
+  // Sequence ops: the optimizers have one single result (the updated flag)
+  // before their groups; an op whose one output is a sequence
+  // (InplaceClipGradNorm) has only the group.
   unsigned numSingle = perOutputResults ? node.output_size()
-                       : iface->hasVariadicONNXOutputs() ? 1
-                                                         : numOutputs;
+                       : !iface->hasVariadicONNXOutputs() ? numOutputs
+                       : numOutputs > 1                   ? 1
+                                                          : 0;
   unsigned numResults =
       perOutputResults ? numSingle
                        : numSingle + (numOutputs - numSingle) * groupSize;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Makes ONNX Runtime training artifacts for three model families and ORT's
-own losses over N AdamW steps on them, as references for odt.
+own losses over N optimizer steps on them (AdamW; for mlp_clip_grad_norm,
+SGD after gradient clipping), as references for odt.
 
     <venv>/bin/python test/ort_models/make_models.py OUT_DIR [--steps 10]
 
@@ -23,7 +24,7 @@ import sys
 import numpy as np
 import onnx
 import torch
-from onnxruntime.training import artifacts
+from onnxruntime.training import artifacts, onnxblock
 from onnxruntime.training.api import CheckpointState, Module, Optimizer
 
 LEARNING_RATE = 1e-3
@@ -78,7 +79,25 @@ MODELS = {
     "mlp_gelu_layernorm": (MLP, (8, 16), 4),
     "cnn_conv_bn_pool": (CNN, (8, 1, 8, 8), 3),
     "transformer_block": (EncoderBlock, (4, 8, 32), 3),
+    # The MLP again, trained by SGD after clipping the global gradient norm
+    # (ORT's InplaceClipGradNorm before SGDOptimizerV2). SGD, since Adam's
+    # update hardly changes when all gradients are scaled by one factor;
+    # max_norm is small enough that every step clips.
+    "mlp_clip_grad_norm": (MLP, (8, 16), 4),
 }
+
+# Optimizers other than generate_artifacts' plain AdamW, by model name.
+CLIP_MAX_NORM = 0.05
+# Learning rates other than LEARNING_RATE: the clipped SGD steps are large
+# enough that ignoring the clip would move the losses far out of tolerance.
+LEARNING_RATES = {"mlp_clip_grad_norm": 0.2}
+
+
+def optimizer_for(name):
+    if name == "mlp_clip_grad_norm":
+        return onnxblock.optim.SGD(
+            clip_grad=onnxblock.optim.ClipGradNorm(CLIP_MAX_NORM))
+    return artifacts.OptimType.AdamW
 
 
 def fix_eval_batch_norm(path):
@@ -119,7 +138,7 @@ def make(name, out_dir, steps):
     artifacts.generate_artifacts(
         onnx.load(forward), requires_grad=requires_grad, frozen_params=[],
         loss=artifacts.LossType.CrossEntropyLoss,
-        optimizer=artifacts.OptimType.AdamW, artifact_directory=folder)
+        optimizer=optimizer_for(name), artifact_directory=folder)
     os.remove(forward)
     fix_eval_batch_norm(os.path.join(folder, "eval_model.onnx"))
     np.save(os.path.join(folder, "input.npy"), x)
@@ -130,7 +149,8 @@ def make(name, out_dir, steps):
     module = Module(os.path.join(folder, "training_model.onnx"), state,
                     os.path.join(folder, "eval_model.onnx"))
     optimizer = Optimizer(os.path.join(folder, "optimizer_model.onnx"), module)
-    optimizer.set_learning_rate(LEARNING_RATE)
+    learning_rate = LEARNING_RATES.get(name, LEARNING_RATE)
+    optimizer.set_learning_rate(learning_rate)
     module.train()
     losses = []
     for _ in range(steps):
@@ -139,7 +159,7 @@ def make(name, out_dir, steps):
         module.lazy_reset_grad()
         losses.append(float(np.asarray(loss)))
     with open(os.path.join(folder, "ort_losses.json"), "w") as f:
-        json.dump({"learning_rate": LEARNING_RATE, "losses": losses}, f, indent=1)
+        json.dump({"learning_rate": learning_rate, "losses": losses}, f, indent=1)
     return losses
 
 

@@ -86,7 +86,8 @@ class OrtModelsTest(unittest.TestCase):
 def load_tests(loader, tests, pattern):
     suite = unittest.TestSuite()
     names = [n for n in sys.argv[1:] if not n.startswith("-")] or [
-        "mlp_gelu_layernorm", "cnn_conv_bn_pool", "transformer_block"]
+        "mlp_gelu_layernorm", "cnn_conv_bn_pool", "transformer_block",
+        "mlp_clip_grad_norm"]
     for name in names:
         case = type("OrtModel_" + name, (OrtModelsTest,), {"model": name})
         suite.addTests(loader.loadTestsFromTestCase(case))
