@@ -23,7 +23,10 @@
 #include "Optimizer.h"
 #include "TrainingSession.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <functional>
 #include <sys/stat.h>
 #include <cmath>
 #include <cstdio>
@@ -42,7 +45,11 @@ const char *kUsage =
     "                [--scheduler linear|cosine|constant --warmup N --total N]\n"
     "                [--json]\n"
     "  odt-run eval  OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
-    "                [--output NAME=FILE.npy ...] [--json]\n";
+    "                [--output NAME=FILE.npy ...] [--json]\n"
+    "  odt-run bench OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
+    "                [--warmup-runs N] [--repetitions N] [--json]\n"
+    "      times a training step (TrainStep + OptimizerStep + LazyResetGrad)\n"
+    "      and EvalStep, each after N warm-up runs; prints median, min, max\n";
 
 struct Options {
   std::string command, modelDir, checkpoint, save;
@@ -52,6 +59,7 @@ struct Options {
   bool json = false, resume = false;
   std::string scheduler;
   long warmup = -1, total = -1;
+  long warmupRuns = 3, repetitions = 20;
 };
 
 int usageError(const std::string &message) {
@@ -80,7 +88,8 @@ int parseOptions(int argc, char **argv, Options &options) {
     return argc < 2 ? 2 : -1;
   }
   options.command = argv[1];
-  if (options.command != "train" && options.command != "eval")
+  if (options.command != "train" && options.command != "eval" &&
+      options.command != "bench")
     return usageError("unknown command '" + options.command + "'");
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
@@ -137,6 +146,15 @@ int parseOptions(int argc, char **argv, Options &options) {
       if (!v || *end || errno || count < 0)
         return usageError(arg + " needs an integer >= 0");
       (arg == "--warmup" ? options.warmup : options.total) = count;
+    } else if (arg == "--warmup-runs" || arg == "--repetitions") {
+      const char *v = value(arg.c_str());
+      char *end = nullptr;
+      long n = v ? std::strtol(v, &end, 10) : -1;
+      bool warmupRuns = arg == "--warmup-runs";
+      if (!v || *end || n < (warmupRuns ? 0 : 1))
+        return usageError(arg + (warmupRuns ? " needs an integer >= 0"
+                                             : " needs a positive integer"));
+      (warmupRuns ? options.warmupRuns : options.repetitions) = n;
     } else if (arg == "--json") {
       options.json = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -151,9 +169,9 @@ int parseOptions(int argc, char **argv, Options &options) {
     return usageError("no compiled model folder given");
   if (options.checkpoint.empty() && options.command == "train")
     return usageError("--checkpoint is required");
-  if (options.command == "train" && !options.outputs.empty())
+  if (options.command != "eval" && !options.outputs.empty())
     return usageError("--output is for eval");
-  if (options.command == "eval" &&
+  if (options.command != "train" &&
       (!options.save.empty() || options.resume || !options.scheduler.empty()))
     return usageError("--save, --resume and --scheduler are for train");
   if (!options.scheduler.empty()) {
@@ -341,6 +359,91 @@ int runEval(const Options &options, odt::Module &module) {
   return 0;
 }
 
+/// Median, min and max of `samples` (seconds), sorted in place.
+struct Timing {
+  double median, min, max;
+};
+Timing summarize(std::vector<double> &samples) {
+  std::sort(samples.begin(), samples.end());
+  size_t n = samples.size();
+  double median = n % 2 ? samples[n / 2]
+                        : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  return {median, samples.front(), samples.back()};
+}
+
+/// Runs `step` warmupRuns times, then times it `repetitions` times.
+odt::Status timeRuns(const Options &options,
+                     const std::function<odt::Status()> &step, Timing &timing) {
+  for (long i = 0; i < options.warmupRuns; ++i)
+    if (odt::Status status = step(); !status)
+      return status;
+  std::vector<double> samples;
+  for (long i = 0; i < options.repetitions; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (odt::Status status = step(); !status)
+      return status;
+    samples.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+  }
+  timing = summarize(samples);
+  return odt::Status::ok();
+}
+
+void printTiming(const Options &options, const char *what,
+                 const Timing &timing) {
+  if (options.json)
+    std::printf("{\"bench\": \"%s\", \"median_ms\": %.6g, \"min_ms\": %.6g, "
+                "\"max_ms\": %.6g, \"repetitions\": %ld}\n",
+                what, timing.median * 1e3, timing.min * 1e3, timing.max * 1e3,
+                options.repetitions);
+  else
+    std::printf("%-6s median %.4g ms  min %.4g ms  max %.4g ms  (%ld runs)\n",
+                what, timing.median * 1e3, timing.min * 1e3, timing.max * 1e3,
+                options.repetitions);
+  std::fflush(stdout);
+}
+
+int runBench(const Options &options, odt::TrainingSession &session) {
+  odt::Module &module = session.module();
+  odt::Status status;
+  bool any = false;
+  if (module.hasTrainStep() && session.hasOptimizer()) {
+    std::vector<odt::Tensor> inputs, outputs;
+    if (!(status = loadInputs(options, module.trainingInputNames(), inputs)))
+      return fail(status);
+    Timing timing;
+    auto step = [&]() -> odt::Status {
+      odt::Status s;
+      if (!(s = session.trainStep(inputs, outputs)) ||
+          !(s = session.optimizerStep()))
+        return s;
+      return session.lazyResetGrad();
+    };
+    if (!(status = timeRuns(options, step, timing)))
+      return fail(status);
+    printTiming(options, "train", timing);
+    any = true;
+  }
+  if (module.hasEvalStep()) {
+    std::vector<odt::Tensor> inputs, outputs;
+    if (!(status = loadInputs(options, module.evalInputNames(), inputs)))
+      return fail(status);
+    Timing timing;
+    if (!(status = timeRuns(
+              options, [&] { return module.evalStep(inputs, outputs); },
+              timing)))
+      return fail(status);
+    printTiming(options, "eval", timing);
+    any = true;
+  }
+  if (!any)
+    return fail(odt::Status::error("the compiled model '" + options.modelDir +
+                                   "' has neither a training step with an "
+                                   "optimizer nor an eval step"));
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -382,6 +485,8 @@ int main(int argc, char **argv) {
       odt::TrainingSession::create(*state, *model);
   if (!session)
     return fail(session.getStatus());
+  if (options.command == "bench")
+    return runBench(options, **session);
   return options.command == "train" ? runTrain(options, **session)
                                     : runEval(options, (*session)->module());
 }
