@@ -1,0 +1,104 @@
+"""Times the peers on the zoo: ONNX Runtime 1.19.2 training and PyTorch eager.
+
+    <venv>/bin/python bench/peers.py ZOO_DIR MODEL BATCH THREADS \
+        [--warmup-runs N] [--repetitions N]
+
+Prints one JSON line per peer: {"peer", "model", "batch", "threads",
+"median_ms", "min_ms", "max_ms"} for a training step (ORT: Module train step,
+Optimizer.step, lazy_reset_grad; PyTorch: forward, CrossEntropyLoss,
+backward, AdamW step, zero_grad), each after the warm-up runs, timed with
+time.perf_counter. Both start from the same weights (zoo.py's seed) and data
+as odt.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import zoo  # noqa: E402
+
+
+def timed(step, warmup, repetitions):
+    for _ in range(warmup):
+        step()
+    samples = []
+    for _ in range(repetitions):
+        start = time.perf_counter()
+        step()
+        samples.append(time.perf_counter() - start)
+    return {"median_ms": statistics.median(samples) * 1e3,
+            "min_ms": min(samples) * 1e3, "max_ms": max(samples) * 1e3}
+
+
+def time_ort(folder, x, y, threads, warmup, repetitions):
+    import onnxruntime as ort
+    from onnxruntime.training.api import CheckpointState, Module, Optimizer
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    state = CheckpointState.load_checkpoint(os.path.join(folder, "checkpoint"))
+    module = Module(os.path.join(folder, "training_model.onnx"), state,
+                    os.path.join(folder, "eval_model.onnx"),
+                    session_options=options)
+    optimizer = Optimizer(os.path.join(folder, "optimizer_model.onnx"), module)
+    module.train()
+
+    def step():
+        module(x, y)
+        optimizer.step()
+        module.lazy_reset_grad()
+    return timed(step, warmup, repetitions)
+
+
+def time_torch(name, x, y, threads, warmup, repetitions):
+    torch.set_num_threads(threads)
+    model = zoo.build(name).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-6,
+                                  weight_decay=0.0)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+
+    def step():
+        loss = loss_fn(model(xt), yt)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=False)
+    return timed(step, warmup, repetitions)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("zoo_dir")
+    parser.add_argument("model", choices=sorted(zoo.MODELS))
+    parser.add_argument("batch", type=int)
+    parser.add_argument("threads", type=int)
+    parser.add_argument("--warmup-runs", type=int, default=3)
+    parser.add_argument("--repetitions", type=int, default=20)
+    parser.add_argument("--peers", default="ort,pytorch")
+    args = parser.parse_args()
+    folder = os.path.join(args.zoo_dir, args.model)
+    x = np.load(os.path.join(folder, "input_b%d.npy" % args.batch))
+    y = np.load(os.path.join(folder, "labels_b%d.npy" % args.batch))
+    for peer in args.peers.split(","):
+        if peer == "ort":
+            result = time_ort(folder, x, y, args.threads, args.warmup_runs,
+                              args.repetitions)
+        else:
+            result = time_torch(args.model, x, y, args.threads, args.warmup_runs,
+                                args.repetitions)
+        result.update(peer=peer, model=args.model, batch=args.batch,
+                      threads=args.threads)
+        print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""Runs the benchmark zoo through odt and its peers and writes the report.
+
+    /usr/bin/python3 bench/run.py --build build [--venv build/ortvenv] \
+        [--work /tmp/odt-bench] [--repetitions 20] [--warmup-runs 3] \
+        [--out docs/benchmarks.md] [--chart docs/benchmarks.png] [--only MODEL]
+
+Per model and batch size: the median time of one training step (forward,
+backward, optimizer update, gradient reset) of odt (`odt-run bench`), of
+ONNX Runtime 1.19.2 training and of PyTorch eager (bench/peers.py), at 1 and
+2 threads, all measured in this one run on this machine, and odt/peer
+ratios (below 1: odt is faster). odt-compile's time per model comes from its
+timing line. The chart is a PNG bar chart of the same medians (log scale).
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import struct
+import subprocess
+import sys
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import zoo  # noqa: E402  (model names and batch sizes; no torch needed here)
+
+THREADS = (1, 2)
+
+
+def run(command, **kwargs):
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        sys.exit("bench: %s failed:\n%s%s" % (" ".join(command), result.stdout,
+                                              result.stderr))
+    return result.stdout
+
+
+def odt_times(build, work, name, batch, args):
+    folder = os.path.join(work, name)
+    out = run([os.path.join(build, "bin", "odt-run"), "bench",
+               os.path.join(work, name + ".compiled"),
+               "--checkpoint", os.path.join(folder, "checkpoint"),
+               "--input", "input=%s/input_b%d.npy" % (folder, batch),
+               "--input", "labels=%s/labels_b%d.npy" % (folder, batch),
+               "--warmup-runs", str(args.warmup_runs),
+               "--repetitions", str(args.repetitions), "--json"])
+    return {line["bench"]: line for line in map(json.loads, out.splitlines())}
+
+
+def peer_times(venv_python, work, name, batch, threads, args):
+    out = run([venv_python, os.path.join(ROOT, "bench", "peers.py"), work, name,
+               str(batch), str(threads), "--warmup-runs", str(args.warmup_runs),
+               "--repetitions", str(args.repetitions)])
+    return {r["peer"]: r for r in map(json.loads,
+                                      (l for l in out.splitlines() if l.startswith("{")))}
+
+
+def png_bar_chart(path, groups, series, colors):
+    """A bar chart without text: one group of bars per (model, batch), one
+    bar per series, heights on a log scale; the report names the colors."""
+    width, height, margin = 40 + 90 * len(groups), 300, 20
+    pixels = [[(255, 255, 255)] * width for _ in range(height)]
+    values = [v for g in groups for v in g[1] if v]
+    low, high = math.log10(min(values)) - 0.3, math.log10(max(values)) + 0.1
+    for decade in range(math.floor(low), math.ceil(high) + 1):
+        y = height - margin - int((decade - low) / (high - low) * (height - 2 * margin))
+        if margin <= y < height - margin:
+            for x in range(margin, width - margin):
+                pixels[y][x] = (220, 220, 220)
+    bar = 80 // len(series)
+    for gi, (_, bars) in enumerate(groups):
+        for si, value in enumerate(bars):
+            if not value:
+                continue
+            top = height - margin - int((math.log10(value) - low) / (high - low) *
+                                        (height - 2 * margin))
+            x0 = 40 + gi * 90 + si * bar
+            for y in range(max(top, 0), height - margin):
+                for x in range(x0, x0 + bar - 2):
+                    pixels[y][x] = colors[si]
+    raw = b"".join(b"\0" + bytes(c for p in row for c in p) for row in pixels)
+    chunk = lambda tag, data: (struct.pack(">I", len(data)) + tag + data +
+                               struct.pack(">I", zlib.crc32(tag + data)))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" +
+                chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) +
+                chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--venv")
+    parser.add_argument("--work", default="/tmp/odt-bench")
+    parser.add_argument("--warmup-runs", type=int, default=3)
+    parser.add_argument("--repetitions", type=int, default=20)
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    parser.add_argument("--chart", default=os.path.join(ROOT, "docs", "benchmarks.png"))
+    parser.add_argument("--only")
+    args = parser.parse_args()
+    venv_python = os.path.join(args.venv or os.path.join(args.build, "ortvenv"),
+                               "bin", "python")
+    names = [n for n in zoo.MODELS if not args.only or n == args.only]
+    os.makedirs(args.work, exist_ok=True)
+    rows, compile_times = [], {}
+    for name in names:
+        run([venv_python, os.path.join(ROOT, "bench", "zoo.py"), args.work, "--only", name])
+        log = subprocess.run([os.path.join(args.build, "bin", "odt-compile"),
+                              os.path.join(args.work, name), "-o",
+                              os.path.join(args.work, name + ".compiled")],
+                             capture_output=True, text=True)
+        if log.returncode != 0:
+            sys.exit("bench: odt-compile %s failed:\n%s" % (name, log.stderr))
+        timing = [l for l in log.stderr.splitlines() if "done in" in l]
+        compile_times[name] = timing[-1].split("done in ", 1)[1] if timing else "?"
+        for batch in zoo.MODELS[name][2]:
+            odt = odt_times(args.build, args.work, name, batch, args)["train"]
+            for threads in THREADS:
+                peers = peer_times(venv_python, args.work, name, batch, threads, args)
+                rows.append((name, batch, threads, odt["median_ms"] if threads == 1 else None,
+                             peers["ort"]["median_ms"], peers["pytorch"]["median_ms"]))
+                print("bench: %s b%d t%d odt %s ort %.3f pytorch %.3f ms" % (
+                    name, batch, threads,
+                    "%.3f" % rows[-1][3] if rows[-1][3] else "-",
+                    rows[-1][4], rows[-1][5]), flush=True)
+
+    odt_by = {(r[0], r[1]): r[3] for r in rows if r[3]}
+    lines = [
+        "# Benchmarks",
+        "",
+        "Generated by `bench/run.py` (do not edit); one run on one machine, all",
+        "figures from that run. Median of %d timed training steps after %d warm-up"
+        % (args.repetitions, args.warmup_runs),
+        "steps: forward, loss, backward, AdamW update, gradient reset. odt runs",
+        "`odt-run bench` (TrainStep + OptimizerStep + LazyResetGrad); ONNX Runtime",
+        "1.19.2 training runs the same artifacts (intra-op threads as given);",
+        "PyTorch %s eager runs the same module and initial weights" % (
+            subprocess.run([venv_python, "-c", "import torch; print(torch.__version__)"],
+                           capture_output=True, text=True).stdout.strip() or "?"),
+        "(torch.set_num_threads). Ratios are odt / peer: below 1, odt is faster.",
+        "odt has no threads yet (issue 6): its 1-thread time stands for both.",
+        "",
+        "Machine: %s, %d CPUs (`%s`)." % (platform.machine(), os.cpu_count() or 0,
+                                          platform.platform()),
+        "",
+        "Command: `/usr/bin/python3 bench/run.py --build build --repetitions %d`"
+        % args.repetitions,
+        "",
+        "| model | batch | threads | odt ms | ORT ms | PyTorch ms | odt/ORT | odt/PyTorch |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, batch, threads, _, ort_ms, torch_ms in rows:
+        odt_ms = odt_by[(name, batch)]
+        lines.append("| %s | %d | %d | %.3f | %.3f | %.3f | %.2f | %.2f |" % (
+            name, batch, threads, odt_ms, ort_ms, torch_ms, odt_ms / ort_ms,
+            odt_ms / torch_ms))
+    lines += ["", "odt-compile time per model (its timing line):", ""]
+    lines += ["- %s: %s" % (n, compile_times[n]) for n in names]
+    lines += ["", "![training step medians, log scale](benchmarks.png)", "",
+              "Chart: per model and batch, bars for odt (blue), ORT 1 thread "
+              "(orange), ORT 2 threads (red), PyTorch 1 thread (green), "
+              "PyTorch 2 threads (dark green); log scale, grid lines at powers "
+              "of ten milliseconds.", ""]
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        f.write("\n".join(lines))
+    groups = []
+    for name in names:
+        for batch in zoo.MODELS[name][2]:
+            by = {r[2]: r for r in rows if r[0] == name and r[1] == batch}
+            groups.append(("%s b%d" % (name, batch),
+                           [odt_by[(name, batch)], by[1][4], by[2][4], by[1][5],
+                            by[2][5]]))
+    png_bar_chart(args.chart, groups, ["odt", "ort1", "ort2", "pt1", "pt2"],
+                  [(40, 90, 200), (240, 150, 40), (200, 40, 40), (60, 170, 60),
+                   (20, 90, 20)])
+    print("bench: wrote %s and %s" % (args.out, args.chart))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
