@@ -145,8 +145,8 @@ def main():
         "Machine: %s, %d CPUs (`%s`)." % (platform.machine(), os.cpu_count() or 0,
                                           platform.platform()),
         "",
-        "Command: `/usr/bin/python3 bench/run.py --build build --repetitions %d`"
-        % args.repetitions,
+        "Command: `/usr/bin/python3 bench/run.py --build build --repetitions %d "
+        "--warmup-runs %d`" % (args.repetitions, args.warmup_runs),
         "",
         "| model | batch | threads | odt ms | ORT ms | PyTorch ms | odt/ORT | odt/PyTorch |",
         "|---|---|---|---|---|---|---|---|",
