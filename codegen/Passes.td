@@ -77,6 +77,24 @@ def ExpandStridedCopies : Pass<"odt-expand-strided-copies", "mlir::ModuleOp"> {
                            "mlir::linalg::LinalgDialect"];
 }
 
+def InterchangeReductions
+    : Pass<"odt-interchange-reductions", "mlir::ModuleOp"> {
+  let summary = "Move reduction loops outside the innermost output loop";
+  let description = [{
+    convert-linalg-to-loops nests loops in iterator order, which puts a
+    matmul's or convolution's reduction innermost: a strided walk through
+    one operand and a serial floating-point reduction that LLVM cannot
+    vectorize. For a linalg op with at least two parallel loops whose last
+    loop is a reduction and whose output's innermost dim is the last
+    parallel loop, this pass orders the loops as: the other parallel loops,
+    the reductions, then that last parallel loop. The innermost loop then
+    walks the output (and usually an operand) contiguously and carries no
+    dependence, so LLVM vectorizes it. Each output element still sums its
+    terms in the same order, so results do not change.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def PackEntryPoints : Pass<"odt-pack-entry-points", "mlir::ModuleOp"> {
   let summary = "Give each entry point a packed C wrapper and hide the rest";
   let description = [{

@@ -98,7 +98,7 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix) {
       // 4. Loops, then the LLVM dialect.
       //    expand-strided-metadata emits affine.apply for dynamic offsets
       //    (slices at run-time positions), so it runs before lower-affine.
-      "odt-expand-strided-copies,"
+      "odt-expand-strided-copies, odt-interchange-reductions,"
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
       "convert-scf-to-cf, finalize-memref-to-llvm,"
       "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
