@@ -119,7 +119,58 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
 
     // dX over the domain (nb, ci, p..., mi, k...).
     Value dX = placeholder(op.getDX());
-    if (!op.getDX().use_empty()) {
+    // With stride 1, dX is a plain correlation of dY, zero-padded by
+    // (K - 1) * d - pad on each side, with the flipped kernel:
+    //   dX[nb, ci, p] = sum_{mi, k} dYpad[nb, g(ci) + mi, p + k * d]
+    //                                * W[g(ci) + mi, ci % Cg, K - 1 - k]
+    // (g(ci) = (ci / Cg) * Mg): no gather, no conditions, so the loop along
+    // p vectorizes. Other strides take the general form below.
+    bool correlation = true;
+    for (int64_t i = 0; i < n; ++i)
+      correlation &= window->strides[i] == 1 &&
+                     (kernel[i] - 1) * window->dilations[i] >=
+                         std::max(window->padsBegin[i], window->padsEnd[i]);
+    if (!op.getDX().use_empty() && correlation) {
+      SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(0)};
+      SmallVector<OpFoldResult> high = low;
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t reach = (kernel[i] - 1) * window->dilations[i];
+        low.push_back(rewriter.getIndexAttr(reach - window->padsBegin[i]));
+        high.push_back(rewriter.getIndexAttr(reach - window->padsEnd[i]));
+      }
+      Value zero = createScalar(rewriter, loc, type, 0.0);
+      Value paddedDY = tensor::PadOp::create(rewriter, loc, Type(), dY, low,
+                                             high, zero, /*nofold=*/false)
+                           .getResult();
+      int64_t rank = 3 + 2 * n;
+      auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+      AffineExpr nb = d(0), ci = d(1), mi = d(2 + n);
+      AffineExpr filter = ci.floorDiv(cg) * mg + mi;
+      SmallVector<AffineExpr> dyExprs = {nb, filter}, wExprs = {filter,
+                                                                ci % cg};
+      SmallVector<OpFoldResult> domain = {xSizes[0], xSizes[1]};
+      for (int64_t i = 0; i < n; ++i)
+        domain.push_back(xSizes[2 + i]);
+      domain.push_back(rewriter.getIndexAttr(mg));
+      SmallVector<int64_t> reduced = {2 + n};
+      for (int64_t i = 0; i < n; ++i) {
+        AffineExpr k = d(3 + n + i);
+        dyExprs.push_back(d(2 + i) + k * window->dilations[i]);
+        wExprs.push_back(kernel[i] - 1 - k);
+        domain.push_back(rewriter.getIndexAttr(kernel[i]));
+        reduced.push_back(3 + n + i);
+      }
+      dX = sumOver(rewriter, loc, domain, reduced, {paddedDY, w},
+                   {AffineMap::get(rank, 0, dyExprs, context),
+                    AffineMap::get(rank, 0, wExprs, context)},
+                   {type},
+                   [](OpBuilder &b, Location l, ValueRange args) {
+                     return SmallVector<Value>{
+                         arith::MulFOp::create(b, l, args[0], args[1])};
+                   })
+               .front();
+    } else if (!op.getDX().use_empty()) {
       int64_t rank = 3 + 2 * n;
       auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
       AffineExpr ci = d(1), mi = d(2 + n);
