@@ -56,7 +56,7 @@ struct LowerElementwiseGrad : OpConversionPattern<OpTy> {
                            return SmallVector<Value>{fn(s, args[0], args[1], raw)};
                          })
             .front();
-    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, resultType));
     return success();
   }
 

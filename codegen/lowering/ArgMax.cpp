@@ -105,7 +105,7 @@ struct LowerArgMax : OpConversionPattern<onnx::ArgMaxOp> {
     if (op.getKeepdims())
       indices = expandReducedDims(rewriter, loc, indices, axes, rank, sizes);
     rewriter.replaceOp(
-        op, castToType(rewriter, loc, indices, op.getReduced().getType()));
+        op, castTensor(rewriter, loc, indices, op.getReduced().getType()));
     return success();
   }
 };

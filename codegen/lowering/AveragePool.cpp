@@ -128,7 +128,7 @@ struct LowerAveragePool : OpConversionPattern<onnx::AveragePoolOp> {
                     .front();
     }
     average = convertTensor(rewriter, loc, average, elementType);
-    rewriter.replaceOp(op, castToType(rewriter, loc, average, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, average, resultType));
     return success();
   }
 };

@@ -155,11 +155,11 @@ struct LowerBatchNormInternal : OpConversionPattern<onnx::BatchNormInternalOp> {
       savedInv = adaptor.getInputVar();
     }
     rewriter.replaceOp(
-        op, {castTo(rewriter, loc, y, yType),
-             castTo(rewriter, loc, runningMean, op.getRunningMean().getType()),
-             castTo(rewriter, loc, runningVar, op.getRunningVar().getType()),
-             castTo(rewriter, loc, savedMean, op.getSavedMean().getType()),
-             castTo(rewriter, loc, savedInv, op.getSavedInvStd().getType())});
+        op, {castTensor(rewriter, loc, y, yType),
+             castTensor(rewriter, loc, runningMean, op.getRunningMean().getType()),
+             castTensor(rewriter, loc, runningVar, op.getRunningVar().getType()),
+             castTensor(rewriter, loc, savedMean, op.getSavedMean().getType()),
+             castTensor(rewriter, loc, savedInv, op.getSavedInvStd().getType())});
     return success();
   }
 };
@@ -213,9 +213,9 @@ struct LowerBatchNormalizationGrad
                      })
             .front();
     rewriter.replaceOp(
-        op, {castTo(rewriter, loc, xGrad, xGradType),
-             castTo(rewriter, loc, dScale, op.getScaleGrad().getType()),
-             castTo(rewriter, loc, dBias, op.getBiasGrad().getType())});
+        op, {castTensor(rewriter, loc, xGrad, xGradType),
+             castTensor(rewriter, loc, dScale, op.getScaleGrad().getType()),
+             castTensor(rewriter, loc, dBias, op.getBiasGrad().getType())});
     return success();
   }
 };

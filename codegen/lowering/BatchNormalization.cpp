@@ -161,10 +161,10 @@ struct LowerBatchNormalization
             })
             .getResult(0);
     rewriter.replaceOp(
-        op, {castToType(rewriter, loc, y, op.getY().getType()),
-             castToType(rewriter, loc, runningMean,
+        op, {castTensor(rewriter, loc, y, op.getY().getType()),
+             castTensor(rewriter, loc, runningMean,
                         op.getRunningMean().getType()),
-             castToType(rewriter, loc, runningVar,
+             castTensor(rewriter, loc, runningVar,
                         op.getRunningVar().getType())});
     return success();
   }

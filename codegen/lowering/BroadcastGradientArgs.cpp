@@ -29,7 +29,7 @@ struct LowerBroadcastGradientArgs
           rewriter, op.getLoc(),
           DenseElementsAttr::get(type, ArrayRef<int64_t>(*axes)));
       results.push_back(
-          castTo(rewriter, op.getLoc(), constant, op->getResult(index).getType()));
+          castTensor(rewriter, op.getLoc(), constant, op->getResult(index).getType()));
     }
     rewriter.replaceOp(op, results);
     return success();

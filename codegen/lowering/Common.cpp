@@ -12,10 +12,20 @@ SmallVector<OpFoldResult> getSizes(OpBuilder &b, Location loc, Value tensor) {
   return tensor::getMixedSizes(b, loc, tensor);
 }
 
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value castTensor(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(b, loc, type, value);
+}
+
 Value dimValue(OpBuilder &b, Location loc, Value tensor, int64_t d) {
   auto type = cast<RankedTensorType>(tensor.getType());
   if (!type.isDynamicDim(d))
-    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+    return indexConstant(b, loc, type.getDimSize(d));
   return tensor::DimOp::create(b, loc, tensor, d);
 }
 
@@ -30,7 +40,7 @@ Value castToIndex(OpBuilder &b, Location loc, Value scalar) {
 }
 
 Value extractIndex(OpBuilder &b, Location loc, Value tensor, int64_t index) {
-  Value position = arith::ConstantIndexOp::create(b, loc, index);
+  Value position = indexConstant(b, loc, index);
   Value element =
       b.createOrFold<tensor::ExtractOp>(loc, tensor, ValueRange{position});
   return castToIndex(b, loc, element);

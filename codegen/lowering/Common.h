@@ -39,6 +39,12 @@ Value createScalar(OpBuilder &b, Location loc, mlir::Type type, double value);
 /// The single element of a one-element tensor.
 Value extractScalar(OpBuilder &b, Location loc, Value tensor);
 
+/// An index constant.
+Value indexConstant(OpBuilder &b, Location loc, int64_t value);
+
+/// `value` as `type` (a tensor.cast where they differ, e.g. in static dims).
+Value castTensor(OpBuilder &b, Location loc, Value value, mlir::Type type);
+
 /// Size of dim `d` of `tensor` as an index (a constant where static).
 Value dimValue(OpBuilder &b, Location loc, Value tensor, int64_t d);
 

@@ -27,7 +27,7 @@ struct LowerConcatTraining : OpConversionPattern<onnx::ConcatTrainingOp> {
     int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
     ValueRange inputs = adaptor.getInputs();
     SmallVector<Value> lengths;
-    Value total = indexConst(rewriter, loc, 0);
+    Value total = indexConstant(rewriter, loc, 0);
     for (Value input : inputs) {
       Value length = dimValue(rewriter, loc, input, axis);
       lengths.push_back(length);
@@ -36,7 +36,7 @@ struct LowerConcatTraining : OpConversionPattern<onnx::ConcatTrainingOp> {
     SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, inputs.front());
     sizes[axis] = total;
     Value result = emptyLike(rewriter, loc, resultType, sizes);
-    Value offset = indexConst(rewriter, loc, 0);
+    Value offset = indexConstant(rewriter, loc, 0);
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
     for (auto [input, length] : llvm::zip(inputs, lengths)) {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
@@ -55,8 +55,8 @@ struct LowerConcatTraining : OpConversionPattern<onnx::ConcatTrainingOp> {
         RankedTensorType::get({(int64_t)elements.size()}, rewriter.getI64Type()),
         elements);
     rewriter.replaceOp(
-        op, {castTo(rewriter, loc, result, resultType),
-             castTo(rewriter, loc, perInput, op.getPerInputLength().getType())});
+        op, {castTensor(rewriter, loc, result, resultType),
+             castTensor(rewriter, loc, perInput, op.getPerInputLength().getType())});
     return success();
   }
 };
@@ -78,28 +78,28 @@ struct LowerSplitTraining : OpConversionPattern<onnx::SplitTrainingOp> {
     Value dim = dimValue(rewriter, loc, input, axis);
     SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    Value offset = indexConst(rewriter, loc, 0);
+    Value offset = indexConstant(rewriter, loc, 0);
     SmallVector<Value> results;
     for (unsigned i = 0; i < parts; ++i) {
       auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
       Value length;
       if (!resultType.isDynamicDim(axis)) {
-        length = indexConst(rewriter, loc, resultType.getDimSize(axis));
+        length = indexConstant(rewriter, loc, resultType.getDimSize(axis));
       } else if (!equalParts) {
         length = extractIndex(rewriter, loc, split, i);
       } else {
         // ORT: the first (dim % parts) outputs get one more element.
-        Value count = indexConst(rewriter, loc, parts);
+        Value count = indexConstant(rewriter, loc, parts);
         Value chunk = arith::DivUIOp::create(rewriter, loc, dim, count);
         Value left = arith::RemUIOp::create(rewriter, loc, dim, count);
         Value extra = arith::CmpIOp::create(rewriter, loc,
                                             arith::CmpIPredicate::ult,
-                                            indexConst(rewriter, loc, i), left);
+                                            indexConstant(rewriter, loc, i), left);
         length = arith::AddIOp::create(
             rewriter, loc, chunk,
             arith::SelectOp::create(rewriter, loc, extra,
-                                    indexConst(rewriter, loc, 1),
-                                    indexConst(rewriter, loc, 0)));
+                                    indexConstant(rewriter, loc, 1),
+                                    indexConstant(rewriter, loc, 0)));
       }
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       offsets[axis] = offset;
@@ -107,7 +107,7 @@ struct LowerSplitTraining : OpConversionPattern<onnx::SplitTrainingOp> {
       sliceSizes[axis] = length;
       Value slice = tensor::ExtractSliceOp::create(rewriter, loc, input, offsets,
                                                    sliceSizes, strides);
-      results.push_back(castTo(rewriter, loc, slice, resultType));
+      results.push_back(castTensor(rewriter, loc, slice, resultType));
       offset = arith::AddIOp::create(rewriter, loc, offset, length);
     }
     rewriter.replaceOp(op, results);

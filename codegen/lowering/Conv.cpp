@@ -59,7 +59,7 @@ struct LowerConv : OpConversionPattern<onnx::ConvOp> {
         buildConvolution(rewriter, loc, padded, w, init, attrs->strides,
                          attrs->dilations, op.getGroup());
     result = convertTensor(rewriter, loc, result, elementType);
-    rewriter.replaceOp(op, castToType(rewriter, loc, result, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, resultType));
     return success();
   }
 };

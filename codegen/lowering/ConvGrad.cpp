@@ -196,7 +196,7 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
                  auto index = [&](int64_t i) -> Value {
                    return linalg::IndexOp::create(b, l, i);
                  };
-                 auto cst = [&](int64_t v) { return indexConst(b, l, v); };
+                 auto cst = [&](int64_t v) { return indexConstant(b, l, v); };
                  Value zeroIndex = cst(0);
                  Value channel = arith::AddIOp::create(
                      b, l,
@@ -237,9 +237,9 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
                .front();
     }
     (void)dyType;
-    rewriter.replaceOp(op, {castTo(rewriter, loc, dX, op.getDX().getType()),
-                            castTo(rewriter, loc, dW, op.getDW().getType()),
-                            castTo(rewriter, loc, dB, op.getDB().getType())});
+    rewriter.replaceOp(op, {castTensor(rewriter, loc, dX, op.getDX().getType()),
+                            castTensor(rewriter, loc, dW, op.getDW().getType()),
+                            castTensor(rewriter, loc, dB, op.getDB().getType())});
     return success();
   }
 };

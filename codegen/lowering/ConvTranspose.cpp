@@ -161,7 +161,7 @@ struct LowerConvTranspose : OpConversionPattern<onnx::ConvTransposeOp> {
     Value result = buildConvolution(rewriter, loc, padded, filter, init,
                                     unitStrides, attrs->dilations, group);
     result = convertTensor(rewriter, loc, result, elementType);
-    rewriter.replaceOp(op, castToType(rewriter, loc, result, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, resultType));
     return success();
   }
 };

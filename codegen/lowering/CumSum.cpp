@@ -68,7 +68,7 @@ struct LowerCumSum : OpConversionPattern<onnx::CumSumOp> {
             })
             .getResult(0);
     Value y = convertTensor(rewriter, loc, sums, elementType);
-    rewriter.replaceOp(op, castToType(rewriter, loc, y, op.getY().getType()));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, y, op.getY().getType()));
     return success();
   }
 };

@@ -42,7 +42,7 @@ struct LowerDropoutGrad : OpConversionPattern<onnx::DropoutGradOp> {
                                b, l, noDropout, args[0], masked)};
                          })
             .front();
-    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, resultType));
     return success();
   }
 };

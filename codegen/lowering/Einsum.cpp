@@ -137,7 +137,7 @@ struct LowerEinsum : OpConversionPattern<onnx::EinsumOp> {
             .getResult(0);
     Value output = convertTensor(rewriter, loc, sum, elementType);
     rewriter.replaceOp(
-        op, castToType(rewriter, loc, output, op.getOutput().getType()));
+        op, castTensor(rewriter, loc, output, op.getOutput().getType()));
     return success();
   }
 };

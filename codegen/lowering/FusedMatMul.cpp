@@ -88,7 +88,7 @@ struct LowerFusedMatMul : OpConversionPattern<onnx::FusedMatMulOp> {
                                  })
                     .front();
     }
-    rewriter.replaceOp(op, castTo(rewriter, loc, product, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, product, resultType));
     return success();
   }
 };

@@ -26,7 +26,7 @@ namespace {
 /// and clamped into [0, dim).
 Value normalizeIndex(OpBuilder &b, Location loc, Value raw, Value dim) {
   Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
-  Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
+  Value zero = indexConstant(b, loc, 0), one = indexConstant(b, loc, 1);
   Value negative =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
   index = arith::SelectOp::create(b, loc, negative,
@@ -53,7 +53,7 @@ struct LowerGatherGrad : OpConversionPattern<onnx::GatherGradOp> {
     SmallVector<OpFoldResult> sizes =
         sizesFromShapeTensor(rewriter, loc, adaptor.getShape(), resultType);
     Value zeros = createFilled(rewriter, loc, sizes, type, 0.0);
-    zeros = castTo(rewriter, loc, zeros, resultType);
+    zeros = castTensor(rewriter, loc, zeros, resultType);
     SmallVector<Value> indexSizes;
     for (int64_t i = 0; i < q; ++i)
       indexSizes.push_back(dimValue(rewriter, loc, indices, i));
@@ -75,7 +75,7 @@ struct LowerGatherGrad : OpConversionPattern<onnx::GatherGradOp> {
         dySliceShape.push_back(dyType.getDimSize(i));
     auto dySliceType = RankedTensorType::get(dySliceShape, type);
 
-    Value zero = indexConst(rewriter, loc, 0), one = indexConst(rewriter, loc, 1);
+    Value zero = indexConstant(rewriter, loc, 0), one = indexConstant(rewriter, loc, 1);
     auto loop = scf::ForOp::create(
         rewriter, loc, zero, count, one, ValueRange{zeros},
         [&](OpBuilder &b, Location l, Value j, ValueRange iterArgs) {
@@ -101,7 +101,7 @@ struct LowerGatherGrad : OpConversionPattern<onnx::GatherGradOp> {
               b, l, sliceType, acc, offsets, sliceSizes, strides);
           Value grad = tensor::ExtractSliceOp::create(
               b, l, dySliceType, dY, dyOffsets, dySlice, dyStrides);
-          grad = castTo(b, l, grad, sliceType);
+          grad = castTensor(b, l, grad, sliceType);
           Value init = createEmpty(b, l, getSizes(b, l, current), type);
           Value sum = buildElementwise(
                           b, l, {current, grad}, {init},
@@ -134,14 +134,14 @@ struct LowerGatherElementsGrad : OpConversionPattern<onnx::GatherElementsGradOp>
     SmallVector<OpFoldResult> sizes =
         sizesFromShapeTensor(rewriter, loc, adaptor.getShape(), resultType);
     Value zeros =
-        castTo(rewriter, loc, createFilled(rewriter, loc, sizes, type, 0.0),
+        castTensor(rewriter, loc, createFilled(rewriter, loc, sizes, type, 0.0),
                resultType);
     SmallVector<Value> dySizes;
     for (int64_t i = 0; i < rank; ++i)
       dySizes.push_back(dimValue(rewriter, loc, dY, i));
     Value count = dimProduct(rewriter, loc, dY, 0, rank);
     Value axisDim = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[axis]);
-    Value zero = indexConst(rewriter, loc, 0), one = indexConst(rewriter, loc, 1);
+    Value zero = indexConstant(rewriter, loc, 0), one = indexConstant(rewriter, loc, 1);
     auto loop = scf::ForOp::create(
         rewriter, loc, zero, count, one, ValueRange{zeros},
         [&](OpBuilder &b, Location l, Value e, ValueRange iterArgs) {

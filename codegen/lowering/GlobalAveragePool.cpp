@@ -74,7 +74,7 @@ struct LowerGlobalAveragePool : OpConversionPattern<onnx::GlobalAveragePoolOp> {
     Value expanded = tensor::ExpandShapeOp::create(
         rewriter, loc, RankedTensorType::get(shape, elementType), mean, groups,
         outSizes);
-    rewriter.replaceOp(op, castToType(rewriter, loc, expanded, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, expanded, resultType));
     return success();
   }
 };

@@ -38,7 +38,7 @@ struct LowerInPlaceAccumulator : OpConversionPattern<onnx::InPlaceAccumulatorOp>
                                b, l, update, sum, args[0])};
                          })
             .front();
-    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, resultType));
     return success();
   }
 };
@@ -54,7 +54,7 @@ struct LowerZeroGradient : OpConversionPattern<onnx::ZeroGradientOp> {
     Value zeros = createFilled(rewriter, loc,
                                getSizes(rewriter, loc, adaptor.getOldGradient()),
                                resultType.getElementType(), 0.0);
-    rewriter.replaceOp(op, castTo(rewriter, loc, zeros, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, zeros, resultType));
     return success();
   }
 };

@@ -65,7 +65,7 @@ struct LowerInplaceClipGradNorm
                                  arith::MulFOp::create(b, l, args[0], coefficient)};
                            })
               .front();
-      results.push_back(castTo(rewriter, loc, scaled, resultType));
+      results.push_back(castTensor(rewriter, loc, scaled, resultType));
     }
     rewriter.replaceOp(op, results);
     return success();

@@ -124,13 +124,13 @@ struct LowerLayerNormalization
             .getResult(0);
 
     SmallVector<Value> results = {
-        castToType(rewriter, loc, y, op.getY().getType())};
+        castTensor(rewriter, loc, y, op.getY().getType())};
     for (auto [value, result] :
          llvm::zip(ValueRange{mean, invStdDev},
                    ValueRange{op.getMean(), op.getInvStdDev()})) {
       Value expanded =
           expandReducedDims(rewriter, loc, value, axes, rank, sizes);
-      results.push_back(castToType(rewriter, loc, expanded, result.getType()));
+      results.push_back(castTensor(rewriter, loc, expanded, result.getType()));
     }
     rewriter.replaceOp(op, results);
     return success();

@@ -127,9 +127,9 @@ struct LowerLayerNormalizationGrad
                      })
             .front();
     rewriter.replaceOp(
-        op, {castTo(rewriter, loc, xGrad, xGradType),
-             castTo(rewriter, loc, colSums[1], op.getScaleGrad().getType()),
-             castTo(rewriter, loc, colSums[0], op.getBiasGrad().getType())});
+        op, {castTensor(rewriter, loc, xGrad, xGradType),
+             castTensor(rewriter, loc, colSums[1], op.getScaleGrad().getType()),
+             castTensor(rewriter, loc, colSums[0], op.getBiasGrad().getType())});
     return success();
   }
 };
@@ -188,7 +188,7 @@ struct LowerSimplifiedLayerNormalization
     SmallVector<bool> keep;
     for (int64_t i = 0; i < invType.getRank(); ++i)
       keep.push_back(i < layout.axis);
-    rewriter.replaceOp(op, {castTo(rewriter, loc, y, yType),
+    rewriter.replaceOp(op, {castTensor(rewriter, loc, y, yType),
                             insertUnitDims(rewriter, loc, inv, invType, keep)});
     return success();
   }
@@ -252,8 +252,8 @@ struct LowerSimplifiedLayerNormalizationGrad
                      })
             .front();
     rewriter.replaceOp(
-        op, {castTo(rewriter, loc, xGrad, xGradType),
-             castTo(rewriter, loc, scaleGrad, op.getScaleGrad().getType())});
+        op, {castTensor(rewriter, loc, xGrad, xGradType),
+             castTensor(rewriter, loc, scaleGrad, op.getScaleGrad().getType())});
     return success();
   }
 };

@@ -217,7 +217,7 @@ struct LowerMatMul : OpConversionPattern<onnx::MatMulOp> {
       result = buildGenericMatMul(rewriter, loc, lhs, rhs, accType);
     }
     result = convertTensor(rewriter, loc, result, elementType);
-    rewriter.replaceOp(op, castToType(rewriter, loc, result, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, resultType));
     return success();
   }
 

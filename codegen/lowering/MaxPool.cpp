@@ -76,7 +76,7 @@ struct LowerMaxPool : OpConversionPattern<onnx::MaxPoolOp> {
                        padded, values, attrs->kernel, attrs->strides,
                        attrs->dilations);
       // Nothing reads it: an empty tensor that canonicalization drops.
-      indices = castToType(
+      indices = castTensor(
           rewriter, loc,
           createEmpty(rewriter, loc, outSizes, rewriter.getI64Type()),
           indicesType);
@@ -84,10 +84,10 @@ struct LowerMaxPool : OpConversionPattern<onnx::MaxPoolOp> {
       std::tie(y, indices) =
           buildWithIndices(rewriter, loc, op, *attrs, padded, values,
                            outSizes, xSizes, padsBegin, isUnsigned);
-      indices = castToType(rewriter, loc, indices, indicesType);
+      indices = castTensor(rewriter, loc, indices, indicesType);
     }
     y = convertTensor(rewriter, loc, y, resultType.getElementType());
-    rewriter.replaceOp(op, {castToType(rewriter, loc, y, resultType), indices});
+    rewriter.replaceOp(op, {castTensor(rewriter, loc, y, resultType), indices});
     return success();
   }
 

@@ -198,12 +198,6 @@ Value convertTensor(OpBuilder &b, Location loc, Value tensor, Type to) {
       .front();
 }
 
-Value castToType(OpBuilder &b, Location loc, Value tensor, Type type) {
-  if (tensor.getType() == type)
-    return tensor;
-  return tensor::CastOp::create(b, loc, type, tensor);
-}
-
 //===----------------------------------------------------------------------===//
 // Padding and inits
 //===----------------------------------------------------------------------===//
@@ -376,7 +370,7 @@ Value buildGenericConvolution(OpBuilder &b, Location loc, Value input,
                 nb, l, multiplyAdd(nb, l, args[0], args[1], args[2]));
           })
           .getResult(0);
-  return castToType(b, loc, mergeDims(b, loc, result, 1), init.getType());
+  return castTensor(b, loc, mergeDims(b, loc, result, 1), init.getType());
 }
 
 } // namespace
@@ -445,7 +439,7 @@ Value buildConvolution(OpBuilder &b, Location loc, Value input, Value filter,
             ValueRange{groupedInput, groupedFilter}, ValueRange{groupedInit},
             stridesAttr, dilationsAttr)
             .getResult(0);
-    return castToType(b, loc, mergeDims(b, loc, result, 1), init.getType());
+    return castTensor(b, loc, mergeDims(b, loc, result, 1), init.getType());
   }
   return buildGenericConvolution(b, loc, input, filter, init, strides,
                                  dilations, group);

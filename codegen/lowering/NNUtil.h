@@ -70,8 +70,6 @@ mlir::Type getComputeType(mlir::Type elementType);
 /// `tensor` with element type `to`: tensor.bitcast between integers of the
 /// same width, an elementwise extf/truncf between float types.
 Value convertTensor(OpBuilder &b, Location loc, Value tensor, mlir::Type to);
-/// tensor.cast to `type` where the static dims differ.
-Value castToType(OpBuilder &b, Location loc, Value tensor, mlir::Type type);
 
 /// tensor.pad of `tensor` by `low`/`high` (per dim) with `padValue`; returns
 /// `tensor` when every pad is a constant 0.

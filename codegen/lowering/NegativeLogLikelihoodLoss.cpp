@@ -40,7 +40,7 @@ struct LowerNegativeLogLikelihoodLoss
         op.getIgnoreIndex(), op.getReduction());
     loss = convertTensor(rewriter, loc, loss, storageType);
     rewriter.replaceOp(op,
-                       castToType(rewriter, loc, loss, op.getLoss().getType()));
+                       castTensor(rewriter, loc, loss, op.getLoss().getType()));
     return success();
   }
 };

@@ -78,7 +78,7 @@ struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
               auto index = [&](int64_t i) -> Value {
                 return linalg::IndexOp::create(b, l, i);
               };
-              auto cst = [&](int64_t v) { return indexConst(b, l, v); };
+              auto cst = [&](int64_t v) { return indexConstant(b, l, v); };
               Value zeroIndex = cst(0);
               SmallVector<Value> at = {index(0), index(1)};
               // The flat (row-major) position of this dX element.
@@ -123,7 +123,7 @@ struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
                   arith::SelectOp::create(b, l, hit, grad, zero)};
             })
             .front();
-    rewriter.replaceOp(op, castTo(rewriter, loc, dX, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, dX, resultType));
     return success();
   }
 };
@@ -170,7 +170,7 @@ struct LowerAveragePoolGrad : OpConversionPattern<onnx::AveragePoolGradOp> {
               auto index = [&](int64_t i) -> Value {
                 return linalg::IndexOp::create(b, l, i);
               };
-              auto cst = [&](int64_t v) { return indexConst(b, l, v); };
+              auto cst = [&](int64_t v) { return indexConstant(b, l, v); };
               Value zeroIndex = cst(0);
               SmallVector<Value> at = {index(0), index(1)};
               Value valid, count;
@@ -220,7 +220,7 @@ struct LowerAveragePoolGrad : OpConversionPattern<onnx::AveragePoolGradOp> {
                   arith::SelectOp::create(b, l, valid, share, zero)};
             })
             .front();
-    rewriter.replaceOp(op, castTo(rewriter, loc, dX, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, dX, resultType));
     return success();
   }
 };

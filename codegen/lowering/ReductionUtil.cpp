@@ -156,12 +156,6 @@ Value createMul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   return arith::MulIOp::create(b, loc, lhs, rhs);
 }
 
-Value castToType(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  return tensor::CastOp::create(b, loc, type, value);
-}
-
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
@@ -288,7 +282,7 @@ LogicalResult lowerReduce(Operation *op, Value data,
   Location loc = op->getLoc();
   Type resultType = op->getResult(0).getType();
   if (axes->empty()) {
-    rewriter.replaceOp(op, castToType(rewriter, loc, data, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, data, resultType));
     return success();
   }
   auto dataType = cast<RankedTensorType>(data.getType());
@@ -445,7 +439,7 @@ LogicalResult lowerReduce(Operation *op, Value data,
   }
   if (keepdims)
     reduced = expandReducedDims(rewriter, loc, reduced, *axes, rank, sizes);
-  rewriter.replaceOp(op, castToType(rewriter, loc, reduced, resultType));
+  rewriter.replaceOp(op, castTensor(rewriter, loc, reduced, resultType));
   return success();
 }
 

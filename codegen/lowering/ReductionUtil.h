@@ -80,8 +80,6 @@ Value createMin(OpBuilder &b, Location loc, Numeric numeric, Value lhs,
 Value createAdd(OpBuilder &b, Location loc, Value lhs, Value rhs);
 Value createMul(OpBuilder &b, Location loc, Value lhs, Value rhs);
 
-/// Casts `value` to `type` with tensor.cast if they differ.
-Value castToType(OpBuilder &b, Location loc, Value value, mlir::Type type);
 
 //===----------------------------------------------------------------------===//
 // Reductions

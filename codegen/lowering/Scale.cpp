@@ -37,7 +37,7 @@ struct LowerScale : OpConversionPattern<onnx::ScaleOp> {
                                arith::MulFOp::create(b, l, args[0], scale)};
                          })
             .front();
-    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, resultType));
     return success();
   }
 };

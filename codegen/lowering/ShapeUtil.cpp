@@ -16,10 +16,6 @@ bool isSmallIntTensor(Type type) {
          ranked.getNumElements() <= kSmallTensorLimit;
 }
 
-Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(b, loc, value);
-}
-
 Value toValue(OpBuilder &b, Location loc, OpFoldResult value) {
   return getValueOrCreateConstantIndexOp(b, loc, value);
 }
@@ -130,12 +126,6 @@ SmallVector<OpFoldResult> mixedSizes(RankedTensorType type,
       sizes.push_back(builder.getIndexAttr(type.getDimSize(d)));
   }
   return sizes;
-}
-
-Value castTensor(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  return tensor::CastOp::create(b, loc, type, value);
 }
 
 Value reshapeTensor(OpBuilder &b, Location loc, Value source,

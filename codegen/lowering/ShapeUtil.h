@@ -28,9 +28,6 @@ inline int64_t positiveAxis(int64_t axis, int64_t rank) {
 /// Whether `type` is a static integer tensor of at most kSmallTensorLimit
 /// elements.
 bool isSmallIntTensor(mlir::Type type);
-
-/// An index constant.
-Value indexConstant(OpBuilder &b, Location loc, int64_t value);
 /// `value` as an index Value (a constant for an attribute).
 Value toValue(OpBuilder &b, Location loc, OpFoldResult value);
 /// `value` as an attribute if it is a constant.
@@ -73,8 +70,6 @@ llvm::SmallVector<OpFoldResult>
 mixedSizes(mlir::RankedTensorType type,
            llvm::function_ref<Value(int64_t)> dynamic);
 
-/// tensor.cast to `type` if `value` has another type.
-Value castTensor(OpBuilder &b, Location loc, Value value, mlir::Type type);
 
 /// `source` reshaped (row-major order kept) to `type` with `sizes`: one
 /// collapse to 1-D and one expand (canonicalization simplifies the pair).

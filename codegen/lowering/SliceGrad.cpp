@@ -58,7 +58,7 @@ struct LowerSliceGrad : OpConversionPattern<onnx::SliceGradOp> {
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
     SmallVector<OpFoldResult> dySizes = getSizes(rewriter, loc, dY);
-    Value zero = indexConst(rewriter, loc, 0);
+    Value zero = indexConstant(rewriter, loc, 0);
     for (int64_t i = 0; i < count; ++i) {
       int64_t axis = axes[i];
       if (axis < 0 || axis >= rank)
@@ -67,7 +67,7 @@ struct LowerSliceGrad : OpConversionPattern<onnx::SliceGradOp> {
       Value start = arith::IndexCastOp::create(
           rewriter, loc, rewriter.getIndexType(),
           tensor::ExtractOp::create(rewriter, loc, adaptor.getStarts(),
-                                    ValueRange{indexConst(rewriter, loc, i)}));
+                                    ValueRange{indexConstant(rewriter, loc, i)}));
       Value negative = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::slt, start, zero);
       start = arith::SelectOp::create(
@@ -80,7 +80,7 @@ struct LowerSliceGrad : OpConversionPattern<onnx::SliceGradOp> {
     }
     Value dX = tensor::InsertSliceOp::create(rewriter, loc, dY, zeros, offsets,
                                              dySizes, strides);
-    rewriter.replaceOp(op, castTo(rewriter, loc, dX, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, dX, resultType));
     return success();
   }
 };

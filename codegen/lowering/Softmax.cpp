@@ -28,7 +28,7 @@ struct LowerSoftmax : OpConversionPattern<SoftmaxOp> {
     int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
     Value result = buildSoftmax(rewriter, op.getLoc(), input, axis,
                                 logarithm);
-    rewriter.replaceOp(op, castToType(rewriter, op.getLoc(), result,
+    rewriter.replaceOp(op, castTensor(rewriter, op.getLoc(), result,
                                       op.getOutput().getType()));
     return success();
   }

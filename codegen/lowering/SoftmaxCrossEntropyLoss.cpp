@@ -105,8 +105,8 @@ struct LowerSoftmaxCrossEntropyLoss
     loss = convertTensor(rewriter, loc, loss, storageType);
     logProb = convertTensor(rewriter, loc, logProb, storageType);
     rewriter.replaceOp(
-        op, {castToType(rewriter, loc, loss, op.getOutput().getType()),
-             castToType(rewriter, loc, logProb, op.getLogProb().getType())});
+        op, {castTensor(rewriter, loc, loss, op.getOutput().getType()),
+             castTensor(rewriter, loc, logProb, op.getLogProb().getType())});
     return success();
   }
 };

@@ -61,8 +61,8 @@ struct Samples {
 
 Value labelToClass(OpBuilder &b, Location loc, Value label, Value numClasses) {
   Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), label);
-  Value zero = indexConst(b, loc, 0);
-  Value last = arith::SubIOp::create(b, loc, numClasses, indexConst(b, loc, 1));
+  Value zero = indexConstant(b, loc, 0);
+  Value last = arith::SubIOp::create(b, loc, numClasses, indexConstant(b, loc, 1));
   index = arith::MaxSIOp::create(b, loc, index, zero);
   return arith::MinSIOp::create(b, loc, index, last);
 }
@@ -185,8 +185,8 @@ struct LowerLossInternal
           rewriter, loc, RankedTensorType::get({}, type), ValueRange{sum});
     }
     rewriter.replaceOp(
-        op, {castTo(rewriter, loc, output, op.getOutput().getType()),
-             castTo(rewriter, loc, logProb, op.getLogProb().getType())});
+        op, {castTensor(rewriter, loc, output, op.getOutput().getType()),
+             castTensor(rewriter, loc, logProb, op.getLogProb().getType())});
     return success();
   }
 };
@@ -261,7 +261,7 @@ struct LowerLossInternalGrad
                        return SmallVector<Value>{d};
                      })
             .front();
-    rewriter.replaceOp(op, castTo(rewriter, loc, grad, op.getDLogits().getType()));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, grad, op.getDLogits().getType()));
     return success();
   }
 };

@@ -63,7 +63,7 @@ struct LowerSoftmaxGrad : OpConversionPattern<OpTy> {
                            arith::MulFOp::create(b, l, out, diff)};
                      })
             .front();
-    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, resultType));
     return success();
   }
 

@@ -155,8 +155,8 @@ struct LowerTopK : OpConversionPattern<onnx::TopKOp> {
     Value values = convertTensor(rewriter, loc, selected.getResult(1),
                                  elementType);
     rewriter.replaceOp(
-        op, {castToType(rewriter, loc, values, op.getValues().getType()),
-             castToType(rewriter, loc, selected.getResult(0),
+        op, {castTensor(rewriter, loc, values, op.getValues().getType()),
+             castTensor(rewriter, loc, selected.getResult(0),
                         op.getIndices().getType())});
     return success();
   }

@@ -9,12 +9,6 @@ using namespace mlir;
 
 namespace odt::codegen {
 
-Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  return tensor::CastOp::create(b, loc, type, value);
-}
-
 ValueRange buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                         ValueRange outputs, ArrayRef<AffineMap> maps,
                         ArrayRef<utils::IteratorType> iterators, BodyFn body) {
@@ -138,7 +132,7 @@ Value dropUnitDims(OpBuilder &b, Location loc, Value value,
 Value insertUnitDims(OpBuilder &b, Location loc, Value value,
                      RankedTensorType type, ArrayRef<bool> keep) {
   if (llvm::all_of(keep, [](bool k) { return k; }))
-    return castTo(b, loc, value, type);
+    return castTensor(b, loc, value, type);
   SmallVector<OpFoldResult> sizes;
   int64_t source = 0;
   for (auto [index, kept] : llvm::enumerate(keep)) {
@@ -158,7 +152,7 @@ Value insertUnitDims(OpBuilder &b, Location loc, Value value,
   auto expandedType = RankedTensorType::get(shape, type.getElementType());
   Value expanded = tensor::ExpandShapeOp::create(
       b, loc, expandedType, value, unitDimGroups(keep), sizes);
-  return castTo(b, loc, expanded, type);
+  return castTensor(b, loc, expanded, type);
 }
 
 Value sumToShape(OpBuilder &b, Location loc, Value full,
@@ -180,7 +174,7 @@ Value sumToShape(OpBuilder &b, Location loc, Value full,
       reduced.push_back(j);
   }
   if (reduced.empty())
-    return castTo(b, loc, full, target);
+    return castTensor(b, loc, full, target);
   Value sum = sumOver(b, loc, getSizes(b, loc, full), reduced, {full},
                       {identityMap(b.getContext(), rank)},
                       {target.getElementType()},
@@ -195,7 +189,7 @@ Value reduceSumAxes(OpBuilder &b, Location loc, Value data,
                     ArrayRef<int64_t> axes, bool keepdims,
                     RankedTensorType resultType) {
   if (axes.empty())
-    return castTo(b, loc, data, resultType);
+    return castTensor(b, loc, data, resultType);
   auto type = cast<RankedTensorType>(data.getType());
   int64_t rank = type.getRank();
   Value sum = sumOver(b, loc, getSizes(b, loc, data), axes, {data},
@@ -206,15 +200,11 @@ Value reduceSumAxes(OpBuilder &b, Location loc, Value data,
                       })
                   .front();
   if (!keepdims)
-    return castTo(b, loc, sum, resultType);
+    return castTensor(b, loc, sum, resultType);
   SmallVector<bool> keep;
   for (int64_t i = 0; i < rank; ++i)
     keep.push_back(!llvm::is_contained(axes, i));
   return insertUnitDims(b, loc, sum, resultType, keep);
-}
-
-Value indexConst(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(b, loc, value);
 }
 
 Value dimProduct(OpBuilder &b, Location loc, Value tensor, int64_t begin,
@@ -230,7 +220,7 @@ Value dimProduct(OpBuilder &b, Location loc, Value tensor, int64_t begin,
     Value dim = dimValue(b, loc, tensor, i);
     product = product ? arith::MulIOp::create(b, loc, product, dim) : dim;
   }
-  Value constant = indexConst(b, loc, staticProduct);
+  Value constant = indexConstant(b, loc, staticProduct);
   if (!product)
     return constant;
   if (staticProduct == 1)

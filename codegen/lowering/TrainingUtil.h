@@ -19,8 +19,6 @@ namespace odt::codegen {
 using BodyFn = llvm::function_ref<llvm::SmallVector<Value>(
     OpBuilder &, Location, mlir::ValueRange)>;
 
-/// `value` as `type` (a tensor.cast when the static dims differ).
-Value castTo(OpBuilder &b, Location loc, Value value, mlir::Type type);
 
 /// A linalg.generic with the given maps (inputs then outputs) and iterators;
 /// the body gets the input scalars then the output scalars.
@@ -72,7 +70,6 @@ Value reduceSumAxes(OpBuilder &b, Location loc, Value data,
                     mlir::RankedTensorType resultType);
 
 /// Index arithmetic helpers on index values.
-Value indexConst(OpBuilder &b, Location loc, int64_t value);
 /// The product of the dims [begin, end) of `tensor`.
 Value dimProduct(OpBuilder &b, Location loc, Value tensor, int64_t begin,
                  int64_t end);
