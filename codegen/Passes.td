@@ -111,4 +111,51 @@ def PackEntryPoints : Pass<"odt-pack-entry-points", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def FuseElementwise : Pass<"odt-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse elementwise producers into their consumers, never "
+                "into a product that would recompute them";
+  let description = [{
+    upstream's linalg-fuse-elementwise-ops with one more rule: a producer
+    is fused into a consumer that has reduction loops only when the fused
+    operand is read once per consumer iteration (its indexing map uses every
+    loop). Fusing ReLU into the matrix product that reads its result would
+    recompute it once per output column and hide the product from
+    odt-vectorize-contractions. Producers with one use only, as upstream.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def VectorizeContractions
+    : Pass<"odt-vectorize-contractions", "mlir::func::FuncOp"> {
+  let summary = "Register-tiled vector kernels for f32 matrix products";
+  let description = [{
+    On tensors, before bufferization. A linalg.generic computing
+    C[..., m, n] += A[...] * B[...] (body: one mulf and one addf into the
+    output; one reduction dim k; m and n the output's last two dims; every
+    other dim parallel) becomes loops: over the other dims, over n in tiles
+    of `columns` = 2 x `vector-width` lanes, over m in tiles of `rows` rows
+    (then one row at a time for the rest), and over k innermost, where the
+    rows x columns accumulator stays in vector registers (scf.for iter_args)
+    and each k adds one broadcast element of A times one vector row of B
+    (vector.fma). Tiles at the edge of n are masked transfers. When B's
+    innermost dim is k (a transposed weight, Gemm transB), B is first copied
+    to [..., k, n] by a linalg.transpose so that its rows are contiguous.
+    Each output element still sums its terms in k order, so results change
+    only by the rounding of a fused multiply-add.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "unsigned", "16",
+           "f32 lanes of one vector register of the target">,
+    Option<"rows", "rows", "unsigned", "8",
+           "Rows of the output computed together (register tile height)">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 #endif // ODT_CODEGEN_PASSES

@@ -72,38 +72,57 @@ LogicalResult runLinalgPipeline(ModuleOp module) {
                              "odt-convert-onnx-to-linalg,"
                              "canonicalize, cse,"
                              // 2. Elementwise chains into single loops.
-                             "linalg-fuse-elementwise-ops,"
+                             "odt-fuse-elementwise,"
                              "canonicalize, cse,"
                              // 3. Outputs sized at run time get a shape
                              //    function (after fusion: less to cut away).
                              "odt-generate-shape-functions");
 }
 
+/// f32 lanes of one vector register of this machine, and how many rows of
+/// a product's output tile fit in its registers next to the columns
+/// (2 vectors per row, plus one row of B and a broadcast).
+static std::pair<unsigned, unsigned> hostVectorTile() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  auto has = [&](StringRef name) { return features.lookup(name); };
+  if (has("avx512f"))
+    return {16, 8}; // 32 registers: 16 accumulators
+  if (has("avx"))
+    return {8, 6}; // 16 registers: 12 accumulators
+  return {4, 6};   // SSE or NEON: 4 lanes
+}
+
 LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix) {
+  auto [vectorWidth, rows] = hostVectorTile();
   std::string pipeline =
       ""
-      // 1. Entry points read and write caller buffers; results tied to an
-      //    argument are written into it.
       // 0. Signedness is in the ops now; the types become signless.
       "odt-erase-unsigned-types,"
+      // 1. Matrix products become register-tiled vector loops, on tensors
+      //    (the accumulators are loop-carried values, not memory).
+      "func.func(odt-vectorize-contractions{vector-width=" +
+      std::to_string(vectorWidth) + " rows=" + std::to_string(rows) +
+      "}),"
+      // 2. Entry points read and write caller buffers; results tied to an
+      //    argument are written into it.
       "odt-destination-passing,"
-      // 2. Final results are computed straight into the caller's buffers.
+      // 3. Final results are computed straight into the caller's buffers.
       "eliminate-empty-tensors,"
       "empty-tensor-to-alloc-tensor,"
-      // 3. Tensors to buffers; intermediates become allocations.
+      // 4. Tensors to buffers; intermediates become allocations.
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-deallocation-pipeline,"
       "canonicalize, cse,"
-      // 4. Loops, then the LLVM dialect.
+      // 5. Loops, then the LLVM dialect.
       //    expand-strided-metadata emits affine.apply for dynamic offsets
       //    (slices at run-time positions), so it runs before lower-affine.
       "odt-expand-strided-copies, odt-interchange-reductions,"
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
-      "convert-scf-to-cf, finalize-memref-to-llvm,"
+      "convert-scf-to-cf, convert-vector-to-llvm, finalize-memref-to-llvm,"
       "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
       "convert-func-to-llvm, convert-cf-to-llvm, reconcile-unrealized-casts,"
-      // 5. One packed C entry per entry point; everything else internal.
+      // 6. One packed C entry per entry point; everything else internal.
       "odt-pack-entry-points{prefix=" +
       prefix + "}";
   return runPipeline(module, pipeline);
@@ -147,6 +166,12 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
     return nullptr;
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple());
+  // X86 splits 512-bit vectors in two unless a function asks for them; the
+  // product kernels are written for the full register width.
+  if (machine->getTargetFeatureString().contains("+avx512f"))
+    for (llvm::Function &function : *llvmModule)
+      if (!function.isDeclaration())
+        function.addFnAttr("min-legal-vector-width", "512");
 
   // The descriptor travels inside the code: one file is the whole model.
   auto *bytes = llvm::ConstantDataArray::get(

@@ -1,0 +1,63 @@
+//===- FuseElementwise.cpp - elementwise fusion that spares products ------===//
+//
+// The same patterns as upstream's linalg-fuse-elementwise-ops, with a control
+// function that refuses to fuse into a reduction a producer whose value the
+// reduction would read more than once. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace odt {
+
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "codegen/Passes.h.inc"
+
+namespace {
+
+bool shouldFuse(OpOperand *fused) {
+  Operation *producer = fused->get().getDefiningOp();
+  if (!producer || !producer->hasOneUse())
+    return false;
+  auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+  if (!consumer || consumer.getNumReductionLoops() == 0)
+    return true;
+  // Every loop of the consumer must move the operand: otherwise the fused
+  // body recomputes the producer for each value of the loops it ignores.
+  AffineMap map = consumer.getMatchingIndexingMap(fused);
+  for (unsigned dim = 0; dim < map.getNumDims(); ++dim)
+    if (!map.isFunctionOfDim(dim))
+      return false;
+  return true;
+}
+
+struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, shouldFuse);
+    tensor::populateBubbleUpExpandShapePatterns(patterns);
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+    context->getLoadedDialect<linalg::LinalgDialect>()
+        ->getCanonicalizationPatterns(patterns);
+    linalg::populateConstantFoldLinalgOperations(patterns, shouldFuse);
+    if (failed(applyPatternsGreedily(
+            getOperation(), std::move(patterns),
+            GreedyRewriteConfig().setUseTopDownTraversal())))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace odt
