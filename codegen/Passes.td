@@ -139,9 +139,12 @@ def VectorizeContractions
     (then one row at a time for the rest), and over k innermost, where the
     rows x columns accumulator stays in vector registers (scf.for iter_args)
     and each k adds one broadcast element of A times one vector row of B
-    (vector.fma). Tiles at the edge of n are masked transfers. When B's
-    innermost dim is k (a transposed weight, Gemm transB), B is first copied
-    to [..., k, n] by a linalg.transpose so that its rows are contiguous.
+    (vector.fma). Tiles at the edge of n are masked transfers. With at
+    least 2 x `rows` rows, or when B's innermost dim is k (a transposed
+    weight, Gemm transB), k is cut in blocks of `depth` and each block of B
+    under a column tile is first packed into a contiguous zero-padded
+    [depth, columns] panel that all row tiles then read; otherwise the row
+    tiles read B's rows in place.
     Each output element still sums its terms in k order, so results change
     only by the rounding of a fused multiply-add.
   }];
@@ -149,7 +152,10 @@ def VectorizeContractions
     Option<"vectorWidth", "vector-width", "unsigned", "16",
            "f32 lanes of one vector register of the target">,
     Option<"rows", "rows", "unsigned", "8",
-           "Rows of the output computed together (register tile height)">
+           "Rows of the output computed together (register tile height)">,
+    Option<"depth", "depth", "unsigned", "256",
+           "k values per packed panel of B (panel: depth x 2 vectors, "
+           "sized for L1)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",

@@ -102,20 +102,23 @@ std::optional<ContractionPlan> planContraction(linalg::GenericOp op) {
 }
 
 /// Emits the loops for one planned product.
+///
+/// Packed path (B transposed, or enough rows to reuse a panel): for each
+/// block of `depth` k values and each tile of columns, the block of B is
+/// copied into a contiguous [depth, columns] panel (zero-padded past n),
+/// which every row tile then reads from L1. Direct path (few rows, B rows
+/// already contiguous): row tiles read B in place.
 class ContractionEmitter {
 public:
   ContractionEmitter(linalg::GenericOp op, const ContractionPlan &plan,
-                     unsigned vectorWidth, unsigned rows)
-      : op(op), plan(plan), rows(rows), columns(2 * vectorWidth),
+                     unsigned vectorWidth, unsigned rows, unsigned depth)
+      : op(op), plan(plan), rows(rows), columns(2 * vectorWidth), depth(depth),
         loc(op.getLoc()) {}
 
-  Value emit(RewriterBase &rewriter) {
-    OpBuilder &builder = rewriter;
+  Value emit(OpBuilder &builder) {
     maps = op.getIndexingMapsArray();
     a = op.getDpsInputs()[0];
     b = op.getDpsInputs()[1];
-    if (plan.transposeB)
-      b = transposeLastTwo(builder, b);
     Value c = op.getDpsInits()[0];
 
     SmallVector<Range, 4> ranges =
@@ -125,11 +128,14 @@ public:
     std::optional<int64_t> staticN = getConstantIntValue(ranges[plan.n].size);
     columnsInBounds = staticN && *staticN % columns == 0;
 
+    Type f32 = builder.getF32Type();
     zero = arith::ConstantIndexOp::create(builder, loc, 0);
     one = arith::ConstantIndexOp::create(builder, loc, 1);
-    padding = arith::ConstantFloatOp::create(builder, loc, builder.getF32Type(),
+    padding = arith::ConstantFloatOp::create(builder, loc, cast<FloatType>(f32),
                                              APFloat(0.0f));
-    vectorType = VectorType::get({columns}, builder.getF32Type());
+    vectorType = VectorType::get({columns}, f32);
+    Value panel = tensor::EmptyOp::create(
+        builder, loc, ArrayRef<int64_t>{depth, columns}, f32);
 
     // Loops over every dim that is neither m, n nor k.
     SmallVector<unsigned> outer;
@@ -141,36 +147,131 @@ public:
       ubs.push_back(sizes[dim]);
     dimValues.assign(sizes.size(), Value());
     scf::LoopNest nest = scf::buildLoopNest(
-        builder, loc, lbs, ubs, steps, ValueRange{c},
+        builder, loc, lbs, ubs, steps, ValueRange{c, panel},
         [&](OpBuilder &nested, Location, ValueRange ivs, ValueRange args) {
           for (auto [dim, iv] : llvm::zip(outer, ivs))
             dimValues[dim] = iv;
-          return scf::ValueVector{emitColumnTiles(nested, args[0])};
+          return emitProduct(nested, args[0], args[1]);
         });
     return nest.results.front();
   }
 
 private:
-  /// A copy of `value` with its last two dims swapped.
-  Value transposeLastTwo(OpBuilder &builder, Value value) {
-    auto type = cast<RankedTensorType>(value.getType());
-    int64_t rank = type.getRank();
-    SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(rank));
-    std::swap(permutation[rank - 1], permutation[rank - 2]);
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(builder, loc, value);
-    std::swap(sizes[rank - 1], sizes[rank - 2]);
-    Value empty =
-        tensor::EmptyOp::create(builder, loc, sizes, type.getElementType());
-    Value transposed =
-        linalg::TransposeOp::create(builder, loc, value, empty, permutation)
-            ->getResult(0);
-    // The generic's map for B swaps the same two results.
-    AffineMap &mapB = maps[1];
-    SmallVector<AffineExpr> results(mapB.getResults());
-    std::swap(results[rank - 1], results[rank - 2]);
-    mapB = AffineMap::get(mapB.getNumDims(), 0, results, builder.getContext());
-    return transposed;
+  /// One 2-D product at the current outer indices; yields (C, panel).
+  scf::ValueVector emitProduct(OpBuilder &builder, Value c, Value panel) {
+    if (plan.transposeB)
+      return emitPacked(builder, c, panel);
+    Value enoughRows = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
+        arith::ConstantIndexOp::create(builder, loc, 2 * rows));
+    auto choice = scf::IfOp::create(
+        builder, loc, enoughRows,
+        [&](OpBuilder &then, Location) {
+          scf::YieldOp::create(then, loc, emitPacked(then, c, panel));
+        },
+        [&](OpBuilder &otherwise, Location) {
+          scf::YieldOp::create(otherwise, loc,
+                               ValueRange{emitDirect(otherwise, c), panel});
+        });
+    return scf::ValueVector(choice.getResults().begin(),
+                            choice.getResults().end());
+  }
+
+  scf::ValueVector emitPacked(OpBuilder &builder, Value c, Value panel) {
+    Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);
+    Value columnStep = arith::ConstantIndexOp::create(builder, loc, columns);
+    auto blocks = scf::ForOp::create(
+        builder, loc, zero, sizes[plan.k], depthStep, ValueRange{c, panel},
+        [&](OpBuilder &kb, Location, Value kStart, ValueRange blockArgs) {
+          Value left = arith::SubIOp::create(kb, loc, sizes[plan.k], kStart);
+          Value kCount = arith::MinUIOp::create(kb, loc, depthStep, left);
+          auto tiles = scf::ForOp::create(
+              kb, loc, zero, sizes[plan.n], columnStep, blockArgs,
+              [&](OpBuilder &jb, Location, Value column, ValueRange args) {
+                dimValues[plan.n] = column;
+                Value packed = emitPack(jb, args[1], kStart, kCount);
+                Value result = emitRowTiles(
+                    jb, args[0], kStart, kCount, [&](OpBuilder &kb2, Value k) {
+                      return vector::TransferReadOp::create(
+                          kb2, loc, vectorType, packed, ValueRange{k, zero},
+                          padding, ArrayRef<bool>{true});
+                    });
+                scf::YieldOp::create(jb, loc, ValueRange{result, packed});
+              });
+          scf::YieldOp::create(kb, loc, tiles.getResults());
+        });
+    return scf::ValueVector(blocks.getResults().begin(),
+                            blocks.getResults().end());
+  }
+
+  Value emitDirect(OpBuilder &builder, Value c) {
+    Value columnStep = arith::ConstantIndexOp::create(builder, loc, columns);
+    auto tiles = scf::ForOp::create(
+        builder, loc, zero, sizes[plan.n], columnStep, ValueRange{c},
+        [&](OpBuilder &jb, Location, Value column, ValueRange args) {
+          dimValues[plan.n] = column;
+          Value result = emitRowTiles(
+              jb, args[0], zero, sizes[plan.k], [&](OpBuilder &kb, Value k) {
+                dimValues[plan.k] = k;
+                return readRowOfB(kb);
+              });
+          scf::YieldOp::create(jb, loc, result);
+        });
+    return tiles.getResult(0);
+  }
+
+  /// B[k, n .. n + columns) at the current indices, zero past n's end.
+  Value readRowOfB(OpBuilder &builder) {
+    return vector::TransferReadOp::create(builder, loc, vectorType, b,
+                                          indicesOf(1), padding,
+                                          ArrayRef<bool>{columnsInBounds});
+  }
+
+  /// Copies B[kStart .. kStart + kCount, column .. column + columns) into
+  /// the panel's first kCount rows.
+  Value emitPack(OpBuilder &builder, Value panel, Value kStart, Value kCount) {
+    Value column = dimValues[plan.n];
+    if (!plan.transposeB) {
+      auto loop = scf::ForOp::create(
+          builder, loc, zero, kCount, one, ValueRange{panel},
+          [&](OpBuilder &nested, Location, Value kk, ValueRange args) {
+            dimValues[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
+            Value row = readRowOfB(nested);
+            Value written = vector::TransferWriteOp::create(
+                                nested, loc, row, args[0], ValueRange{kk, zero},
+                                ArrayRef<bool>{true})
+                                ->getResult(0);
+            scf::YieldOp::create(nested, loc, written);
+          });
+      return loop.getResult(0);
+    }
+    // B is [n, k] in memory: walk each of the tile's columns along k
+    // (contiguous reads), writing down a column of the panel.
+    Value lastColumn = arith::SubIOp::create(builder, loc, sizes[plan.n], one);
+    Value columnCount = arith::ConstantIndexOp::create(builder, loc, columns);
+    auto columnsLoop = scf::ForOp::create(
+        builder, loc, zero, columnCount, one, ValueRange{panel},
+        [&](OpBuilder &cb, Location, Value offset, ValueRange columnArgs) {
+          Value n = arith::AddIOp::create(cb, loc, column, offset);
+          Value inside = arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::ult,
+                                               n, sizes[plan.n]);
+          dimValues[plan.n] = arith::MinUIOp::create(cb, loc, n, lastColumn);
+          auto kLoop = scf::ForOp::create(
+              cb, loc, zero, kCount, one, columnArgs,
+              [&](OpBuilder &kb, Location, Value kk, ValueRange args) {
+                dimValues[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
+                Value element =
+                    tensor::ExtractOp::create(kb, loc, b, indicesOf(1));
+                element =
+                    arith::SelectOp::create(kb, loc, inside, element, padding);
+                Value written = tensor::InsertOp::create(
+                    kb, loc, element, args[0], ValueRange{kk, offset});
+                scf::YieldOp::create(kb, loc, written);
+              });
+          scf::YieldOp::create(cb, loc, kLoop.getResults());
+        });
+    dimValues[plan.n] = column;
+    return columnsLoop.getResult(0);
   }
 
   /// The indices into operand `index` with the current loop values.
@@ -181,20 +282,11 @@ private:
     return indices;
   }
 
-  Value emitColumnTiles(OpBuilder &builder, Value c) {
-    Value step = arith::ConstantIndexOp::create(builder, loc, columns);
-    auto loop = scf::ForOp::create(
-        builder, loc, zero, sizes[plan.n], step, ValueRange{c},
-        [&](OpBuilder &nested, Location, Value column, ValueRange args) {
-          dimValues[plan.n] = column;
-          Value result = emitRowTiles(nested, args[0]);
-          scf::YieldOp::create(nested, loc, result);
-        });
-    return loop.getResult(0);
-  }
+  using RowReader = function_ref<Value(OpBuilder &, Value)>;
 
   /// Full tiles of `rows` rows, then the remaining rows one at a time.
-  Value emitRowTiles(OpBuilder &builder, Value c) {
+  Value emitRowTiles(OpBuilder &builder, Value c, Value kStart, Value kCount,
+                     RowReader readRow) {
     Value m = sizes[plan.m];
     Value tileStep = arith::ConstantIndexOp::create(builder, loc, rows);
     Value remainder = arith::RemUIOp::create(builder, loc, m, tileStep);
@@ -203,18 +295,23 @@ private:
         builder, loc, zero, fullEnd, tileStep, ValueRange{c},
         [&](OpBuilder &nested, Location, Value row, ValueRange args) {
           scf::YieldOp::create(nested, loc,
-                               emitTile(nested, row, rows, args[0]));
+                               emitTile(nested, row, rows, args[0], kStart,
+                                        kCount, readRow));
         });
     auto rest = scf::ForOp::create(
         builder, loc, fullEnd, m, one, tiles.getResults(),
         [&](OpBuilder &nested, Location, Value row, ValueRange args) {
-          scf::YieldOp::create(nested, loc, emitTile(nested, row, 1, args[0]));
+          scf::YieldOp::create(
+              nested, loc,
+              emitTile(nested, row, 1, args[0], kStart, kCount, readRow));
         });
     return rest.getResult(0);
   }
 
-  /// Rows [row, row + count) x columns [column, column + columns) of C.
-  Value emitTile(OpBuilder &builder, Value row, unsigned count, Value c) {
+  /// Rows [row, row + count) x the current columns of C, accumulated over
+  /// k in [kStart, kStart + kCount); readRow(kk) gives B's row kStart + kk.
+  Value emitTile(OpBuilder &builder, Value row, unsigned count, Value c,
+                 Value kStart, Value kCount, RowReader readRow) {
     SmallVector<bool> inBounds = {columnsInBounds};
     SmallVector<Value> rowValues;
     for (unsigned r = 0; r < count; ++r)
@@ -230,11 +327,10 @@ private:
           builder, loc, vectorType, c, indicesOf(2), padding, inBounds));
     }
     auto kLoop = scf::ForOp::create(
-        builder, loc, zero, sizes[plan.k], one, accumulators,
-        [&](OpBuilder &nested, Location, Value k, ValueRange sums) {
-          dimValues[plan.k] = k;
-          Value rowOfB = vector::TransferReadOp::create(
-              nested, loc, vectorType, b, indicesOf(1), padding, inBounds);
+        builder, loc, zero, kCount, one, accumulators,
+        [&](OpBuilder &nested, Location, Value kk, ValueRange sums) {
+          Value rowOfB = readRow(nested, kk);
+          dimValues[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
           SmallVector<Value> next;
           for (unsigned r = 0; r < count; ++r) {
             dimValues[plan.m] = rowValues[r];
@@ -258,7 +354,7 @@ private:
 
   linalg::GenericOp op;
   ContractionPlan plan;
-  unsigned rows, columns;
+  int64_t rows, columns, depth;
   Location loc;
   SmallVector<AffineMap> maps;
   Value a, b, zero, one, padding;
@@ -272,9 +368,9 @@ struct VectorizeContractionsPass
   using VectorizeContractionsBase::VectorizeContractionsBase;
 
   void runOnOperation() override {
-    if (vectorWidth == 0 || rows == 0) {
-      getOperation().emitError(
-          "odt-vectorize-contractions: vector-width and rows must be positive");
+    if (vectorWidth == 0 || rows == 0 || depth == 0) {
+      getOperation().emitError("odt-vectorize-contractions: vector-width, "
+                               "rows and depth must be positive");
       return signalPassFailure();
     }
     SmallVector<std::pair<linalg::GenericOp, ContractionPlan>> work;
@@ -285,7 +381,7 @@ struct VectorizeContractionsPass
     IRRewriter rewriter(&getContext());
     for (auto &[op, plan] : work) {
       rewriter.setInsertionPoint(op);
-      ContractionEmitter emitter(op, plan, vectorWidth, rows);
+      ContractionEmitter emitter(op, plan, vectorWidth, rows, depth);
       Value result = emitter.emit(rewriter);
       if (result.getType() != op.getResult(0).getType())
         result = tensor::CastOp::create(rewriter, op.getLoc(),
