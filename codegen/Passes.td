@@ -127,6 +127,19 @@ def FuseElementwise : Pass<"odt-fuse-elementwise", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def ApproximateMath : Pass<"odt-approximate-math"> {
+  let summary = "Polynomial math.exp that LLVM can vectorize";
+  let description = [{
+    math.exp would become a call to libm's expf per element, which keeps
+    softmax, sigmoid and the cross-entropy loss scalar. This pass replaces
+    f32 math.exp by upstream's polynomial approximation (range reduction
+    and a polynomial in arith ops), which vectorizes with the loop around
+    it. The other math functions keep their lowering.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def VectorizeContractions
     : Pass<"odt-vectorize-contractions", "mlir::func::FuncOp"> {
   let summary = "Register-tiled vector kernels for f32 matrix products";
@@ -144,7 +157,10 @@ def VectorizeContractions
     weight, Gemm transB), k is cut in blocks of `depth` and each block of B
     under a column tile is first packed into a contiguous zero-padded
     [depth, columns] panel that all row tiles then read; otherwise the row
-    tiles read B's rows in place.
+    tiles read B's rows in place. A product summed over several dims that
+    lie side by side in the same order in A and in B (a weight gradient
+    summed over batch and sequence) is first rewritten as a product over
+    one dim, collapsing those dims of both operands.
     Each output element still sums its terms in k order, so results change
     only by the rounding of a fused multiply-add.
   }];

@@ -119,6 +119,7 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix) {
       //    (slices at run-time positions), so it runs before lower-affine.
       "odt-expand-strided-copies, odt-interchange-reductions,"
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
+      "odt-approximate-math,"
       "convert-scf-to-cf, convert-vector-to-llvm, finalize-memref-to-llvm,"
       "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
       "convert-func-to-llvm, convert-cf-to-llvm, reconcile-unrealized-casts,"

@@ -22,9 +22,13 @@ namespace odt {
 
 namespace {
 
-bool shouldFuse(OpOperand *fused) {
+bool hasSingleUseProducer(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
-  if (!producer || !producer->hasOneUse())
+  return producer && producer->hasOneUse();
+}
+
+bool shouldFuse(OpOperand *fused) {
+  if (!hasSingleUseProducer(fused))
     return false;
   auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
   if (!consumer || consumer.getNumReductionLoops() == 0)
@@ -43,7 +47,8 @@ struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, shouldFuse);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
+                                                      hasSingleUseProducer);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
@@ -51,7 +56,8 @@ struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
     context->getLoadedDialect<linalg::LinalgDialect>()
         ->getCanonicalizationPatterns(patterns);
-    linalg::populateConstantFoldLinalgOperations(patterns, shouldFuse);
+    linalg::populateConstantFoldLinalgOperations(patterns,
+                                                 hasSingleUseProducer);
     if (failed(applyPatternsGreedily(
             getOperation(), std::move(patterns),
             GreedyRewriteConfig().setUseTopDownTraversal())))

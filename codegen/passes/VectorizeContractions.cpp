@@ -50,6 +50,103 @@ unsigned resultDim(AffineMap map, unsigned result) {
   return cast<AffineDimExpr>(map.getResult(result)).getPosition();
 }
 
+/// The positions of `dims` in `map`'s results when they form one run in
+/// that order, or nothing.
+std::optional<unsigned> runStart(AffineMap map, ArrayRef<unsigned> dims) {
+  for (unsigned start = 0; start + dims.size() <= map.getNumResults(); ++start) {
+    bool matches = true;
+    for (auto [offset, dim] : llvm::enumerate(dims))
+      matches &= map.getResult(start + offset) == getAffineDimExpr(
+                                                      dim, map.getContext());
+    if (matches)
+      return start;
+  }
+  return std::nullopt;
+}
+
+/// A product summed over several dims that lie side by side, in the same
+/// order, in both operands (a weight gradient summed over batch and
+/// sequence) becomes a product over one dim: both operands are collapsed
+/// (free views of contiguous memory) and the generic is rebuilt with one
+/// reduction. Returns the new generic, or null when the rule does not apply.
+linalg::GenericOp collapseReductions(RewriterBase &rewriter,
+                                     linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !isMultiplyAccumulate(op))
+    return nullptr;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (AffineMap map : maps)
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return nullptr;
+  SmallVector<unsigned> reductions;
+  for (auto [dim, iterator] : llvm::enumerate(iterators))
+    if (iterator == utils::IteratorType::reduction)
+      reductions.push_back(dim);
+  if (reductions.size() < 2)
+    return nullptr;
+  // The run's order is the order in A.
+  llvm::sort(reductions, [&](unsigned x, unsigned y) {
+    return *maps[0].getResultPosition(getAffineDimExpr(x, op.getContext())) <
+           *maps[0].getResultPosition(getAffineDimExpr(y, op.getContext()));
+  });
+  std::optional<unsigned> startA = runStart(maps[0], reductions);
+  std::optional<unsigned> startB = runStart(maps[1], reductions);
+  if (!startA || !startB)
+    return nullptr;
+
+  // New loop dims: the parallel dims in order, then the one reduction.
+  MLIRContext *context = op.getContext();
+  unsigned newCount = iterators.size() - reductions.size() + 1;
+  SmallVector<int64_t> newPosition(iterators.size(), -1);
+  unsigned next = 0;
+  for (unsigned dim = 0; dim < iterators.size(); ++dim)
+    if (iterators[dim] == utils::IteratorType::parallel)
+      newPosition[dim] = next++;
+  AffineExpr reduction = getAffineDimExpr(newCount - 1, context);
+  auto rebuild = [&](AffineMap map, std::optional<unsigned> start) {
+    SmallVector<AffineExpr> results;
+    for (unsigned i = 0; i < map.getNumResults(); ++i) {
+      if (start && i == *start) {
+        results.push_back(reduction);
+        i += reductions.size() - 1;
+        continue;
+      }
+      results.push_back(
+          getAffineDimExpr(newPosition[resultDim(map, i)], context));
+    }
+    return AffineMap::get(newCount, 0, results, context);
+  };
+  auto collapse = [&](Value value, unsigned start) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      if (i > start && i < start + (int64_t)reductions.size())
+        groups.back().push_back(i);
+      else
+        groups.push_back({i});
+    }
+    return tensor::CollapseShapeOp::create(rewriter, op.getLoc(), value,
+                                           groups);
+  };
+  rewriter.setInsertionPoint(op);
+  Value a = collapse(op.getDpsInputs()[0], *startA);
+  Value b = collapse(op.getDpsInputs()[1], *startB);
+  SmallVector<AffineMap> newMaps = {rebuild(maps[0], startA),
+                                    rebuild(maps[1], startB),
+                                    rebuild(maps[2], std::nullopt)};
+  SmallVector<utils::IteratorType> newIterators(
+      newCount - 1, utils::IteratorType::parallel);
+  newIterators.push_back(utils::IteratorType::reduction);
+  auto collapsed = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op.getResultTypes(), ValueRange{a, b},
+      op.getDpsInits(), newMaps, newIterators);
+  rewriter.inlineRegionBefore(op.getRegion(), collapsed.getRegion(),
+                              collapsed.getRegion().begin());
+  rewriter.replaceOp(op, collapsed->getResults());
+  return collapsed;
+}
+
 /// How one product is tiled: the loop dims of the generic that play m, n
 /// and k, and whether B needs a transposed copy.
 struct ContractionPlan {
@@ -373,12 +470,16 @@ struct VectorizeContractionsPass
                                "rows and depth must be positive");
       return signalPassFailure();
     }
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
     SmallVector<std::pair<linalg::GenericOp, ContractionPlan>> work;
-    getOperation().walk([&](linalg::GenericOp op) {
+    for (linalg::GenericOp op : generics) {
+      if (linalg::GenericOp collapsed = collapseReductions(rewriter, op))
+        op = collapsed;
       if (std::optional<ContractionPlan> plan = planContraction(op))
         work.push_back({op, *plan});
-    });
-    IRRewriter rewriter(&getContext());
+    }
     for (auto &[op, plan] : work) {
       rewriter.setInsertionPoint(op);
       ContractionEmitter emitter(op, plan, vectorWidth, rows, depth);

@@ -1,5 +1,5 @@
 // RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-decompose-training-ops))' | FileCheck %s
-// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-decompose-training-ops), odt-convert-onnx-to-linalg, canonicalize, cse, linalg-fuse-elementwise-ops)' | FileCheck %s --check-prefix=FUSED
+// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-decompose-training-ops), odt-convert-onnx-to-linalg, canonicalize, cse, odt-fuse-elementwise)' | FileCheck %s --check-prefix=FUSED
 
 // com.microsoft ops that are compositions of ai.onnx ops become those ops,
 // and the composition still lowers to one loop.

@@ -1,0 +1,59 @@
+// RUN: odt-opt %s --split-input-file --odt-fuse-elementwise | FileCheck %s
+
+#id = affine_map<(m, n) -> (m, n)>
+
+// A ReLU feeding a matrix product stays its own loop: fused, it would be
+// recomputed for every output column (the product reads it through
+// (m, k), which ignores n).
+// CHECK-LABEL: func.func @relu_then_product
+// CHECK:         %[[RELU:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK:           arith.maximumf
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[RELU]],
+// CHECK-NOT:       arith.maximumf
+func.func @relu_then_product(%x: tensor<8x4xf32>, %w: tensor<4x16xf32>, %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%relu, %w : tensor<8x4xf32>, tensor<4x16xf32>) outs(%c : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %p : tensor<8x16xf32>
+}
+
+// -----
+
+#id = affine_map<(m, n) -> (m, n)>
+
+// Into a row reduction that reads each element once (exp then sum), and
+// into elementwise consumers, producers still fuse.
+// CHECK-LABEL: func.func @exp_then_row_sum
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK:           math.exp
+// CHECK:           arith.addf
+// CHECK-NOT:     linalg.generic
+func.func @exp_then_row_sum(%x: tensor<8x4xf32>, %s: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, affine_map<(m, n) -> (m)>], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<8x4xf32>) outs(%s : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %t = arith.addf %acc, %in : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  return %sum : tensor<8xf32>
+}

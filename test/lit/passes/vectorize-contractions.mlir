@@ -1,0 +1,151 @@
+// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-vectorize-contractions{vector-width=16 rows=8 depth=256}))' | FileCheck %s
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// C += A * B with a run-time number of rows: at least 16 rows take the
+// packed path (k in blocks of 256, a [256, 32] panel per column tile), fewer
+// read B's rows in place. Both keep an 8 x 32 tile in registers over k.
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME:    (%[[A:.*]]: tensor<?x784xf32>, %[[B:.*]]: tensor<784x512xf32>, %[[C:.*]]: tensor<?x512xf32>)
+// CHECK:         %[[M:.*]] = tensor.dim %[[A]]
+// CHECK-DAG:     %[[PANEL:.*]] = tensor.empty() : tensor<256x32xf32>
+// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
+// CHECK:         %[[ENOUGH:.*]] = arith.cmpi uge, %[[M]], %[[C16]]
+// CHECK:         scf.if %[[ENOUGH]]
+// Packed: blocks of k, column tiles, the panel filled from B's rows.
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[C]], %{{.*}} = %[[PANEL]])
+// CHECK:             arith.minui
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 vector.transfer_read %[[B]]{{.*}} {in_bounds = [true]} : tensor<784x512xf32>, vector<32xf32>
+// CHECK:                 vector.transfer_write {{.*}} {in_bounds = [true]} : vector<32xf32>, tensor<256x32xf32>
+// Full tiles of 8 rows: 8 accumulators carried through the k loop.
+// CHECK:               scf.for
+// CHECK-COUNT-8:         vector.transfer_read %{{.*}} : tensor<?x512xf32>, vector<32xf32>
+// CHECK:                 scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
+// CHECK:                   vector.transfer_read {{.*}} : tensor<256x32xf32>, vector<32xf32>
+// CHECK-COUNT-8:           vector.fma
+// CHECK:                 vector.transfer_write
+// CHECK:         } else {
+// Direct: B's rows read in place.
+// CHECK:           vector.transfer_read %[[B]]
+// CHECK-NOT:     linalg.generic
+func.func @matmul(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>, %c: tensor<?x512xf32>) -> tensor<?x512xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x784xf32>, tensor<784x512xf32>) outs(%c : tensor<?x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x512xf32>
+  return %r : tensor<?x512xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// Gemm with transB: always packed, the panel filled column by column from
+// B's contiguous rows; n = 10 is one masked column tile.
+// CHECK-LABEL: func.func @matmul_transposed_b
+// CHECK-NOT:     scf.if
+// CHECK:         tensor.extract %{{.*}} : tensor<10x512xf32>
+// CHECK:         tensor.insert %{{.*}} : tensor<256x32xf32>
+// CHECK:         vector.transfer_read %{{.*}} : tensor<?x10xf32>, vector<32xf32>
+// CHECK-NOT:     in_bounds = [true]} : tensor<?x10xf32>
+// CHECK:         vector.fma
+// CHECK-NOT:     linalg.generic
+func.func @matmul_transposed_b(%a: tensor<?x512xf32>, %b: tensor<10x512xf32>, %c: tensor<?x10xf32>) -> tensor<?x10xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x512xf32>, tensor<10x512xf32>) outs(%c : tensor<?x10xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x10xf32>
+  return %r : tensor<?x10xf32>
+}
+
+// -----
+
+// A weight gradient summed over batch and sequence: both operands are
+// collapsed to [batch * sequence, .] and the product has one reduction.
+// CHECK-LABEL: func.func @two_reductions
+// CHECK-DAG:     tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x128x64xf32> into tensor<?x64xf32>
+// CHECK-DAG:     tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x128x32xf32> into tensor<?x32xf32>
+// CHECK:         vector.fma
+// CHECK-NOT:     linalg.generic
+func.func @two_reductions(%x: tensor<?x128x64xf32>, %dy: tensor<?x128x32xf32>, %c: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, b, s) -> (b, s, m)>, affine_map<(m, n, b, s) -> (b, s, n)>, affine_map<(m, n, b, s) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %dy : tensor<?x128x64xf32>, tensor<?x128x32xf32>) outs(%c : tensor<64x32xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+
+// -----
+
+// Batched (attention scores): the batch dims become plain loops around the
+// 2-D kernel.
+// CHECK-LABEL: func.func @batched
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             vector.fma
+// CHECK-NOT:     linalg.generic
+func.func @batched(%q: tensor<?x4x128x32xf32>, %k: tensor<?x4x32x128xf32>, %c: tensor<?x4x128x128xf32>) -> tensor<?x4x128x128xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(b, h, m, n, k) -> (b, h, m, k)>, affine_map<(b, h, m, n, k) -> (b, h, k, n)>, affine_map<(b, h, m, n, k) -> (b, h, m, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<?x4x128x32xf32>, tensor<?x4x32x128xf32>) outs(%c : tensor<?x4x128x128xf32>) {
+  ^bb0(%p: f32, %r2: f32, %acc: f32):
+    %m = arith.mulf %p, %r2 : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4x128x128xf32>
+  return %r : tensor<?x4x128x128xf32>
+}
+
+// -----
+
+// Not products: a ReLU fused into the product's body, f64, a row sum.
+// CHECK-LABEL: func.func @untouched
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT:     vector.fma
+func.func @untouched(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>,
+                     %a64: tensor<4x8xf64>, %b64: tensor<8x16xf64>, %c64: tensor<4x16xf64>,
+                     %s: tensor<4xf32>) -> (tensor<4x16xf32>, tensor<4x16xf64>, tensor<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %relu = arith.maximumf %x, %zero : f32
+    %p = arith.mulf %relu, %y : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<4x16xf32>
+  %r64 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                         iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a64, %b64 : tensor<4x8xf64>, tensor<8x16xf64>) outs(%c64 : tensor<4x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %acc: f64):
+    %p = arith.mulf %x, %y : f64
+    %t = arith.addf %acc, %p : f64
+    linalg.yield %t : f64
+  } -> tensor<4x16xf64>
+  %sum = linalg.generic {indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (m)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<4x8xf32>) outs(%s : tensor<4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %t = arith.addf %acc, %x : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  return %r, %r64, %sum : tensor<4x16xf32>, tensor<4x16xf64>, tensor<4xf32>
+}
