@@ -140,6 +140,17 @@ def ApproximateMath : Pass<"odt-approximate-math"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def InlineAllocaScopes : Pass<"odt-inline-alloca-scopes"> {
+  let summary = "Inline memref.alloca_scope regions that hold no alloca";
+  let description = [{
+    convert-scf-to-openmp wraps each parallel loop body in a
+    memref.alloca_scope; once convert-scf-to-cf has turned the loops inside
+    into blocks, that scope no longer verifies (one block only). A scope
+    with no memref.alloca in it has nothing to release, so its body is
+    inlined where it stands. Scopes that do allocate on the stack stay.
+  }];
+}
+
 def VectorizeContractions
     : Pass<"odt-vectorize-contractions", "mlir::func::FuncOp"> {
   let summary = "Register-tiled vector kernels for f32 matrix products";

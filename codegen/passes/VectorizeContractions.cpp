@@ -212,6 +212,10 @@ public:
       : op(op), plan(plan), rows(rows), columns(2 * vectorWidth), depth(depth),
         loc(op.getLoc()) {}
 
+  /// Column tiles per unit of parallel work: each chunk of columns is an
+  /// independent product (its own slice of C and of B, its own panel).
+  static constexpr int64_t kTilesPerChunk = 2;
+
   Value emit(OpBuilder &builder) {
     maps = op.getIndexingMapsArray();
     a = op.getDpsInputs()[0];
@@ -222,8 +226,9 @@ public:
         cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(builder, loc);
     for (Range &range : ranges)
       sizes.push_back(getValueOrCreateConstantIndexOp(builder, loc, range.size));
+    int64_t chunkColumns = columns * kTilesPerChunk;
     std::optional<int64_t> staticN = getConstantIntValue(ranges[plan.n].size);
-    columnsInBounds = staticN && *staticN % columns == 0;
+    columnsInBounds = staticN && *staticN % chunkColumns == 0;
 
     Type f32 = builder.getF32Type();
     zero = arith::ConstantIndexOp::create(builder, loc, 0);
@@ -231,9 +236,32 @@ public:
     padding = arith::ConstantFloatOp::create(builder, loc, cast<FloatType>(f32),
                                              APFloat(0.0f));
     vectorType = VectorType::get({columns}, f32);
+
+    // One parallel iteration per chunk of columns (scf.forall: after
+    // bufferization it becomes an OpenMP worksharing loop).
+    Value n = sizes[plan.n];
+    Value chunkStep = arith::ConstantIndexOp::create(builder, loc, chunkColumns);
+    Value chunks = arith::CeilDivUIOp::create(builder, loc, n, chunkStep);
+    auto forall = scf::ForallOp::create(builder, loc,
+                                        ArrayRef<OpFoldResult>{chunks},
+                                        ValueRange{c}, std::nullopt);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(forall.getBody());
+    Value chunk = forall.getInductionVar(0);
+    Value cOut = forall.getRegionIterArgs()[0];
+    Value first = arith::MulIOp::create(builder, loc, chunk, chunkStep);
+    Value width = arith::MinUIOp::create(
+        builder, loc, chunkStep, arith::SubIOp::create(builder, loc, n, first));
+    unsigned nInC = *maps[2].getResultPosition(
+        getAffineDimExpr(plan.n, builder.getContext()));
+    unsigned nInB = *maps[1].getResultPosition(
+        getAffineDimExpr(plan.n, builder.getContext()));
+    Slice cSlice = slice(builder, cOut, nInC, first, width);
+    b = slice(builder, b, nInB, first, width).value;
+    sizes[plan.n] = width;
+
     Value panel = tensor::EmptyOp::create(
         builder, loc, ArrayRef<int64_t>{depth, columns}, f32);
-
     // Loops over every dim that is neither m, n nor k.
     SmallVector<unsigned> outer;
     for (unsigned dim = 0; dim < sizes.size(); ++dim)
@@ -244,16 +272,40 @@ public:
       ubs.push_back(sizes[dim]);
     dimValues.assign(sizes.size(), Value());
     scf::LoopNest nest = scf::buildLoopNest(
-        builder, loc, lbs, ubs, steps, ValueRange{c, panel},
+        builder, loc, lbs, ubs, steps, ValueRange{cSlice.value, panel},
         [&](OpBuilder &nested, Location, ValueRange ivs, ValueRange args) {
           for (auto [dim, iv] : llvm::zip(outer, ivs))
             dimValues[dim] = iv;
           return emitProduct(nested, args[0], args[1]);
         });
-    return nest.results.front();
+    builder.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(builder, loc, nest.results.front(),
+                                          cOut, cSlice.offsets, cSlice.sizes,
+                                          cSlice.strides);
+    return forall.getResult(0);
   }
 
 private:
+  struct Slice {
+    Value value;
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+  };
+
+  /// `value` restricted to [first, first + width) along dim `dim`.
+  Slice slice(OpBuilder &builder, Value value, unsigned dim, Value first,
+              Value width) {
+    Slice result;
+    int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+    result.offsets.assign(rank, builder.getIndexAttr(0));
+    result.strides.assign(rank, builder.getIndexAttr(1));
+    result.sizes = tensor::getMixedSizes(builder, loc, value);
+    result.offsets[dim] = first;
+    result.sizes[dim] = width;
+    result.value = tensor::ExtractSliceOp::create(
+        builder, loc, value, result.offsets, result.sizes, result.strides);
+    return result;
+  }
+
   /// One 2-D product at the current outer indices; yields (C, panel).
   scf::ValueVector emitProduct(OpBuilder &builder, Value c, Value panel) {
     if (plan.transposeB)

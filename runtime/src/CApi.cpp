@@ -560,6 +560,21 @@ OdtStatus *OdtSetLearningRate(OdtTrainingSession *session, float lr) {
   });
 }
 
+OdtStatus *OdtSetSessionThreads(OdtTrainingSession *session, int threads) {
+  ODT_REQUIRE(session, "OdtSetSessionThreads", "session is NULL");
+  ODT_REQUIRE(threads >= 0, "OdtSetSessionThreads",
+              "threads must be 0 (OpenMP's default) or positive");
+  session->session->module().setThreads(threads);
+  return nullptr;
+}
+
+OdtStatus *OdtGetSessionThreads(const OdtTrainingSession *session, int *out) {
+  ODT_REQUIRE(session && out, "OdtGetSessionThreads",
+              "session and out must not be NULL");
+  *out = session->session->module().threadCount();
+  return nullptr;
+}
+
 OdtStatus *OdtGetLearningRate(OdtTrainingSession *session, float *out) {
   ODT_REQUIRE(session && out, "OdtGetLearningRate",
               "session and out must not be NULL");

@@ -256,6 +256,12 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
           reinterpret_cast<EntryFunction>(resolve(context, spec.symbol.c_str()));
       if (!spec.function)
         return Status::error("entry point '" + spec.symbol + "' is missing");
+      // The library's OpenMP runtime (a dependency of libmodel.so, found
+      // through its handle), or the program's for a linked model.
+      void *setThreads = resolve(context, "omp_set_num_threads");
+      if (!setThreads)
+        setThreads = dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+      std::memcpy(&spec.setThreads, &setThreads, sizeof setThreads);
       if (entry->shape_symbol()) {
         spec.shapeFunction = reinterpret_cast<EntryFunction>(
             resolve(context, entry->shape_symbol()->c_str()));
@@ -523,6 +529,12 @@ Result<Shape> EntryCall::expectedShape(size_t index,
   return shape;
 }
 
-void EntryCall::invoke() { entry->function(pointers.data()); }
+void EntryCall::invoke(int threads) {
+  // The count is an OpenMP setting of the calling thread: set it before each
+  // call, since the caller's thread may run other sessions in between.
+  if (threads > 0 && entry->setThreads)
+    entry->setThreads(threads);
+  entry->function(pointers.data());
+}
 
 } // namespace odt

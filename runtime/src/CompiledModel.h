@@ -68,6 +68,9 @@ struct EntryPointSpec {
   /// Computes the output dims no input binds (see docs/abi.md); null when
   /// every output dim follows from the inputs.
   EntryFunction shapeFunction = nullptr;
+  /// The OpenMP runtime's omp_set_num_threads that the generated parallel
+  /// loops obey (null if the model's process has none).
+  void (*setThreads)(int) = nullptr;
 };
 
 struct ParameterSpec {
@@ -186,8 +189,9 @@ public:
   /// The shape argument `index` must have under `bindings`.
   Result<Shape> expectedShape(size_t index,
                               const SymbolBindings &bindings) const;
-  /// Calls the generated code.
-  void invoke();
+  /// Calls the generated code; with `threads` > 0 its parallel loops use
+  /// that many threads (OpenMP's default otherwise).
+  void invoke(int threads = 0);
 
 private:
   const EntryPointSpec *entry = nullptr;

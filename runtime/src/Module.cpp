@@ -271,7 +271,7 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   status = step.call.checkInputValues();
   if (!status)
     return status.withContext(what);
-  step.call.invoke();
+  step.call.invoke(threads);
   return Status::ok();
 }
 

@@ -65,6 +65,12 @@ public:
   std::vector<std::string> evalInputNames() const;
   std::vector<std::string> evalOutputNames() const;
 
+  /// Threads for the generated code's parallel loops in every step of this
+  /// module and its optimizer; 0 leaves OpenMP's default (all cores, or
+  /// OMP_NUM_THREADS).
+  void setThreads(int count) { threads = count; }
+  int threadCount() const { return threads; }
+
   const CompiledModel &model() const { return *compiled; }
   CheckpointState &state() { return *checkpoint; }
 
@@ -87,6 +93,7 @@ private:
   std::vector<std::shared_ptr<Parameter>> params;
   std::unique_ptr<Step> train, eval;
   Tensor lazyResetFlag; // bool[1]
+  int threads = 0;
 };
 
 } // namespace odt

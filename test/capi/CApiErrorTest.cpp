@@ -194,6 +194,15 @@ TEST_F(CApiErrorTest, UpdateNominalParameterWithTheWrongShape) {
   EXPECT_EQ(outputs[0], nullptr);
 }
 
+TEST_F(CApiErrorTest, BadThreadCounts) {
+  EXPECT_TRUE(Fails(OdtSetSessionThreads(session.get(), -1), {"threads", "0"}));
+  EXPECT_TRUE(Fails(OdtSetSessionThreads(nullptr, 2), {"NULL"}));
+  EXPECT_TRUE(Fails(OdtGetSessionThreads(session.get(), nullptr), {"NULL"}));
+  int threads = -1;
+  ASSERT_TRUE(Ok(OdtGetSessionThreads(session.get(), &threads)));
+  EXPECT_EQ(threads, 0); // unchanged by the failed calls
+}
+
 TEST_F(CApiErrorTest, BadLearningRatesAndSchedules) {
   ASSERT_TRUE(Ok(OdtSetLearningRate(session.get(), 0.02f)));
   for (float lr : {-1.0f, NAN, INFINITY})

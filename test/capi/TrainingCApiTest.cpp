@@ -170,6 +170,31 @@ TEST(TrainingCApiTest, SessionFromFiles) {
   }
 }
 
+// The parallel loops split each product by columns, so every value is
+// computed by the same operations in the same order whatever the thread
+// count: 1 and 2 threads train to bit-identical losses.
+TEST(TrainingCApiTest, ThreadCountDoesNotChangeResults) {
+  Inputs inputs = ortInputs();
+  std::vector<float> losses[2];
+  for (int threads : {1, 2}) {
+    State state = loadState(ortData("checkpoint.ckpt"));
+    Session session = createSession(state.get(), modelDir("ort_mlp"));
+    ASSERT_TRUE(session);
+    int current = -1;
+    ASSERT_TRUE(Ok(OdtGetSessionThreads(session.get(), &current)));
+    EXPECT_EQ(current, 0); // OpenMP's default until set
+    ASSERT_TRUE(Ok(OdtSetSessionThreads(session.get(), threads)));
+    ASSERT_TRUE(Ok(OdtGetSessionThreads(session.get(), &current)));
+    EXPECT_EQ(current, threads);
+    for (int step = 0; step < 3; ++step) {
+      losses[threads - 1].push_back(trainStep(session.get(), inputs));
+      ASSERT_TRUE(Ok(OdtOptimizerStep(session.get())));
+      ASSERT_TRUE(Ok(OdtLazyResetGrad(session.get())));
+    }
+  }
+  EXPECT_EQ(losses[0], losses[1]);
+}
+
 // ORT: TrainingCApiTest.CreateTrainingSessionFromBuffer — the bytes of
 // libmodel.so; the same losses as from the file. The bytes are not needed
 // after creation.

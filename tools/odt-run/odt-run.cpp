@@ -49,7 +49,9 @@ const char *kUsage =
     "  odt-run bench OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
     "                [--warmup-runs N] [--repetitions N] [--json]\n"
     "      times a training step (TrainStep + OptimizerStep + LazyResetGrad)\n"
-    "      and EvalStep, each after N warm-up runs; prints median, min, max\n";
+    "      and EvalStep, each after N warm-up runs; prints median, min, max\n"
+    "  every command takes [--threads N]: threads of the compiled parallel\n"
+    "      loops (default: OMP_NUM_THREADS, else every core)\n";
 
 struct Options {
   std::string command, modelDir, checkpoint, save;
@@ -60,6 +62,7 @@ struct Options {
   std::string scheduler;
   long warmup = -1, total = -1;
   long warmupRuns = 3, repetitions = 20;
+  long threads = 0;
 };
 
 int usageError(const std::string &message) {
@@ -155,6 +158,13 @@ int parseOptions(int argc, char **argv, Options &options) {
         return usageError(arg + (warmupRuns ? " needs an integer >= 0"
                                              : " needs a positive integer"));
       (warmupRuns ? options.warmupRuns : options.repetitions) = n;
+    } else if (arg == "--threads") {
+      const char *v = value("--threads");
+      char *end = nullptr;
+      long n = v ? std::strtol(v, &end, 10) : -1;
+      if (!v || *end || n < 1 || n > 4096)
+        return usageError("--threads needs an integer from 1 to 4096");
+      options.threads = n;
     } else if (arg == "--json") {
       options.json = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -485,6 +495,7 @@ int main(int argc, char **argv) {
       odt::TrainingSession::create(*state, *model);
   if (!session)
     return fail(session.getStatus());
+  (*session)->module().setThreads(static_cast<int>(options.threads));
   if (options.command == "bench")
     return runBench(options, **session);
   return options.command == "train" ? runTrain(options, **session)

@@ -250,6 +250,16 @@ ODT_API OdtStatus *OdtExportModelForInferencing(
 /* ORT: SetSeed. Seeds odt's random number generation (dropout masks). */
 ODT_API OdtStatus *OdtSetSeed(int64_t seed);
 
+/* Beyond ORT (its SessionOptions::SetIntraOpNumThreads): the number of
+ * threads the session's compiled parallel loops use in TrainStep, EvalStep
+ * and OptimizerStep; 0 (the default) leaves the OpenMP runtime's choice
+ * (OMP_NUM_THREADS, else every core). The threads belong to the OpenMP
+ * runtime, are created on the first step and reused afterwards. */
+ODT_API OdtStatus *OdtSetSessionThreads(OdtTrainingSession *session,
+                                        int threads);
+ODT_API OdtStatus *OdtGetSessionThreads(const OdtTrainingSession *session,
+                                        int *out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -434,6 +434,15 @@ public:
   /// ORT: OptimizerStep.
   void OptimizerStep() { detail::ThrowOnError(OdtOptimizerStep(get())); }
 
+  /// Threads of the compiled parallel loops (0: OpenMP's default).
+  void SetThreads(int threads) {
+    detail::ThrowOnError(OdtSetSessionThreads(get(), threads));
+  }
+  int GetThreads() const {
+    int threads = 0;
+    detail::ThrowOnError(OdtGetSessionThreads(get(), &threads));
+    return threads;
+  }
   /// ORT: SetLearningRate / GetLearningRate.
   void SetLearningRate(float learning_rate) {
     detail::ThrowOnError(OdtSetLearningRate(get(), learning_rate));

@@ -5,33 +5,42 @@
 #bt = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
 
-// C += A * B with a run-time number of rows: at least 16 rows take the
-// packed path (k in blocks of 256, a [256, 32] panel per column tile), fewer
-// read B's rows in place. Both keep an 8 x 32 tile in registers over k.
+// C += A * B with a run-time number of rows. The columns are cut in chunks
+// of 64 (two tiles), one parallel iteration (scf.forall) each, working on
+// its own slices of C and B and its own panel. At least 16 rows take the
+// packed path (k in blocks of 256, a [256, 32] panel per column tile),
+// fewer read B's rows in place. Both keep an 8 x 32 tile in registers
+// over k.
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME:    (%[[A:.*]]: tensor<?x784xf32>, %[[B:.*]]: tensor<784x512xf32>, %[[C:.*]]: tensor<?x512xf32>)
 // CHECK:         %[[M:.*]] = tensor.dim %[[A]]
-// CHECK-DAG:     %[[PANEL:.*]] = tensor.empty() : tensor<256x32xf32>
-// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
-// CHECK:         %[[ENOUGH:.*]] = arith.cmpi uge, %[[M]], %[[C16]]
-// CHECK:         scf.if %[[ENOUGH]]
+// CHECK:         %[[CHUNKS:.*]] = arith.ceildivui %{{.*}}, %c64
+// CHECK:         scf.forall (%[[CHUNK:.*]]) in (%[[CHUNKS]]) shared_outs(%[[OUT:.*]] = %[[C]])
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[CHUNK]], %c64
+// CHECK:           %[[CS:.*]] = tensor.extract_slice %[[OUT]][0, %[[FIRST]]]
+// CHECK:           %[[BS:.*]] = tensor.extract_slice %[[B]][0, %[[FIRST]]]
+// CHECK:           %[[PANEL:.*]] = tensor.empty() : tensor<256x32xf32>
+// CHECK:           %[[ENOUGH:.*]] = arith.cmpi uge, %[[M]], %c16
+// CHECK:           scf.if %[[ENOUGH]]
 // Packed: blocks of k, column tiles, the panel filled from B's rows.
-// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[C]], %{{.*}} = %[[PANEL]])
-// CHECK:             arith.minui
-// CHECK:             scf.for
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[CS]], %{{.*}} = %[[PANEL]])
+// CHECK:               arith.minui
 // CHECK:               scf.for
-// CHECK:                 vector.transfer_read %[[B]]{{.*}} {in_bounds = [true]} : tensor<784x512xf32>, vector<32xf32>
-// CHECK:                 vector.transfer_write {{.*}} {in_bounds = [true]} : vector<32xf32>, tensor<256x32xf32>
+// CHECK:                 scf.for
+// CHECK:                   vector.transfer_read %[[BS]]{{.*}} {in_bounds = [true]} : tensor<784x?xf32>, vector<32xf32>
+// CHECK:                   vector.transfer_write {{.*}} {in_bounds = [true]} : vector<32xf32>, tensor<256x32xf32>
 // Full tiles of 8 rows: 8 accumulators carried through the k loop.
-// CHECK:               scf.for
-// CHECK-COUNT-8:         vector.transfer_read %{{.*}} : tensor<?x512xf32>, vector<32xf32>
-// CHECK:                 scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
-// CHECK:                   vector.transfer_read {{.*}} : tensor<256x32xf32>, vector<32xf32>
-// CHECK-COUNT-8:           vector.fma
-// CHECK:                 vector.transfer_write
-// CHECK:         } else {
+// CHECK:                 scf.for
+// CHECK-COUNT-8:           vector.transfer_read %{{.*}} : tensor<?x?xf32>, vector<32xf32>
+// CHECK:                   scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
+// CHECK:                     vector.transfer_read {{.*}} : tensor<256x32xf32>, vector<32xf32>
+// CHECK-COUNT-8:             vector.fma
+// CHECK:                   vector.transfer_write
+// CHECK:           } else {
 // Direct: B's rows read in place.
-// CHECK:           vector.transfer_read %[[B]]
+// CHECK:             vector.transfer_read %[[BS]]
+// CHECK:           scf.forall.in_parallel
+// CHECK:             tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[FIRST]]]
 // CHECK-NOT:     linalg.generic
 func.func @matmul(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>, %c: tensor<?x512xf32>) -> tensor<?x512xf32> {
   %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -54,10 +63,11 @@ func.func @matmul(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>, %c: tensor<?x5
 // B's contiguous rows; n = 10 is one masked column tile.
 // CHECK-LABEL: func.func @matmul_transposed_b
 // CHECK-NOT:     scf.if
-// CHECK:         tensor.extract %{{.*}} : tensor<10x512xf32>
+// CHECK:         tensor.extract_slice %{{.*}} : tensor<10x512xf32> to tensor<?x512xf32>
+// CHECK:         tensor.extract %{{.*}} : tensor<?x512xf32>
 // CHECK:         tensor.insert %{{.*}} : tensor<256x32xf32>
-// CHECK:         vector.transfer_read %{{.*}} : tensor<?x10xf32>, vector<32xf32>
-// CHECK-NOT:     in_bounds = [true]} : tensor<?x10xf32>
+// CHECK:         vector.transfer_read %{{.*}} : tensor<?x?xf32>, vector<32xf32>
+// CHECK-NOT:     in_bounds = [true]} : tensor<?x?xf32>
 // CHECK:         vector.fma
 // CHECK-NOT:     linalg.generic
 func.func @matmul_transposed_b(%a: tensor<?x512xf32>, %b: tensor<10x512xf32>, %c: tensor<?x10xf32>) -> tensor<?x10xf32> {
