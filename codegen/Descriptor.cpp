@@ -327,6 +327,19 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
     json["eval_model"] = std::move(e);
   }
 
+  // The allocator hook (codegen/passes/PackEntryPoints.cpp).
+  std::string setAllocator = prefix + "_set_allocator";
+  declarations += "/* Routes the model's heap buffers through `allocate` and "
+                  "`release` (malloc\n   and free until called). */\n"
+                  "void " + setAllocator +
+                  "(void *(*allocate)(uint64_t), void (*release)(void *));\n";
+  resolverCases += "  if (strcmp(symbol, \"" + setAllocator +
+                   "\") == 0) {\n"
+                   "    void (*setter)(void *(*)(uint64_t), void (*)(void *)) = " +
+                   setAllocator + ";\n"
+                   "    memcpy(&address, &setter, sizeof address);\n"
+                   "    return address;\n  }\n";
+
   auto model = fb::CreateModel(fbb, kModelABIVersion,
                                fbb.CreateString("odt-compile"),
                                fbb.CreateString(prefix),

@@ -140,15 +140,23 @@ def ApproximateMath : Pass<"odt-approximate-math"> {
                            "mlir::vector::VectorDialect"];
 }
 
-def InlineAllocaScopes : Pass<"odt-inline-alloca-scopes"> {
-  let summary = "Inline memref.alloca_scope regions that hold no alloca";
+def OutlineParallelLoops
+    : Pass<"odt-outline-parallel-loops", "mlir::ModuleOp"> {
+  let summary = "Move each parallel loop's body into a function the runtime "
+                "can run on its threads";
   let description = [{
-    convert-scf-to-openmp wraps each parallel loop body in a
-    memref.alloca_scope; once convert-scf-to-cf has turned the loops inside
-    into blocks, that scope no longer verifies (one block only). A scope
-    with no memref.alloca in it has nothing to release, so its body is
-    inlined where it stands. Scopes that do allocate on the stack stay.
+    On memrefs, after scf-forall-to-parallel. A one-dimensional scf.parallel
+    from 0 with step 1 and no reductions becomes a call of a new private
+    function `__odt_par_<n>(begin, end, captured values...)` that runs the
+    body for iterations [begin, end) (constants are cloned in rather than
+    captured), called with (0, count, ...). odt-pack-entry-points then turns
+    each such call into a call of the model's parallel hook (P_set_parallel)
+    with a task that unpacks the captured values; by default the hook runs
+    the whole range on the calling thread, the runtime's splits it over its
+    thread pool. Other parallel loops stay (convert-scf-to-cf makes them
+    sequential loops).
   }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect"];
 }
 
 def VectorizeContractions

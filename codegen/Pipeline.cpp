@@ -119,12 +119,12 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix) {
       //    (slices at run-time positions), so it runs before lower-affine.
       "odt-expand-strided-copies, odt-interchange-reductions,"
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
-      "scf-forall-to-parallel, convert-scf-to-openmp, odt-inline-alloca-scopes,"
+      "scf-forall-to-parallel, odt-outline-parallel-loops,"
       "odt-approximate-math,"
-      "convert-scf-to-cf, convert-vector-to-llvm, finalize-memref-to-llvm,"
+      "convert-scf-to-cf, convert-vector-to-llvm,"
+      "finalize-memref-to-llvm{use-generic-functions=true},"
       "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
-      "convert-func-to-llvm, convert-cf-to-llvm, convert-openmp-to-llvm,"
-      "reconcile-unrealized-casts,"
+      "convert-func-to-llvm, convert-cf-to-llvm, reconcile-unrealized-casts,"
       // 6. One packed C entry per entry point; everything else internal.
       "odt-pack-entry-points{prefix=" +
       prefix + "}";
@@ -226,13 +226,10 @@ bool emitObject(llvm::Module &module, bool assembly, std::string &bytes,
 
 bool linkSharedLibrary(const std::string &objectPath,
                        const std::string &libraryPath, std::string &error) {
-  // The OpenMP runtime is a dependency of the library (DT_NEEDED
-  // libomp.so.5): parallel loops call __kmpc_fork_call.
   std::vector<const char *> args = {"ld.lld",       "-shared",
                                     "--hash-style=gnu", "-z",
                                     "noexecstack",  "-o",
-                                    libraryPath.c_str(), objectPath.c_str(),
-                                    ODT_OPENMP_LIBRARY};
+                                    libraryPath.c_str(), objectPath.c_str()};
   std::string out, err;
   llvm::raw_string_ostream outStream(out), errStream(err);
   lld::Result result = lld::lldMain(args, outStream, errStream,

@@ -12,8 +12,6 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   # checkpoints
   libflatbuffers-dev flatbuffers-compiler
-  # OpenMP runtime: compiled models run their parallel loops on it
-  libomp-dev
   # tests
   libgtest-dev libgmock-dev
   # python for the reference scripts (numpy references, default model generation)

@@ -15,8 +15,222 @@ namespace {
 
 constexpr StringLiteral kCInterfacePrefix = "_mlir_ciface_";
 
+constexpr StringLiteral kAllocateHook = "_mlir_memref_to_llvm_alloc";
+constexpr StringLiteral kReleaseHook = "_mlir_memref_to_llvm_free";
+
 struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
   using PackEntryPointsBase::PackEntryPointsBase;
+
+  /// The function `name` of `type`: the module's, or a new external
+  /// declaration.
+  static LLVM::LLVMFuncOp getOrDeclare(ModuleOp module, OpBuilder &builder,
+                                       StringRef name,
+                                       LLVM::LLVMFunctionType type) {
+    if (auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      return func;
+    builder.setInsertionPointToStart(module.getBody());
+    return LLVM::LLVMFuncOp::create(builder, module.getLoc(), name, type);
+  }
+
+  /// A pointer global initialized to the address of `target`.
+  static void createPointerGlobal(ModuleOp module, OpBuilder &builder,
+                                  StringRef name, StringRef target) {
+    auto ptrType = LLVM::LLVMPointerType::get(builder.getContext());
+    builder.setInsertionPointToStart(module.getBody());
+    auto global = LLVM::GlobalOp::create(
+        builder, module.getLoc(), ptrType, /*isConstant=*/false,
+        LLVM::Linkage::Internal, name, Attribute());
+    Block *init = builder.createBlock(&global.getInitializerRegion());
+    builder.setInsertionPointToStart(init);
+    Value address =
+        LLVM::AddressOfOp::create(builder, module.getLoc(), ptrType, target);
+    LLVM::ReturnOp::create(builder, module.getLoc(), address);
+  }
+
+  /// The task for a function outlined by odt-outline-parallel-loops:
+  /// `void task(void *context, int64_t begin, int64_t end)` loads the
+  /// captured values from the context struct and calls the function.
+  static LLVM::LLVMFuncOp createTask(ModuleOp module, OpBuilder &builder,
+                                     LLVM::LLVMFuncOp body,
+                                     LLVM::LLVMStructType context) {
+    MLIRContext *ctx = module.getContext();
+    Location loc = body.getLoc();
+    auto ptrType = LLVM::LLVMPointerType::get(ctx);
+    auto i64 = IntegerType::get(ctx, 64);
+    builder.setInsertionPointToEnd(module.getBody());
+    auto task = LLVM::LLVMFuncOp::create(
+        builder, loc, (body.getName() + "_task").str(),
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                    {ptrType, i64, i64}));
+    Block *entry = task.addEntryBlock(builder);
+    builder.setInsertionPointToStart(entry);
+    SmallVector<Value> operands = {entry->getArgument(1), entry->getArgument(2)};
+    for (auto [i, field] : llvm::enumerate(context.getBody())) {
+      Value address = LLVM::GEPOp::create(
+          builder, loc, ptrType, context, entry->getArgument(0),
+          ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+      operands.push_back(LLVM::LoadOp::create(builder, loc, field, address));
+    }
+    LLVM::CallOp::create(builder, loc, body, operands);
+    LLVM::ReturnOp::create(builder, loc, ValueRange{});
+    return task;
+  }
+
+  /// Each call of an outlined parallel body, `__odt_par_N(0, count, ...)`,
+  /// becomes: the captured values stored in a stack struct, then
+  /// `parallel(task, &struct, count)` through the pointer that exported
+  /// `void P_set_parallel(void (*)(void (*)(void *, int64_t, int64_t),
+  /// void *, int64_t))` sets. It starts as a serial loop over the range, so
+  /// the object also works alone.
+  LLVM::LLVMFuncOp routeParallelLoops(ModuleOp module, OpBuilder &builder) {
+    MLIRContext *context = module.getContext();
+    Location loc = module.getLoc();
+    auto ptrType = LLVM::LLVMPointerType::get(context);
+    auto i64 = IntegerType::get(context, 64);
+    auto voidType = LLVM::LLVMVoidType::get(context);
+    auto taskType = LLVM::LLVMFunctionType::get(voidType, {ptrType, i64, i64});
+    auto hookType =
+        LLVM::LLVMFunctionType::get(voidType, {ptrType, ptrType, i64});
+
+    // The default hook: the whole range on the calling thread.
+    std::string serialName = prefix + "_serial_for";
+    builder.setInsertionPointToEnd(module.getBody());
+    auto serial = LLVM::LLVMFuncOp::create(builder, loc, serialName, hookType);
+    Block *entry = serial.addEntryBlock(builder);
+    builder.setInsertionPointToStart(entry);
+    Value zero = LLVM::ConstantOp::create(builder, loc, i64,
+                                          builder.getI64IntegerAttr(0));
+    LLVM::CallOp::create(builder, loc, taskType,
+                         ValueRange{entry->getArgument(0),
+                                    entry->getArgument(1), zero,
+                                    entry->getArgument(2)});
+    LLVM::ReturnOp::create(builder, loc, ValueRange{});
+    std::string slot = prefix + "_parallel_fn";
+    createPointerGlobal(module, builder, slot, serialName);
+
+    SmallVector<LLVM::CallOp> calls;
+    module.walk([&](LLVM::CallOp call) {
+      std::optional<StringRef> callee = call.getCallee();
+      if (callee && callee->starts_with("__odt_par_"))
+        calls.push_back(call);
+    });
+    llvm::StringMap<LLVM::LLVMFuncOp> tasks;
+    for (LLVM::CallOp call : calls) {
+      auto body = module.lookupSymbol<LLVM::LLVMFuncOp>(*call.getCallee());
+      if (!body || call.getNumOperands() < 2) {
+        call.emitError() << "malformed parallel loop call";
+        return nullptr;
+      }
+      SmallVector<Type> fields(
+          ValueRange(call.getOperands().drop_front(2)).getTypes());
+      auto contextType = LLVM::LLVMStructType::getLiteral(context, fields);
+      LLVM::LLVMFuncOp &task = tasks[body.getName()];
+      if (!task)
+        task = createTask(module, builder, body, contextType);
+
+      // The struct lives in the caller's frame (entry block: a static
+      // alloca), filled right before the call.
+      auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
+      builder.setInsertionPointToStart(&caller.getBody().front());
+      Value one = LLVM::ConstantOp::create(builder, loc, i64,
+                                           builder.getI64IntegerAttr(1));
+      Value storage =
+          LLVM::AllocaOp::create(builder, loc, ptrType, contextType, one);
+      builder.setInsertionPoint(call);
+      for (auto [i, value] :
+           llvm::enumerate(call.getOperands().drop_front(2))) {
+        Value address = LLVM::GEPOp::create(
+            builder, loc, ptrType, contextType, storage,
+            ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+        LLVM::StoreOp::create(builder, loc, value, address);
+      }
+      Value slotAddress = LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
+      Value hook = LLVM::LoadOp::create(builder, loc, ptrType, slotAddress);
+      Value taskAddress =
+          LLVM::AddressOfOp::create(builder, loc, ptrType, task.getName());
+      LLVM::CallOp::create(builder, loc, hookType,
+                           ValueRange{hook, taskAddress, storage,
+                                      call.getOperand(1)});
+      call.erase();
+    }
+
+    std::string setterName = prefix + "_set_parallel";
+    if (module.lookupSymbol(setterName)) {
+      module.emitError() << "symbol '" << setterName << "' already exists";
+      return nullptr;
+    }
+    builder.setInsertionPointToEnd(module.getBody());
+    auto setter = LLVM::LLVMFuncOp::create(
+        builder, loc, setterName,
+        LLVM::LLVMFunctionType::get(voidType, {ptrType}));
+    Block *setterBody = setter.addEntryBlock(builder);
+    builder.setInsertionPointToStart(setterBody);
+    Value slotAddress = LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
+    LLVM::StoreOp::create(builder, loc, setterBody->getArgument(0), slotAddress);
+    LLVM::ReturnOp::create(builder, loc, ValueRange{});
+    return setter;
+  }
+
+  /// finalize-memref-to-llvm (use-generic-functions) calls kAllocateHook and
+  /// kReleaseHook for every heap buffer. They are defined here as calls
+  /// through two pointers that start as malloc and free, and exported
+  /// `void P_set_allocator(void *(*)(uint64_t), void (*)(void *))` lets the
+  /// runtime put its step allocator there (buffers reused across steps).
+  LLVM::LLVMFuncOp routeAllocations(ModuleOp module, OpBuilder &builder) {
+    MLIRContext *context = module.getContext();
+    Location loc = module.getLoc();
+    auto ptrType = LLVM::LLVMPointerType::get(context);
+    auto i64 = IntegerType::get(context, 64);
+    auto voidType = LLVM::LLVMVoidType::get(context);
+    auto allocateType = LLVM::LLVMFunctionType::get(ptrType, {i64});
+    auto releaseType = LLVM::LLVMFunctionType::get(voidType, {ptrType});
+    getOrDeclare(module, builder, "malloc", allocateType);
+    getOrDeclare(module, builder, "free", releaseType);
+    std::string allocateSlot = prefix + "_allocate_fn";
+    std::string releaseSlot = prefix + "_release_fn";
+    createPointerGlobal(module, builder, allocateSlot, "malloc");
+    createPointerGlobal(module, builder, releaseSlot, "free");
+
+    auto defineHook = [&](StringRef name, LLVM::LLVMFunctionType type,
+                          StringRef slot) -> LogicalResult {
+      auto hook = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+      if (!hook)
+        return success(); // the module allocates nothing
+      if (!hook.isExternal() || hook.getFunctionType() != type)
+        return hook.emitError() << "unexpected definition of '" << name << "'";
+      Block *body = hook.addEntryBlock(builder);
+      builder.setInsertionPointToStart(body);
+      Value slotAddress = LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
+      Value callee = LLVM::LoadOp::create(builder, loc, ptrType, slotAddress);
+      SmallVector<Value> operands = {callee};
+      operands.append(body->args_begin(), body->args_end());
+      auto call = LLVM::CallOp::create(builder, loc, type, operands);
+      LLVM::ReturnOp::create(builder, loc, call.getResults());
+      return success();
+    };
+    if (failed(defineHook(kAllocateHook, allocateType, allocateSlot)) ||
+        failed(defineHook(kReleaseHook, releaseType, releaseSlot)))
+      return nullptr;
+
+    std::string setterName = prefix + "_set_allocator";
+    if (module.lookupSymbol(setterName)) {
+      module.emitError() << "symbol '" << setterName << "' already exists";
+      return nullptr;
+    }
+    builder.setInsertionPointToEnd(module.getBody());
+    auto setter = LLVM::LLVMFuncOp::create(
+        builder, loc, setterName,
+        LLVM::LLVMFunctionType::get(voidType, {ptrType, ptrType}));
+    Block *body = setter.addEntryBlock(builder);
+    builder.setInsertionPointToStart(body);
+    std::string slots[] = {allocateSlot, releaseSlot};
+    for (auto [slot, value] : llvm::zip(slots, body->getArguments())) {
+      Value slotAddress = LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
+      LLVM::StoreOp::create(builder, loc, value, slotAddress);
+    }
+    LLVM::ReturnOp::create(builder, loc, ValueRange{});
+    return setter;
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -60,6 +274,15 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
       LLVM::ReturnOp::create(builder, loc, ValueRange{});
       wrappers.push_back(wrapper);
     }
+
+    LLVM::LLVMFuncOp setter = routeAllocations(module, builder);
+    if (!setter)
+      return signalPassFailure();
+    wrappers.push_back(setter);
+    setter = routeParallelLoops(module, builder);
+    if (!setter)
+      return signalPassFailure();
+    wrappers.push_back(setter);
 
     // Only the wrappers (and globals made public on purpose) are exported.
     // odt's own argument attributes (roles, names, dims) were read into the

@@ -157,18 +157,19 @@ OdtStatus *runStep(const char *function, StepKind kind,
                 "input " + std::to_string(i) + " is NULL");
     // A view: the step reads the caller's buffer, no copy.
     const odt::Tensor &tensor = inputs[i]->tensor;
-    session->inputs[i] =
-        odt::Tensor::view(tensor.dtype(), tensor.shape(),
-                          const_cast<void *>(tensor.data()));
+    session->inputs[i].becomeView(tensor.dtype(), tensor.shape(),
+                                  const_cast<void *>(tensor.data()));
   }
   // Caller-provided outputs are written in place; the rest are allocated.
   session->outputs.resize(outputsLen);
-  for (size_t i = 0; i < outputsLen; ++i)
-    session->outputs[i] = outputs[i] ? odt::Tensor::view(
-                                           outputs[i]->tensor.dtype(),
-                                           outputs[i]->tensor.shape(),
-                                           outputs[i]->tensor.data())
-                                     : odt::Tensor();
+  for (size_t i = 0; i < outputsLen; ++i) {
+    if (outputs[i])
+      session->outputs[i].becomeView(outputs[i]->tensor.dtype(),
+                                     outputs[i]->tensor.shape(),
+                                     outputs[i]->tensor.data());
+    else
+      session->outputs[i] = odt::Tensor();
+  }
   odt::Status status =
       kind == StepKind::Train
           ? session->session->trainStep(session->inputs, session->outputs)
@@ -563,9 +564,10 @@ OdtStatus *OdtSetLearningRate(OdtTrainingSession *session, float lr) {
 OdtStatus *OdtSetSessionThreads(OdtTrainingSession *session, int threads) {
   ODT_REQUIRE(session, "OdtSetSessionThreads", "session is NULL");
   ODT_REQUIRE(threads >= 0, "OdtSetSessionThreads",
-              "threads must be 0 (OpenMP's default) or positive");
-  session->session->module().setThreads(threads);
-  return nullptr;
+              "threads must be 0 (one per core) or positive");
+  return guard("OdtSetSessionThreads", [&]() -> OdtStatus * {
+    return toStatus(session->session->module().setThreads(threads));
+  });
 }
 
 OdtStatus *OdtGetSessionThreads(const OdtTrainingSession *session, int *out) {

@@ -1,6 +1,8 @@
 #include "CompiledModel.h"
 
 #include "FileUtil.h"
+#include "StepAllocator.h"
+#include "ThreadPool.h"
 #include "model_generated.h"
 
 #include <cerrno>
@@ -233,6 +235,19 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
                          std::to_string(kModelABIVersion) +
                          "; recompile it with this odt-compile");
   modelName = model->name() ? model->name()->str() : "odt_model";
+  // The model's heap buffers come from the step allocator (reused from one
+  // step to the next) when the model has the hook.
+  if (void *hook = resolve(context, (modelName + "_set_allocator").c_str())) {
+    void (*setAllocator)(void *(*)(uint64_t), void (*)(void *));
+    std::memcpy(&setAllocator, &hook, sizeof hook);
+    setAllocator(stepAllocate, stepRelease);
+  }
+  // Its parallel loops run on the thread pool of the calling session.
+  if (void *hook = resolve(context, (modelName + "_set_parallel").c_str())) {
+    void (*setParallel)(void (*)(ParallelTask, void *, int64_t));
+    std::memcpy(&setParallel, &hook, sizeof hook);
+    setParallel(parallelFor);
+  }
   if (model->parameters())
     for (const fb::ParameterInfo *param : *model->parameters()) {
       if (!param->name() || !isKnownFixedSizeType(param->data_type()))
@@ -256,12 +271,6 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
           reinterpret_cast<EntryFunction>(resolve(context, spec.symbol.c_str()));
       if (!spec.function)
         return Status::error("entry point '" + spec.symbol + "' is missing");
-      // The library's OpenMP runtime (a dependency of libmodel.so, found
-      // through its handle), or the program's for a linked model.
-      void *setThreads = resolve(context, "omp_set_num_threads");
-      if (!setThreads)
-        setThreads = dlsym(RTLD_DEFAULT, "omp_set_num_threads");
-      std::memcpy(&spec.setThreads, &setThreads, sizeof setThreads);
       if (entry->shape_symbol()) {
         spec.shapeFunction = reinterpret_cast<EntryFunction>(
             resolve(context, entry->shape_symbol()->c_str()));
@@ -462,14 +471,12 @@ Status EntryCall::checkOtherShapes(const SymbolBindings &bindings,
     if (!tensors[i])
       return Status::error("internal error: argument '" + arg.name +
                            "' was not set");
-    Result<Shape> expected = expectedShape(i, bindings);
-    if (!expected)
-      return expected.getStatus();
-    if (tensors[i]->shape() != *expected)
+    ODT_RETURN_IF_ERROR(expectedShape(i, bindings, scratchShape));
+    if (tensors[i]->shape() != scratchShape)
       return Status::error(std::string(argumentRoleName(arg.role)) + " '" +
                            arg.name + "' has shape " +
                            formatShape(tensors[i]->shape()) + ", expected " +
-                           formatShape(*expected));
+                           formatShape(scratchShape));
   }
   return Status::ok();
 }
@@ -511,10 +518,10 @@ Status EntryCall::checkInputValues() const {
   return Status::ok();
 }
 
-Result<Shape> EntryCall::expectedShape(size_t index,
-                                       const SymbolBindings &bindings) const {
+Status EntryCall::expectedShape(size_t index, const SymbolBindings &bindings,
+                                Shape &shape) const {
   const ArgumentSpec &arg = entry->arguments[index];
-  Shape shape;
+  shape.clear(); // keeps its capacity: no allocation from the second step on
   for (const DimSpec &dim : arg.dims) {
     if (dim.size >= 0) {
       shape.push_back(dim.size);
@@ -526,14 +533,11 @@ Result<Shape> EntryCall::expectedShape(size_t index,
                            dim.symbol + "', which no input sets");
     shape.push_back(value);
   }
-  return shape;
+  return Status::ok();
 }
 
-void EntryCall::invoke(int threads) {
-  // The count is an OpenMP setting of the calling thread: set it before each
-  // call, since the caller's thread may run other sessions in between.
-  if (threads > 0 && entry->setThreads)
-    entry->setThreads(threads);
+void EntryCall::invoke(ThreadPool *pool) {
+  ScopedPool scope(pool);
   entry->function(pointers.data());
 }
 

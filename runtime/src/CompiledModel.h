@@ -17,6 +17,8 @@
 
 namespace odt {
 
+class ThreadPool;
+
 /// The ABI version this runtime calls (codegen/Descriptor.h).
 inline constexpr int kModelABIVersion = 1;
 
@@ -68,9 +70,6 @@ struct EntryPointSpec {
   /// Computes the output dims no input binds (see docs/abi.md); null when
   /// every output dim follows from the inputs.
   EntryFunction shapeFunction = nullptr;
-  /// The OpenMP runtime's omp_set_num_threads that the generated parallel
-  /// loops obey (null if the model's process has none).
-  void (*setThreads)(int) = nullptr;
 };
 
 struct ParameterSpec {
@@ -187,11 +186,13 @@ public:
   /// a bad label is an error instead of a wrong loss.
   Status checkInputValues() const;
   /// The shape argument `index` must have under `bindings`.
-  Result<Shape> expectedShape(size_t index,
-                              const SymbolBindings &bindings) const;
-  /// Calls the generated code; with `threads` > 0 its parallel loops use
-  /// that many threads (OpenMP's default otherwise).
-  void invoke(int threads = 0);
+  /// Writes into `shape` the shape argument `index` must have under
+  /// `bindings` (reusing its storage).
+  Status expectedShape(size_t index, const SymbolBindings &bindings,
+                       Shape &shape) const;
+  /// Calls the generated code; its parallel loops run on `pool` (serially
+  /// when null).
+  void invoke(ThreadPool *pool = nullptr);
 
 private:
   const EntryPointSpec *entry = nullptr;
@@ -202,6 +203,7 @@ private:
   // for `outputDims`.
   std::vector<void *> shapePointers;
   std::vector<int64_t> outputDims, outputDimsDescriptor;
+  mutable Shape scratchShape; // checkOtherShapes' expected shape
 };
 
 } // namespace odt

@@ -72,6 +72,7 @@ Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
   if (!module->train && !module->eval)
     return Status::error("the model '" + model->origin() +
                          "' has neither a train nor an eval step");
+  ODT_RETURN_IF_ERROR(module->setThreads(0));
   return module;
 }
 
@@ -244,25 +245,26 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   outputs.resize(step.outputArgs.size());
   for (size_t i = 0; i < step.outputArgs.size(); ++i) {
     size_t index = step.outputArgs[i];
-    Result<Shape> shape = step.call.expectedShape(index, step.bindings);
-    if (!shape)
-      return shape.getStatus().withContext(what);
-    bool fits = !outputs[i].empty() && outputs[i].shape() == *shape &&
+    Shape &shape = step.outputShape;
+    Status expected = step.call.expectedShape(index, step.bindings, shape);
+    if (!expected)
+      return expected.withContext(what);
+    bool fits = !outputs[i].empty() && outputs[i].shape() == shape &&
                 outputs[i].dtype() == entry.arguments[index].dtype;
     if (!fits && !outputs[i].empty() && !outputs[i].ownsData())
       // A buffer of the caller's: never replaced behind their back.
       return Status::error(std::string(what) + ": output '" +
                            entry.arguments[index].name + "' must be " +
                            dataTypeName(entry.arguments[index].dtype) + " " +
-                           formatShape(*shape) + ", the buffer given is " +
+                           formatShape(shape) + ", the buffer given is " +
                            dataTypeName(outputs[i].dtype()) + " " +
                            formatShape(outputs[i].shape()));
     if (!fits)
-      outputs[i] = Tensor::zeros(entry.arguments[index].dtype, *shape);
+      outputs[i] = Tensor::zeros(entry.arguments[index].dtype, shape);
     if (outputs[i].empty())
       return Status::error(std::string(what) + ": cannot allocate output '" +
                            entry.arguments[index].name + "' of shape " +
-                           formatShape(*shape));
+                           formatShape(shape));
     ODT_RETURN_IF_ERROR(step.call.set(index, outputs[i]));
   }
   status = step.call.checkOtherShapes(step.bindings);
@@ -271,7 +273,25 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   status = step.call.checkInputValues();
   if (!status)
     return status.withContext(what);
-  step.call.invoke(threads);
+  step.call.invoke(pool.get());
+  return Status::ok();
+}
+
+Status Module::setThreads(int count) {
+  if (count < 0)
+    return Status::error("the thread count must be 0 (one per core) or "
+                         "positive, got " + std::to_string(count));
+  int total = count ? count : defaultThreadCount();
+  if (!pool || pool->size() != total) {
+    pool.reset(); // its workers stop before the new ones start
+    try {
+      pool = std::make_unique<ThreadPool>(total);
+    } catch (const std::exception &error) {
+      return Status::error("cannot start " + std::to_string(total) +
+                           " threads: " + error.what());
+    }
+  }
+  threads = count;
   return Status::ok();
 }
 

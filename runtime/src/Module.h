@@ -6,6 +6,7 @@
 
 #include "Checkpoint.h"
 #include "CompiledModel.h"
+#include "ThreadPool.h"
 
 #include <map>
 #include <memory>
@@ -66,10 +67,11 @@ public:
   std::vector<std::string> evalOutputNames() const;
 
   /// Threads for the generated code's parallel loops in every step of this
-  /// module and its optimizer; 0 leaves OpenMP's default (all cores, or
-  /// OMP_NUM_THREADS).
-  void setThreads(int count) { threads = count; }
+  /// module and its optimizer (0: one per core, the default). The pool's
+  /// threads are created here, never inside a step.
+  Status setThreads(int count);
   int threadCount() const { return threads; }
+  ThreadPool *threadPool() const { return pool.get(); }
 
   const CompiledModel &model() const { return *compiled; }
   CheckpointState &state() { return *checkpoint; }
@@ -81,6 +83,7 @@ private:
     std::vector<size_t> inputArgs;  // argument index of each user input
     std::vector<size_t> outputArgs; // argument index of each user output
     SymbolBindings bindings;
+    Shape outputShape; // reused by every call
   };
   Status bindStateArguments(Step &step);
   Status run(Step &step, const char *what, std::vector<Tensor> &inputs,
@@ -94,6 +97,7 @@ private:
   std::unique_ptr<Step> train, eval;
   Tensor lazyResetFlag; // bool[1]
   int threads = 0;
+  std::unique_ptr<ThreadPool> pool;
 };
 
 } // namespace odt

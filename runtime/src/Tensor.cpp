@@ -110,6 +110,14 @@ Tensor Tensor::view(DataType type, Shape shape, void *data) {
   return tensor;
 }
 
+void Tensor::becomeView(DataType newType, const Shape &shape, void *data) {
+  storage.reset();
+  type = newType;
+  dims.assign(shape.begin(), shape.end());
+  count = numElements(dims);
+  ptr = data;
+}
+
 Tensor Tensor::copyOf(DataType type, Shape shape, const void *bytes) {
   Tensor tensor = zeros(type, std::move(shape));
   if (tensor.byteSize())

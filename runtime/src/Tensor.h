@@ -55,6 +55,9 @@ public:
   static Tensor zeros(DataType type, Shape shape);
   /// A tensor over caller memory; the caller keeps it alive and sized.
   static Tensor view(DataType type, Shape shape, void *data);
+  /// Makes this tensor a view of `data` (dropping what it owned), reusing
+  /// its shape storage: rebinding a step's inputs allocates nothing.
+  void becomeView(DataType type, const Shape &shape, void *data);
   /// An owned copy of `bytes` (must be exactly byteSize() long).
   static Tensor copyOf(DataType type, Shape shape, const void *bytes);
 

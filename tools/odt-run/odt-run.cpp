@@ -51,7 +51,7 @@ const char *kUsage =
     "      times a training step (TrainStep + OptimizerStep + LazyResetGrad)\n"
     "      and EvalStep, each after N warm-up runs; prints median, min, max\n"
     "  every command takes [--threads N]: threads of the compiled parallel\n"
-    "      loops (default: OMP_NUM_THREADS, else every core)\n";
+    "      loops (default: one per core)\n";
 
 struct Options {
   std::string command, modelDir, checkpoint, save;
@@ -495,7 +495,10 @@ int main(int argc, char **argv) {
       odt::TrainingSession::create(*state, *model);
   if (!session)
     return fail(session.getStatus());
-  (*session)->module().setThreads(static_cast<int>(options.threads));
+  if (odt::Status threads =
+          (*session)->module().setThreads(static_cast<int>(options.threads));
+      !threads)
+    return fail(threads);
   if (options.command == "bench")
     return runBench(options, **session);
   return options.command == "train" ? runTrain(options, **session)

@@ -252,9 +252,9 @@ ODT_API OdtStatus *OdtSetSeed(int64_t seed);
 
 /* Beyond ORT (its SessionOptions::SetIntraOpNumThreads): the number of
  * threads the session's compiled parallel loops use in TrainStep, EvalStep
- * and OptimizerStep; 0 (the default) leaves the OpenMP runtime's choice
- * (OMP_NUM_THREADS, else every core). The threads belong to the OpenMP
- * runtime, are created on the first step and reused afterwards. */
+ * and OptimizerStep, the calling thread included; 0 (the default) means one
+ * per core. The session's worker threads are started by this call (and at
+ * session creation), never inside a step. */
 ODT_API OdtStatus *OdtSetSessionThreads(OdtTrainingSession *session,
                                         int threads);
 ODT_API OdtStatus *OdtGetSessionThreads(const OdtTrainingSession *session,

@@ -434,7 +434,7 @@ public:
   /// ORT: OptimizerStep.
   void OptimizerStep() { detail::ThrowOnError(OdtOptimizerStep(get())); }
 
-  /// Threads of the compiled parallel loops (0: OpenMP's default).
+  /// Threads of the compiled parallel loops (0: one per core).
   void SetThreads(int threads) {
     detail::ThrowOnError(OdtSetSessionThreads(get(), threads));
   }

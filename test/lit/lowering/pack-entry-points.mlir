@@ -11,12 +11,20 @@
 // odt-pack-entry-points after odt-compile's whole lowering (the pipeline of
 // runLinalgPipeline and runLLVMPipeline, spelled out): each entry point F
 // gets `void <prefix>_F(void **args)` that loads args[i] (a pointer to the
-// i-th memref descriptor) and calls _mlir_ciface_F; every other defined
+// i-th memref descriptor) and calls _mlir_ciface_F; the allocator and
+// parallel hooks are added; every other defined
 // function becomes internal and loses odt's argument attributes (no `odt.`
 // is left anywhere). The pass on its own (default prefix, errors):
 // pack-entry-points-invalid.mlir.
 
 // CHECK-DAG:   llvm.func @malloc(i64) -> !llvm.ptr
+// The runtime hooks (docs/abi.md) start as malloc, free and a serial loop.
+// CHECK-DAG:   llvm.mlir.global internal @mlp_allocate_fn() {{.*}}!llvm.ptr {
+// CHECK-DAG:   llvm.mlir.addressof @malloc
+// CHECK-DAG:   llvm.mlir.global internal @mlp_release_fn() {{.*}}!llvm.ptr {
+// CHECK-DAG:   llvm.mlir.addressof @free
+// CHECK-DAG:   llvm.mlir.global internal @mlp_parallel_fn() {{.*}}!llvm.ptr {
+// CHECK-DAG:   llvm.mlir.addressof @mlp_serial_for
 // CHECK-DAG:   llvm.func internal @step(
 // CHECK-DAG:   llvm.func internal @_mlir_ciface_step(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: llvm.func @mlp_step(
@@ -32,6 +40,9 @@
 // CHECK-NEXT:    llvm.call @_mlir_ciface_step(%[[A0]], %[[A1]], %[[A2]], %[[A3]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NEXT:    llvm.return
 // CHECK-NEXT:  }
+// CHECK-DAG:   llvm.func internal @mlp_serial_for(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64)
+// CHECK-DAG:   llvm.func @mlp_set_allocator(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK-DAG:   llvm.func @mlp_set_parallel(%{{.*}}: !llvm.ptr)
 // CHECK-NOT:   llvm.func @mlp_
 func.func @step(%x: tensor<?x3xf32> {odt.name = "x", odt.role = "user_input"},
                 %w: tensor<4x3xf32> {odt.name = "w", odt.role = "parameter", odt.param = 0 : i64},

@@ -1,0 +1,115 @@
+//===- StepAllocator.cpp - heap buffers reused from step to step ----------===//
+
+#include "StepAllocator.h"
+
+#include <cstdlib>
+
+namespace odt {
+namespace {
+
+constexpr uint64_t kAlignment = 64;
+
+/// In front of every block: its usable size and the cache list link. One
+/// alignment unit, so the user pointer stays 64-byte aligned.
+struct alignas(kAlignment) Header {
+  uint64_t size;   // usable bytes (a multiple of kAlignment); 0: not cached
+  Header *next;    // in a cache list while free
+};
+
+/// Free blocks by exact size: an open-addressing table of size classes,
+/// each a LIFO list. A step allocates the same sizes every time, so exact
+/// sizes hit. Fixed storage: the cache itself never allocates.
+class ThreadCache {
+public:
+  ~ThreadCache() {
+    for (Bucket &bucket : buckets)
+      while (Header *block = bucket.head) {
+        bucket.head = block->next;
+        std::free(block);
+      }
+  }
+
+  Header *take(uint64_t size) {
+    Bucket *bucket = find(size, /*create=*/false);
+    if (!bucket || !bucket->head)
+      return nullptr;
+    Header *block = bucket->head;
+    bucket->head = block->next;
+    return block;
+  }
+
+  /// False when the table is full (the caller frees the block).
+  bool put(Header *block) {
+    Bucket *bucket = find(block->size, /*create=*/true);
+    if (!bucket)
+      return false;
+    block->next = bucket->head;
+    bucket->head = block;
+    return true;
+  }
+
+  uint64_t systemAllocations = 0;
+
+private:
+  struct Bucket {
+    uint64_t size = 0; // 0: unused slot
+    Header *head = nullptr;
+  };
+  static constexpr size_t kBuckets = 512; // distinct sizes per thread
+
+  Bucket *find(uint64_t size, bool create) {
+    size_t index = (size / kAlignment * 0x9E3779B97F4A7C15ull) % kBuckets;
+    for (size_t probe = 0; probe < kBuckets; ++probe) {
+      Bucket &bucket = buckets[(index + probe) % kBuckets];
+      if (bucket.size == size)
+        return &bucket;
+      if (bucket.size == 0) {
+        if (!create)
+          return nullptr;
+        bucket.size = size;
+        return &bucket;
+      }
+    }
+    return nullptr;
+  }
+
+  Bucket buckets[kBuckets];
+};
+
+ThreadCache &cache() {
+  thread_local ThreadCache threadCache;
+  return threadCache;
+}
+
+} // namespace
+
+void *stepAllocate(uint64_t size) {
+  if (size > UINT64_MAX - 2 * kAlignment)
+    return nullptr;
+  uint64_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded == 0)
+    rounded = kAlignment;
+  ThreadCache &threadCache = cache();
+  Header *block = threadCache.take(rounded);
+  if (!block) {
+    block = static_cast<Header *>(
+        std::aligned_alloc(kAlignment, rounded + sizeof(Header)));
+    if (!block)
+      return nullptr;
+    block->size = rounded;
+    ++threadCache.systemAllocations;
+  }
+  return block + 1;
+}
+
+void stepRelease(void *pointer) {
+  if (!pointer)
+    return;
+  Header *block = static_cast<Header *>(pointer) - 1;
+  if (!cache().put(block))
+    std::free(block);
+}
+
+uint64_t stepAllocatorSystemAllocations() { return cache().systemAllocations; }
+
+} // namespace odt
