@@ -10,6 +10,8 @@ ONNX Runtime 1.19.2 training and of PyTorch eager (bench/peers.py), at 1 and
 2 threads, all measured in this one run on this machine, and odt/peer
 ratios (below 1: odt is faster). odt-compile's time per model comes from its
 timing line. The chart is a PNG bar chart of the same medians (log scale).
+Then matrix products alone (odt-gemm-bench): GFLOP/s of the generated code,
+of OpenBLAS and the machine's FMA peak, for 1024^3 and the zoo's shapes.
 """
 
 import argparse
@@ -27,6 +29,11 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import zoo  # noqa: E402  (model names and batch sizes; no torch needed here)
 
 THREADS = (1, 2)
+# Matrix products timed alone (odt-gemm-bench): 1024^3, then the zoo's
+# largest: the MLP's first two layers at batch 256 and the transformer's
+# FFN and QKV projections at batch 8 x sequence 128.
+GEMM_SHAPES = ((1024, 1024, 1024), (256, 512, 784), (256, 512, 512),
+               (1024, 512, 128), (1024, 384, 128))
 
 
 def run(command, **kwargs):
@@ -55,6 +62,37 @@ def peer_times(venv_python, work, name, batch, threads, args):
                "--repetitions", str(args.repetitions)])
     return {r["peer"]: r for r in map(json.loads,
                                       (l for l in out.splitlines() if l.startswith("{")))}
+
+
+def gemm_times(build, work, args):
+    """odt-gemm-bench per shape and thread count: generated product, OpenBLAS
+    and the FMA peak, measured in one process each."""
+    import onnx
+    from onnx import helper, TensorProto
+    rows = []
+    for m, n, k in GEMM_SHAPES:
+        folder = os.path.join(work, "gemm_%dx%dx%d" % (m, n, k))
+        os.makedirs(folder, exist_ok=True)
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["a", "b"], ["c"])], "gemm",
+            [helper.make_tensor_value_info("a", TensorProto.FLOAT, [m, k]),
+             helper.make_tensor_value_info("b", TensorProto.FLOAT, [k, n])],
+            [helper.make_tensor_value_info("c", TensorProto.FLOAT, [m, n])])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                  os.path.join(folder, "gemm.onnx"))
+        run([os.path.join(build, "bin", "odt-compile"), "--quiet", "--train",
+             os.path.join(folder, "gemm.onnx"), "-o", os.path.join(folder, "compiled")])
+        for threads in THREADS:
+            out = run([os.path.join(build, "bin", "odt-gemm-bench"),
+                       os.path.join(folder, "compiled"), str(m), str(n), str(k),
+                       "--threads", str(threads), "--repetitions",
+                       str(max(args.repetitions // 2, 5))])
+            rows.append(json.loads(out.strip().splitlines()[-1]))
+            r = rows[-1]
+            print("bench: gemm %dx%dx%d t%d odt %.1f openblas %s peak %.1f GFLOP/s" % (
+                m, n, k, threads, r["odt_gflops"], r["openblas_gflops"],
+                r["peak_gflops"]), flush=True)
+    return rows
 
 
 def png_bar_chart(path, groups, series, colors):
@@ -154,6 +192,24 @@ def main():
         lines.append("| %s | %d | %d | %.3f | %.3f | %.3f | %.2f | %.2f |" % (
             name, batch, threads, odt_ms, ort_ms, torch_ms, odt_ms / ort_ms,
             odt_ms / torch_ms))
+    gemms = gemm_times(args.build, args.work, args) if not args.only else []
+    if gemms:
+        lines += ["", "## Matrix products", "",
+                  "`odt-gemm-bench` (bench/gemm_bench.cpp): the code odt generates for "
+                  "one MatMul, checked against a double-precision reference, timed "
+                  "on the runtime's thread pool; OpenBLAS's cblas_sgemm on the same "
+                  "data and thread count; the FMA peak measured by independent "
+                  "fused multiply-add chains on each thread. Medians.", "",
+                  "| M | N | K | threads | odt GFLOP/s | OpenBLAS GFLOP/s | FMA peak | "
+                  "odt/peak | odt/OpenBLAS |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in gemms:
+            blas = r["openblas_gflops"]
+            lines.append("| %d | %d | %d | %d | %.1f | %s | %.1f | %.0f%% | %s |" % (
+                r["m"], r["n"], r["k"], r["threads"], r["odt_gflops"],
+                "%.1f" % blas if blas is not None else "n/a", r["peak_gflops"],
+                100.0 * r["odt_gflops"] / r["peak_gflops"],
+                "%.2f" % (r["odt_gflops"] / blas) if blas else "n/a"))
     lines += ["", "odt-compile time per model (its timing line):", ""]
     lines += ["- %s: %s" % (n, compile_times[n]) for n in names]
     lines += ["", "![training step medians, log scale](benchmarks.png)", "",

@@ -121,6 +121,9 @@ def FuseElementwise : Pass<"odt-fuse-elementwise", "mlir::ModuleOp"> {
     loop). Fusing ReLU into the matrix product that reads its result would
     recompute it once per output column and hide the product from
     odt-vectorize-contractions. Producers with one use only, as upstream.
+    Likewise reshapes are not folded (by expanding the op's loops) into or
+    out of ops with reductions, so a product over collapsed operands (a
+    convolution as filter times image columns) stays a product.
   }];
   let dependentDialects = ["mlir::affine::AffineDialect",
                            "mlir::linalg::LinalgDialect",

@@ -18,6 +18,10 @@ packages=(
   python3 python3-numpy python3-onnx python3-flatbuffers python3-venv
   # PyTorch (CPU) for the ORT-interop venv (onnxruntime-training needs it)
   python3-torch
+  # OpenBLAS: the GEMM reference of the benchmarks; it also becomes the
+  # libblas.so.3 of Debian's numpy and torch (the default reference BLAS is
+  # 10x slower and would handicap the PyTorch peer)
+  libopenblas0-pthread
 )
 
 missing=()

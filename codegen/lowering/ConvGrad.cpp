@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/lowering/NNUtil.h"
 #include "codegen/lowering/TrainingUtil.h"
 #include "dialects/onnx/ops/TrainingOpHelpers.h"
 
@@ -21,6 +22,45 @@ using namespace mlir;
 
 namespace odt::codegen {
 namespace {
+
+/// dW over the domain (m, c, k..., nb, o...) as one summing generic: for
+/// groups, other element types and other ranks than the matrix-product
+/// form handles.
+Value filterGradientLoops(OpBuilder &rewriter, Location loc, Value dY,
+                          Value padded, ArrayRef<OpFoldResult> dySizes,
+                          const onnx::GradWindow &window,
+                          ArrayRef<int64_t> kernel, int64_t filters,
+                          int64_t cg, int64_t mg, Type type) {
+  MLIRContext *context = rewriter.getContext();
+  int64_t n = kernel.size();
+  int64_t rank = 3 + 2 * n;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+  AffineExpr m = d(0), c = d(1), nb = d(2 + n);
+  SmallVector<AffineExpr> dyExprs = {nb, m},
+                          xExprs = {nb, m.floorDiv(mg) * cg + c};
+  SmallVector<OpFoldResult> domain = {rewriter.getIndexAttr(filters),
+                                      rewriter.getIndexAttr(cg)};
+  for (int64_t i = 0; i < n; ++i)
+    domain.push_back(rewriter.getIndexAttr(kernel[i]));
+  domain.push_back(dySizes[0]);
+  SmallVector<int64_t> reduced = {2 + n};
+  for (int64_t i = 0; i < n; ++i) {
+    AffineExpr o = d(3 + n + i), k = d(2 + i);
+    dyExprs.push_back(o);
+    xExprs.push_back(o * window.strides[i] + k * window.dilations[i]);
+    domain.push_back(dySizes[2 + i]);
+    reduced.push_back(3 + n + i);
+  }
+  return sumOver(rewriter, loc, domain, reduced, {dY, padded},
+                 {AffineMap::get(rank, 0, dyExprs, context),
+                  AffineMap::get(rank, 0, xExprs, context)},
+                 {type},
+                 [](OpBuilder &b, Location l, ValueRange args) {
+                   return SmallVector<Value>{
+                       arith::MulFOp::create(b, l, args[0], args[1])};
+                 })
+      .front();
+}
 
 struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -88,33 +128,13 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
       Value padded = tensor::PadOp::create(rewriter, loc, Type(), x, low, high,
                                            zero, /*nofold=*/false)
                          .getResult();
-      int64_t rank = 3 + 2 * n;
-      auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
-      AffineExpr m = d(0), c = d(1), nb = d(2 + n);
-      SmallVector<AffineExpr> dyExprs = {nb, m}, xExprs = {
-          nb, m.floorDiv(mg) * cg + c};
-      SmallVector<OpFoldResult> domain = {rewriter.getIndexAttr(filters),
-                                          rewriter.getIndexAttr(cg)};
-      for (int64_t i = 0; i < n; ++i)
-        domain.push_back(rewriter.getIndexAttr(kernel[i]));
-      domain.push_back(dySizes[0]);
-      SmallVector<int64_t> reduced = {2 + n};
-      for (int64_t i = 0; i < n; ++i) {
-        AffineExpr o = d(3 + n + i), k = d(2 + i);
-        dyExprs.push_back(o);
-        xExprs.push_back(o * window->strides[i] + k * window->dilations[i]);
-        domain.push_back(dySizes[2 + i]);
-        reduced.push_back(3 + n + i);
-      }
-      dW = sumOver(rewriter, loc, domain, reduced, {dY, padded},
-                   {AffineMap::get(rank, 0, dyExprs, context),
-                    AffineMap::get(rank, 0, xExprs, context)},
-                   {type},
-                   [](OpBuilder &b, Location l, ValueRange args) {
-                     return SmallVector<Value>{
-                         arith::MulFOp::create(b, l, args[0], args[1])};
-                   })
-               .front();
+      if (convolvesAsProduct(padded, w, dY, group))
+        dW = buildFilterGradientProduct(rewriter, loc, padded, dY,
+                                        wType.getShape(), window->strides,
+                                        window->dilations);
+      else
+        dW = filterGradientLoops(rewriter, loc, dY, padded, dySizes, *window,
+                                 kernel, filters, cg, mg, type);
     }
 
     // dX over the domain (nb, ci, p..., mi, k...).
@@ -143,6 +163,35 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
       Value paddedDY = tensor::PadOp::create(rewriter, loc, Type(), dY, low,
                                              high, zero, /*nofold=*/false)
                            .getResult();
+      if (convolvesAsProduct(paddedDY, w, dY, group)) {
+        // The correlation is a convolution of paddedDY with the flipped,
+        // transposed filter Wt[c, m, k] = W[m, c, K - 1 - k]: the matrix
+        // product form of buildConvolution.
+        SmallVector<int64_t> flippedShape = {cg, filters, kernel[0], kernel[1]};
+        Value flippedEmpty = createEmpty(
+            rewriter, loc, getAsIndexOpFoldResult(context, flippedShape), type);
+        auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+        Value flipped =
+            linalg::GenericOp::create(
+                rewriter, loc, TypeRange{flippedEmpty.getType()}, ValueRange{w},
+                ValueRange{flippedEmpty},
+                ArrayRef<AffineMap>{
+                    AffineMap::get(4, 0,
+                                   {d(1), d(0), kernel[0] - 1 - d(2),
+                                    kernel[1] - 1 - d(3)},
+                                   context),
+                    AffineMap::getMultiDimIdentityMap(4, context)},
+                SmallVector<utils::IteratorType>(4,
+                                                 utils::IteratorType::parallel),
+                [](OpBuilder &b, Location l, ValueRange args) {
+                  linalg::YieldOp::create(b, l, args[0]);
+                })
+                .getResult(0);
+        Value init = createFilled(rewriter, loc, xSizes, type, 0.0);
+        SmallVector<int64_t> ones(n, 1);
+        dX = buildConvolution(rewriter, loc, paddedDY, flipped, init, ones,
+                              window->dilations, /*group=*/1);
+      } else {
       int64_t rank = 3 + 2 * n;
       auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
       AffineExpr nb = d(0), ci = d(1), mi = d(2 + n);
@@ -170,6 +219,7 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
                          arith::MulFOp::create(b, l, args[0], args[1])};
                    })
                .front();
+      }
     } else if (!op.getDX().use_empty()) {
       int64_t rank = 3 + 2 * n;
       auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };

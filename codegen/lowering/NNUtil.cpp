@@ -375,10 +375,151 @@ Value buildGenericConvolution(OpBuilder &b, Location loc, Value input,
 
 } // namespace
 
+Value buildImageColumns(OpBuilder &b, Location loc, Value input,
+                        ArrayRef<int64_t> kernel,
+                        ArrayRef<OpFoldResult> outSpatial,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                        ColumnLayout layout) {
+  MLIRContext *context = b.getContext();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(b, loc, input);
+  // Loop dims in the order of the (uncollapsed) result.
+  enum { N, C, KH, KW, OH, OW };
+  SmallVector<int> order = layout == ColumnLayout::ImageMajor
+                               ? SmallVector<int>{N, C, KH, KW, OH, OW}
+                               : SmallVector<int>{N, OH, OW, C, KH, KW};
+  SmallVector<OpFoldResult> extent = {inSizes[0], inSizes[1],
+                                      b.getIndexAttr(kernel[0]),
+                                      b.getIndexAttr(kernel[1]), outSpatial[0],
+                                      outSpatial[1]};
+  SmallVector<AffineExpr> dim(6);
+  SmallVector<OpFoldResult> sizes;
+  for (auto [position, which] : llvm::enumerate(order)) {
+    dim[which] = getAffineDimExpr(position, context);
+    sizes.push_back(extent[which]);
+  }
+  AffineMap read = AffineMap::get(
+      6, 0,
+      {dim[N], dim[C], dim[OH] * strides[0] + dim[KH] * dilations[0],
+       dim[OW] * strides[1] + dim[KW] * dilations[1]},
+      context);
+  Value empty = createEmpty(b, loc, sizes, inputType.getElementType());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, ValueRange{input}, ValueRange{empty},
+      ArrayRef<AffineMap>{read, AffineMap::getMultiDimIdentityMap(6, context)},
+      SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, args[0]);
+      });
+  SmallVector<ReassociationIndices> groups =
+      layout == ColumnLayout::ImageMajor
+          ? SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}}
+          : SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}};
+  (void)inputType;
+  return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), groups);
+}
+
+/// init += lhs * rhs over `maps` (lhs, rhs, init) and `iterators`.
+static Value buildMultiplyAccumulate(OpBuilder &b, Location loc, Value lhs,
+                                     Value rhs, Value init,
+                                     ArrayRef<AffineMap> maps,
+                                     ArrayRef<utils::IteratorType> iterators) {
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
+             ValueRange{init}, maps, iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+               linalg::YieldOp::create(
+                   nb, l, ValueRange{arith::AddFOp::create(nb, l, args[2],
+                                                           product)});
+             })
+      .getResult(0);
+}
+
+bool convolvesAsProduct(Value input, Value filter, Value init, int64_t group) {
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  auto filterType = dyn_cast<RankedTensorType>(filter.getType());
+  auto initType = dyn_cast<RankedTensorType>(init.getType());
+  return group == 1 && inputType && filterType && initType &&
+         inputType.getRank() == 4 && filterType.hasStaticShape() &&
+         inputType.getElementType().isF32() &&
+         filterType.getElementType().isF32() &&
+         initType.getElementType().isF32();
+}
+
+/// Y[n, f, (oh,ow)] += W[f, (c,kh,kw)] * Col[n, (c,kh,kw), (oh,ow)].
+static Value buildConvolutionProduct(OpBuilder &b, Location loc, Value input,
+                                     Value filter, Value init,
+                                     ArrayRef<int64_t> strides,
+                                     ArrayRef<int64_t> dilations) {
+  MLIRContext *context = b.getContext();
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  SmallVector<OpFoldResult> initSizes = tensor::getMixedSizes(b, loc, init);
+  Value columns = buildImageColumns(
+      b, loc, input, filterType.getShape().drop_front(2),
+      {initSizes[2], initSizes[3]}, strides, dilations, ColumnLayout::ImageMajor);
+  Value matrix = tensor::CollapseShapeOp::create(
+      b, loc, filter, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  SmallVector<ReassociationIndices> outGroups = {{0}, {1}, {2, 3}};
+  Value out = tensor::CollapseShapeOp::create(b, loc, init, outGroups);
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  // Loops (n, f, p, k).
+  Value product = buildMultiplyAccumulate(
+      b, loc, matrix, columns, out,
+      {AffineMap::get(4, 0, {d(1), d(3)}, context),
+       AffineMap::get(4, 0, {d(0), d(3), d(2)}, context),
+       AffineMap::get(4, 0, {d(0), d(1), d(2)}, context)},
+      {utils::IteratorType::parallel, utils::IteratorType::parallel,
+       utils::IteratorType::parallel, utils::IteratorType::reduction});
+  return tensor::ExpandShapeOp::create(b, loc, init.getType(), product,
+                                       outGroups, initSizes);
+}
+
+Value buildFilterGradientProduct(OpBuilder &b, Location loc, Value paddedInput,
+                                 Value dY, ArrayRef<int64_t> filterShape,
+                                 ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> dilations) {
+  MLIRContext *context = b.getContext();
+  auto dyType = cast<RankedTensorType>(dY.getType());
+  Type f32 = dyType.getElementType();
+  SmallVector<OpFoldResult> dySizes = tensor::getMixedSizes(b, loc, dY);
+  Value columns = buildImageColumns(b, loc, paddedInput, filterShape.drop_front(2),
+                                    {dySizes[2], dySizes[3]}, strides, dilations,
+                                    ColumnLayout::PositionMajor);
+  // dY as [F, N*OH*OW]: filters first, so both operands run along (n, o).
+  SmallVector<OpFoldResult> byFilter = {dySizes[1], dySizes[0], dySizes[2],
+                                        dySizes[3]};
+  Value transposed = linalg::TransposeOp::create(
+                         b, loc, dY, createEmpty(b, loc, byFilter, f32),
+                         ArrayRef<int64_t>{1, 0, 2, 3})
+                         ->getResult(0);
+  Value gradients = tensor::CollapseShapeOp::create(
+      b, loc, transposed, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  int64_t inner = filterShape[1] * filterShape[2] * filterShape[3];
+  Value init = createFilled(
+      b, loc, {b.getIndexAttr(filterShape[0]), b.getIndexAttr(inner)}, f32, 0.0);
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  // Loops (f, k, q): columns [q, k] are rows of B, contiguous along k.
+  Value product = buildMultiplyAccumulate(
+      b, loc, gradients, columns, init,
+      {AffineMap::get(3, 0, {d(0), d(2)}, context),
+       AffineMap::get(3, 0, {d(2), d(1)}, context),
+       AffineMap::get(3, 0, {d(0), d(1)}, context)},
+      {utils::IteratorType::parallel, utils::IteratorType::parallel,
+       utils::IteratorType::reduction});
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(filterShape, f32), product,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}},
+      getAsIndexOpFoldResult(context, filterShape));
+}
+
 Value buildConvolution(OpBuilder &b, Location loc, Value input, Value filter,
                        Value init, ArrayRef<int64_t> strides,
                        ArrayRef<int64_t> dilations, int64_t group) {
   unsigned rank = strides.size();
+  if (rank == 2 && convolvesAsProduct(input, filter, init, group))
+    return buildConvolutionProduct(b, loc, input, filter, init, strides,
+                                   dilations);
   Attribute stridesAttr = b.getI64TensorAttr(strides);
   Attribute dilationsAttr = b.getI64TensorAttr(dilations);
   SmallVector<Type> resultTypes = {init.getType()};

@@ -27,6 +27,19 @@ bool hasSingleUseProducer(OpOperand *fused) {
   return producer && producer->hasOneUse();
 }
 
+bool hasReductions(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumReductionLoops() > 0;
+}
+
+/// Reshapes are folded into elementwise ops, not into reductions: a matrix
+/// product over collapsed operands (a convolution's filter and columns)
+/// would become a 7-loop generic that no longer reads as a product.
+bool shouldFoldReshape(OpOperand *fused) {
+  return hasSingleUseProducer(fused) && !hasReductions(fused->getOwner()) &&
+         !hasReductions(fused->get().getDefiningOp());
+}
+
 bool shouldFuse(OpOperand *fused) {
   if (!hasSingleUseProducer(fused))
     return false;
@@ -48,7 +61,7 @@ struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
-                                                      hasSingleUseProducer);
+                                                      shouldFoldReshape);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);

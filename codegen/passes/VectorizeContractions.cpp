@@ -433,7 +433,9 @@ private:
 
   using RowReader = function_ref<Value(OpBuilder &, Value)>;
 
-  /// Full tiles of `rows` rows, then the remaining rows one at a time.
+  /// Full tiles of `rows` rows, then the remaining rows: one tile of them
+  /// when the row count is static (a 6-filter convolution is one 6-row
+  /// tile), else one row at a time.
   Value emitRowTiles(OpBuilder &builder, Value c, Value kStart, Value kCount,
                      RowReader readRow) {
     Value m = sizes[plan.m];
@@ -447,6 +449,13 @@ private:
                                emitTile(nested, row, rows, args[0], kStart,
                                         kCount, readRow));
         });
+    if (std::optional<int64_t> staticM = getConstantIntValue(m)) {
+      int64_t left = *staticM % rows;
+      if (left == 0)
+        return tiles.getResult(0);
+      return emitTile(builder, fullEnd, left, tiles.getResult(0), kStart,
+                      kCount, readRow);
+    }
     auto rest = scf::ForOp::create(
         builder, loc, fullEnd, m, one, tiles.getResults(),
         [&](OpBuilder &nested, Location, Value row, ValueRange args) {
