@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -532,6 +533,18 @@ struct VectorizeContractionsPass
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());
+    // Named products (linalg.matmul, batch_matmul, ...) in their generic
+    // form first: the plan reads indexing maps and bodies.
+    SmallVector<linalg::LinalgOp> named;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp>(op.getOperation()) &&
+          linalg::isaContractionOpInterface(op))
+        named.push_back(op);
+    });
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
     SmallVector<std::pair<linalg::GenericOp, ContractionPlan>> work;
