@@ -4,7 +4,8 @@
         [--warmup-runs N] [--repetitions N]
 
 Prints one JSON line per peer: {"peer", "model", "batch", "threads",
-"median_ms", "min_ms", "max_ms"} for a training step (ORT: Module train step,
+"median_ms", "min_ms", "max_ms"} (ORT also "start_rss_mib", "peak_rss_mib":
+run it first, the process's peak is its) for a training step (ORT: Module train step,
 Optimizer.step, lazy_reset_grad; PyTorch: forward, CrossEntropyLoss,
 backward, AdamW step, zero_grad), each after the warm-up runs, timed with
 time.perf_counter. Both start from the same weights (zoo.py's seed) and data
@@ -37,9 +38,24 @@ def timed(step, warmup, repetitions):
             "min_ms": min(samples) * 1e3, "max_ms": max(samples) * 1e3}
 
 
+def resident_mib():
+    """Resident memory of this process now (Linux /proc/self/statm)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def peak_resident_mib():
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
 def time_ort(folder, x, y, threads, warmup, repetitions):
     import onnxruntime as ort
     from onnxruntime.training.api import CheckpointState, Module, Optimizer
+
+    # Memory: the peak above what the process held before the checkpoint
+    # was loaded (Python, numpy, torch and onnxruntime imported).
+    start = resident_mib()
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
@@ -55,7 +71,9 @@ def time_ort(folder, x, y, threads, warmup, repetitions):
         module(x, y)
         optimizer.step()
         module.lazy_reset_grad()
-    return timed(step, warmup, repetitions)
+    result = timed(step, warmup, repetitions)
+    result.update(start_rss_mib=start, peak_rss_mib=peak_resident_mib())
+    return result
 
 
 def time_torch(name, x, y, threads, warmup, repetitions):

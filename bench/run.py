@@ -157,8 +157,11 @@ def main():
             for threads in THREADS:
                 odt = odt_times(args.build, args.work, name, batch, threads, args)["train"]
                 peers = peer_times(venv_python, args.work, name, batch, threads, args)
+                ort = peers["ort"]
                 rows.append((name, batch, threads, odt["median_ms"],
-                             peers["ort"]["median_ms"], peers["pytorch"]["median_ms"]))
+                             ort["median_ms"], peers["pytorch"]["median_ms"],
+                             odt["peak_rss_mib"] - odt["start_rss_mib"],
+                             ort["peak_rss_mib"] - ort["start_rss_mib"]))
                 print("bench: %s b%d t%d odt %.3f ort %.3f pytorch %.3f ms" % (
                     name, batch, threads, rows[-1][3], rows[-1][4], rows[-1][5]),
                     flush=True)
@@ -188,10 +191,20 @@ def main():
         "| model | batch | threads | odt ms | ORT ms | PyTorch ms | odt/ORT | odt/PyTorch |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for name, batch, threads, odt_ms, ort_ms, torch_ms in rows:
+    for name, batch, threads, odt_ms, ort_ms, torch_ms, _, _ in rows:
         lines.append("| %s | %d | %d | %.3f | %.3f | %.3f | %.2f | %.2f |" % (
             name, batch, threads, odt_ms, ort_ms, torch_ms, odt_ms / ort_ms,
             odt_ms / torch_ms))
+    lines += ["", "## Memory", "",
+              "Peak resident memory of the training loop above what the process "
+              "held before loading the model and checkpoint (odt-run: a 3 MiB "
+              "binary; ORT: Python with numpy, torch and onnxruntime imported), "
+              "1 thread, from the same runs.", "",
+              "| model | batch | odt MiB | ORT MiB | odt/ORT |", "|---|---|---|---|---|"]
+    for name, batch, threads, _, _, _, odt_mib, ort_mib in rows:
+        if threads == 1:
+            lines.append("| %s | %d | %.1f | %.1f | %.2f |" % (
+                name, batch, odt_mib, ort_mib, odt_mib / ort_mib if ort_mib > 0 else float("nan")))
     gemms = gemm_times(args.build, args.work, args) if not args.only else []
     if gemms:
         lines += ["", "## Matrix products", "",

@@ -27,7 +27,6 @@
 #include <cerrno>
 #include <chrono>
 #include <functional>
-#include <sys/stat.h>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +34,10 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -400,17 +403,43 @@ odt::Status timeRuns(const Options &options,
   return odt::Status::ok();
 }
 
+/// Resident memory of this process now, in MiB (0 if unknown).
+double residentMiB() {
+  long pages = 0, resident = 0;
+  FILE *statm = std::fopen("/proc/self/statm", "r");
+  if (!statm)
+    return 0;
+  if (std::fscanf(statm, "%ld %ld", &pages, &resident) != 2)
+    resident = 0;
+  std::fclose(statm);
+  return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+/// The most this process has had resident so far, in MiB.
+double peakResidentMiB() {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_maxrss) / 1024.0; // kilobytes on Linux
+}
+
+/// Resident memory before the model and checkpoint were loaded: a bench's
+/// memory figure is the peak above it.
+double startResidentMiB = 0;
+
 void printTiming(const Options &options, const char *what,
                  const Timing &timing) {
+  double peak = peakResidentMiB();
   if (options.json)
     std::printf("{\"bench\": \"%s\", \"median_ms\": %.6g, \"min_ms\": %.6g, "
-                "\"max_ms\": %.6g, \"repetitions\": %ld}\n",
+                "\"max_ms\": %.6g, \"repetitions\": %ld, \"peak_rss_mib\": "
+                "%.1f, \"start_rss_mib\": %.1f}\n",
                 what, timing.median * 1e3, timing.min * 1e3, timing.max * 1e3,
-                options.repetitions);
+                options.repetitions, peak, startResidentMiB);
   else
-    std::printf("%-6s median %.4g ms  min %.4g ms  max %.4g ms  (%ld runs)\n",
+    std::printf("%-6s median %.4g ms  min %.4g ms  max %.4g ms  (%ld runs)  "
+                "peak RSS %.1f MiB (%.1f above the start)\n",
                 what, timing.median * 1e3, timing.min * 1e3, timing.max * 1e3,
-                options.repetitions);
+                options.repetitions, peak, peak - startResidentMiB);
   std::fflush(stdout);
 }
 
@@ -457,6 +486,7 @@ int runBench(const Options &options, odt::TrainingSession &session) {
 } // namespace
 
 int main(int argc, char **argv) {
+  startResidentMiB = residentMiB();
   Options options;
   if (int code = parseOptions(argc, argv, options))
     return code < 0 ? 0 : code;
