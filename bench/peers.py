@@ -45,8 +45,12 @@ def resident_mib():
 
 
 def peak_resident_mib():
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    """The process's resident high-water mark (VmHWM)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    return 0.0
 
 
 def time_ort(folder, x, y, threads, warmup, repetitions):

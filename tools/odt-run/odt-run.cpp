@@ -35,7 +35,6 @@
 #include <string>
 #include <vector>
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -415,11 +414,20 @@ double residentMiB() {
   return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
-/// The most this process has had resident so far, in MiB.
+/// The most this process has had resident so far, in MiB: VmHWM, which
+/// starts afresh at exec (getrusage's ru_maxrss keeps the peak of the
+/// process that forked us, a Python driver's for instance).
 double peakResidentMiB() {
-  struct rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  return double(usage.ru_maxrss) / 1024.0; // kilobytes on Linux
+  FILE *status = std::fopen("/proc/self/status", "r");
+  if (!status)
+    return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof line, status))
+    if (std::sscanf(line, "VmHWM: %lf kB", &kib) == 1)
+      break;
+  std::fclose(status);
+  return kib / 1024.0;
 }
 
 /// Resident memory before the model and checkpoint were loaded: a bench's
