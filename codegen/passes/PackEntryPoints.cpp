@@ -32,6 +32,33 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
     return LLVM::LLVMFuncOp::create(builder, module.getLoc(), name, type);
   }
 
+  /// Exported `void name(void *...)` that stores its arguments into the
+  /// pointer globals `slots`, one each; null if `name` is taken.
+  static LLVM::LLVMFuncOp createSlotSetter(ModuleOp module, OpBuilder &builder,
+                                           StringRef name,
+                                           ArrayRef<std::string> slots) {
+    if (module.lookupSymbol(name)) {
+      module.emitError() << "symbol '" << name << "' already exists";
+      return nullptr;
+    }
+    MLIRContext *context = module.getContext();
+    Location loc = module.getLoc();
+    auto ptrType = LLVM::LLVMPointerType::get(context);
+    builder.setInsertionPointToEnd(module.getBody());
+    auto setter = LLVM::LLVMFuncOp::create(
+        builder, loc, name,
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
+                                    SmallVector<Type>(slots.size(), ptrType)));
+    Block *body = setter.addEntryBlock(builder);
+    builder.setInsertionPointToStart(body);
+    for (auto [slot, value] : llvm::zip(slots, body->getArguments())) {
+      Value address = LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
+      LLVM::StoreOp::create(builder, loc, value, address);
+    }
+    LLVM::ReturnOp::create(builder, loc, ValueRange{});
+    return setter;
+  }
+
   /// A pointer global initialized to the address of `target`.
   static void createPointerGlobal(ModuleOp module, OpBuilder &builder,
                                   StringRef name, StringRef target) {
@@ -154,21 +181,7 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
       call.erase();
     }
 
-    std::string setterName = prefix + "_set_parallel";
-    if (module.lookupSymbol(setterName)) {
-      module.emitError() << "symbol '" << setterName << "' already exists";
-      return nullptr;
-    }
-    builder.setInsertionPointToEnd(module.getBody());
-    auto setter = LLVM::LLVMFuncOp::create(
-        builder, loc, setterName,
-        LLVM::LLVMFunctionType::get(voidType, {ptrType}));
-    Block *setterBody = setter.addEntryBlock(builder);
-    builder.setInsertionPointToStart(setterBody);
-    Value slotAddress = LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
-    LLVM::StoreOp::create(builder, loc, setterBody->getArgument(0), slotAddress);
-    LLVM::ReturnOp::create(builder, loc, ValueRange{});
-    return setter;
+    return createSlotSetter(module, builder, prefix + "_set_parallel", {slot});
   }
 
   /// finalize-memref-to-llvm (use-generic-functions) calls kAllocateHook and
@@ -212,24 +225,8 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
         failed(defineHook(kReleaseHook, releaseType, releaseSlot)))
       return nullptr;
 
-    std::string setterName = prefix + "_set_allocator";
-    if (module.lookupSymbol(setterName)) {
-      module.emitError() << "symbol '" << setterName << "' already exists";
-      return nullptr;
-    }
-    builder.setInsertionPointToEnd(module.getBody());
-    auto setter = LLVM::LLVMFuncOp::create(
-        builder, loc, setterName,
-        LLVM::LLVMFunctionType::get(voidType, {ptrType, ptrType}));
-    Block *body = setter.addEntryBlock(builder);
-    builder.setInsertionPointToStart(body);
-    std::string slots[] = {allocateSlot, releaseSlot};
-    for (auto [slot, value] : llvm::zip(slots, body->getArguments())) {
-      Value slotAddress = LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
-      LLVM::StoreOp::create(builder, loc, value, slotAddress);
-    }
-    LLVM::ReturnOp::create(builder, loc, ValueRange{});
-    return setter;
+    return createSlotSetter(module, builder, prefix + "_set_allocator",
+                            {allocateSlot, releaseSlot});
   }
 
   void runOnOperation() override {
