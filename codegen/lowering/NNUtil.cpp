@@ -2,6 +2,8 @@
 
 #include "codegen/lowering/NNUtil.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
@@ -447,7 +449,22 @@ bool convolvesAsProduct(Value input, Value filter, Value init, int64_t group) {
          initType.getElementType().isF32();
 }
 
-/// Y[n, f, (oh,ow)] += W[f, (c,kh,kw)] * Col[n, (c,kh,kw), (oh,ow)].
+/// Image `n` of an [N, ...] tensor, as [1, ...].
+static Value sliceImage(OpBuilder &b, Location loc, Value tensor, Value n) {
+  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[0] = n;
+  sizes[0] = b.getIndexAttr(1);
+  return tensor::ExtractSliceOp::create(b, loc, tensor, offsets, sizes,
+                                        strides);
+}
+
+/// Y[n, f, (oh,ow)] += W[f, (c,kh,kw)] * Col_n[(c,kh,kw), (oh,ow)], one
+/// image per parallel iteration: an image's columns ([C*KH*KW, OH*OW], a
+/// few hundred KB at most) are written and read while they sit in L2,
+/// instead of all images' columns going through memory.
 static Value buildConvolutionProduct(OpBuilder &b, Location loc, Value input,
                                      Value filter, Value init,
                                      ArrayRef<int64_t> strides,
@@ -455,24 +472,39 @@ static Value buildConvolutionProduct(OpBuilder &b, Location loc, Value input,
   MLIRContext *context = b.getContext();
   auto filterType = cast<RankedTensorType>(filter.getType());
   SmallVector<OpFoldResult> initSizes = tensor::getMixedSizes(b, loc, init);
-  Value columns = buildImageColumns(
-      b, loc, input, filterType.getShape().drop_front(2),
-      {initSizes[2], initSizes[3]}, strides, dilations, ColumnLayout::ImageMajor);
   Value matrix = tensor::CollapseShapeOp::create(
       b, loc, filter, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  auto forall = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{initSizes[0]},
+                                      ValueRange{init}, std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  Value n = forall.getInductionVar(0);
+  Value out = forall.getRegionIterArgs()[0];
+  Value image = sliceImage(b, loc, input, n);
+  auto outImage = sliceImage(b, loc, out, n).getDefiningOp<tensor::ExtractSliceOp>();
+  Value columns = buildImageColumns(
+      b, loc, image, filterType.getShape().drop_front(2),
+      {initSizes[2], initSizes[3]}, strides, dilations, ColumnLayout::ImageMajor);
   SmallVector<ReassociationIndices> outGroups = {{0}, {1}, {2, 3}};
-  Value out = tensor::CollapseShapeOp::create(b, loc, init, outGroups);
+  Value outMatrix =
+      tensor::CollapseShapeOp::create(b, loc, outImage.getResult(), outGroups);
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  // Loops (n, f, p, k).
+  // Loops (n, f, p, k) with n of size 1.
   Value product = buildMultiplyAccumulate(
-      b, loc, matrix, columns, out,
+      b, loc, matrix, columns, outMatrix,
       {AffineMap::get(4, 0, {d(1), d(3)}, context),
        AffineMap::get(4, 0, {d(0), d(3), d(2)}, context),
        AffineMap::get(4, 0, {d(0), d(1), d(2)}, context)},
       {utils::IteratorType::parallel, utils::IteratorType::parallel,
        utils::IteratorType::parallel, utils::IteratorType::reduction});
-  return tensor::ExpandShapeOp::create(b, loc, init.getType(), product,
-                                       outGroups, initSizes);
+  Value result = tensor::ExpandShapeOp::create(
+      b, loc, outImage.getType(), product, outGroups, outImage.getMixedSizes());
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(b, loc, result, out,
+                                        outImage.getMixedOffsets(),
+                                        outImage.getMixedSizes(),
+                                        outImage.getMixedStrides());
+  return forall.getResult(0);
 }
 
 Value buildFilterGradientProduct(OpBuilder &b, Location loc, Value paddedInput,
@@ -483,32 +515,38 @@ Value buildFilterGradientProduct(OpBuilder &b, Location loc, Value paddedInput,
   auto dyType = cast<RankedTensorType>(dY.getType());
   Type f32 = dyType.getElementType();
   SmallVector<OpFoldResult> dySizes = tensor::getMixedSizes(b, loc, dY);
-  Value columns = buildImageColumns(b, loc, paddedInput, filterShape.drop_front(2),
-                                    {dySizes[2], dySizes[3]}, strides, dilations,
-                                    ColumnLayout::PositionMajor);
-  // dY as [F, N*OH*OW]: filters first, so both operands run along (n, o).
-  SmallVector<OpFoldResult> byFilter = {dySizes[1], dySizes[0], dySizes[2],
-                                        dySizes[3]};
-  Value transposed = linalg::TransposeOp::create(
-                         b, loc, dY, createEmpty(b, loc, byFilter, f32),
-                         ArrayRef<int64_t>{1, 0, 2, 3})
-                         ->getResult(0);
-  Value gradients = tensor::CollapseShapeOp::create(
-      b, loc, transposed, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
   int64_t inner = filterShape[1] * filterShape[2] * filterShape[3];
   Value init = createFilled(
       b, loc, {b.getIndexAttr(filterShape[0]), b.getIndexAttr(inner)}, f32, 0.0);
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  // Loops (f, k, q): columns [q, k] are rows of B, contiguous along k.
-  Value product = buildMultiplyAccumulate(
-      b, loc, gradients, columns, init,
-      {AffineMap::get(3, 0, {d(0), d(2)}, context),
-       AffineMap::get(3, 0, {d(2), d(1)}, context),
-       AffineMap::get(3, 0, {d(0), d(1)}, context)},
-      {utils::IteratorType::parallel, utils::IteratorType::parallel,
-       utils::IteratorType::reduction});
+  // Summed image by image (each image's columns stay in L2): per image,
+  // dW[f, k] += dY_n[f, q] * Col_n[q, k] over its positions q; Col_n's rows
+  // are contiguous along k.
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value images = getValueOrCreateConstantIndexOp(b, loc, dySizes[0]);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, images, one, ValueRange{init},
+      [&](OpBuilder &nb, Location l, Value n, ValueRange args) {
+        Value image = sliceImage(nb, l, paddedInput, n);
+        Value columns = buildImageColumns(
+            nb, l, image, filterShape.drop_front(2), {dySizes[2], dySizes[3]},
+            strides, dilations, ColumnLayout::PositionMajor);
+        Value gradients = tensor::CollapseShapeOp::create(
+            nb, l, sliceImage(nb, l, dY, n),
+            ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+        auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+        // Loops (f, k, q).
+        Value sum = buildMultiplyAccumulate(
+            nb, l, gradients, columns, args[0],
+            {AffineMap::get(3, 0, {d(0), d(2)}, context),
+             AffineMap::get(3, 0, {d(2), d(1)}, context),
+             AffineMap::get(3, 0, {d(0), d(1)}, context)},
+            {utils::IteratorType::parallel, utils::IteratorType::parallel,
+             utils::IteratorType::reduction});
+        scf::YieldOp::create(nb, l, sum);
+      });
   return tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get(filterShape, f32), product,
+      b, loc, RankedTensorType::get(filterShape, f32), loop.getResult(0),
       ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}},
       getAsIndexOpFoldResult(context, filterShape));
 }
