@@ -214,7 +214,9 @@ public:
         loc(op.getLoc()) {}
 
   /// Column tiles per unit of parallel work: each chunk of columns is an
-  /// independent product (its own slice of C and of B, its own panel).
+  /// independent product (its own slice of C and of B, its own panel), as
+  /// is each entry of the first outer dim when that is what runs in
+  /// parallel.
   static constexpr int64_t kTilesPerChunk = 2;
 
   Value emit(OpBuilder &builder) {
@@ -229,7 +231,6 @@ public:
       sizes.push_back(getValueOrCreateConstantIndexOp(builder, loc, range.size));
     int64_t chunkColumns = columns * kTilesPerChunk;
     std::optional<int64_t> staticN = getConstantIntValue(ranges[plan.n].size);
-    columnsInBounds = staticN && *staticN % chunkColumns == 0;
 
     Type f32 = builder.getF32Type();
     zero = arith::ConstantIndexOp::create(builder, loc, 0);
@@ -238,36 +239,48 @@ public:
                                              APFloat(0.0f));
     vectorType = VectorType::get({columns}, f32);
 
-    // One parallel iteration per chunk of columns (scf.forall: after
-    // bufferization it becomes an OpenMP worksharing loop).
-    Value n = sizes[plan.n];
-    Value chunkStep = arith::ConstantIndexOp::create(builder, loc, chunkColumns);
-    Value chunks = arith::CeilDivUIOp::create(builder, loc, n, chunkStep);
-    auto forall = scf::ForallOp::create(builder, loc,
-                                        ArrayRef<OpFoldResult>{chunks},
-                                        ValueRange{c}, std::nullopt);
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(forall.getBody());
-    Value chunk = forall.getInductionVar(0);
-    Value cOut = forall.getRegionIterArgs()[0];
-    Value first = arith::MulIOp::create(builder, loc, chunk, chunkStep);
-    Value width = arith::MinUIOp::create(
-        builder, loc, chunkStep, arith::SubIOp::create(builder, loc, n, first));
-    unsigned nInC = *maps[2].getResultPosition(
-        getAffineDimExpr(plan.n, builder.getContext()));
-    unsigned nInB = *maps[1].getResultPosition(
-        getAffineDimExpr(plan.n, builder.getContext()));
-    Slice cSlice = slice(builder, cOut, nInC, first, width);
-    b = slice(builder, b, nInB, first, width).value;
-    sizes[plan.n] = width;
-
-    Value panel = tensor::EmptyOp::create(
-        builder, loc, ArrayRef<int64_t>{depth, columns}, f32);
     // Loops over every dim that is neither m, n nor k.
     SmallVector<unsigned> outer;
     for (unsigned dim = 0; dim < sizes.size(); ++dim)
       if (dim != plan.m && dim != plan.n && dim != plan.k)
         outer.push_back(dim);
+
+    // The parallel iterations (scf.forall; after bufferization they run on
+    // the runtime's thread pool): chunks of columns, or, when the columns
+    // make a single chunk (an attention head's 32 values) and there are
+    // outer dims, the first outer dim (one batch entry per iteration).
+    bool byColumns = outer.empty() || !staticN || *staticN > chunkColumns;
+    unsigned parallelDim = byColumns ? plan.n : outer.front();
+    columnsInBounds =
+        staticN && *staticN % (byColumns ? chunkColumns : columns) == 0;
+    Value extent = sizes[parallelDim];
+    Value step = byColumns
+                     ? arith::ConstantIndexOp::create(builder, loc, chunkColumns)
+                     : one;
+    Value iterations = arith::CeilDivUIOp::create(builder, loc, extent, step);
+    auto forall = scf::ForallOp::create(builder, loc,
+                                        ArrayRef<OpFoldResult>{iterations},
+                                        ValueRange{c}, std::nullopt);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(forall.getBody());
+    Value index = forall.getInductionVar(0);
+    Value cOut = forall.getRegionIterArgs()[0];
+    Value first = arith::MulIOp::create(builder, loc, index, step);
+    Value width = arith::MinUIOp::create(
+        builder, loc, step, arith::SubIOp::create(builder, loc, extent, first));
+    AffineExpr parallelExpr =
+        getAffineDimExpr(parallelDim, builder.getContext());
+    Slice cSlice = slice(builder, cOut, *maps[2].getResultPosition(parallelExpr),
+                         first, width);
+    // Each operand that the parallel dim moves is cut the same way.
+    if (std::optional<unsigned> inA = maps[0].getResultPosition(parallelExpr))
+      a = slice(builder, a, *inA, first, width).value;
+    if (std::optional<unsigned> inB = maps[1].getResultPosition(parallelExpr))
+      b = slice(builder, b, *inB, first, width).value;
+    sizes[parallelDim] = width;
+
+    Value panel = tensor::EmptyOp::create(
+        builder, loc, ArrayRef<int64_t>{depth, columns}, f32);
     SmallVector<Value> lbs(outer.size(), zero), steps(outer.size(), one), ubs;
     for (unsigned dim : outer)
       ubs.push_back(sizes[dim]);

@@ -125,6 +125,32 @@ func.func @batched(%q: tensor<?x4x128x32xf32>, %k: tensor<?x4x32x128xf32>, %c: t
 
 // -----
 
+// An attention head's 32 values are one chunk of columns: the batch entries
+// run in parallel instead, each with its own slices of A, B and C.
+// CHECK-LABEL: func.func @batched_narrow
+// CHECK-SAME:    (%[[P:.*]]: tensor<?x4x128x128xf32>, %[[V:.*]]: tensor<?x4x128x32xf32>, %[[C:.*]]: tensor<?x4x128x32xf32>)
+// CHECK:         %[[BATCH:.*]] = tensor.dim %[[P]], %c0
+// CHECK:         %[[N:.*]] = arith.ceildivui %[[BATCH]], %c1
+// CHECK:         scf.forall (%[[I:.*]]) in (%[[N]]) shared_outs(%[[OUT:.*]] = %[[C]])
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[I]], %c1
+// CHECK:           tensor.extract_slice %[[OUT]][%[[FIRST]], 0, 0, 0] [%{{.*}}, 4, 128, 32]
+// CHECK:           tensor.extract_slice %[[P]][%[[FIRST]], 0, 0, 0]
+// CHECK:           tensor.extract_slice %[[V]][%[[FIRST]], 0, 0, 0]
+// CHECK:           vector.fma
+func.func @batched_narrow(%p: tensor<?x4x128x128xf32>, %v: tensor<?x4x128x32xf32>, %c: tensor<?x4x128x32xf32>) -> tensor<?x4x128x32xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(b, h, m, n, k) -> (b, h, m, k)>, affine_map<(b, h, m, n, k) -> (b, h, k, n)>, affine_map<(b, h, m, n, k) -> (b, h, m, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<?x4x128x128xf32>, tensor<?x4x128x32xf32>) outs(%c : tensor<?x4x128x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4x128x32xf32>
+  return %r : tensor<?x4x128x32xf32>
+}
+
+// -----
+
 // Not products: a ReLU fused into the product's body, f64, a row sum.
 // CHECK-LABEL: func.func @untouched
 // CHECK-COUNT-3: linalg.generic
