@@ -22,7 +22,7 @@ void pause() {
 /// Spins this many rounds for a new job before sleeping: steps call the
 /// pool several times in quick succession, and a sleeping worker takes tens
 /// of microseconds to wake.
-constexpr int kSpinRounds = 4000;
+constexpr int kSpinRounds = 50000;
 
 } // namespace
 
