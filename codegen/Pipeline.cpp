@@ -66,17 +66,18 @@ LogicalResult runGraphPipeline(ModuleOp module) {
                              "canonicalize, cse");
 }
 
-LogicalResult runLinalgPipeline(ModuleOp module) {
-  return runPipeline(module, ""
-                             // 1. Every op to linalg/tensor/arith/math.
-                             "odt-convert-onnx-to-linalg,"
-                             "canonicalize, cse,"
-                             // 2. Elementwise chains into single loops.
-                             "odt-fuse-elementwise,"
-                             "canonicalize, cse,"
-                             // 3. Outputs sized at run time get a shape
-                             //    function (after fusion: less to cut away).
-                             "odt-generate-shape-functions");
+LogicalResult runLinalgPipeline(ModuleOp module, bool optimize) {
+  return runPipeline(module, std::string() +
+                                 // 1. Every op to linalg/tensor/arith/math.
+                                 "odt-convert-onnx-to-linalg,"
+                                 "canonicalize, cse," +
+                                 // 2. Elementwise chains into single loops.
+                                 (optimize ? "odt-fuse-elementwise,"
+                                             "canonicalize, cse,"
+                                           : "") +
+                                 // 3. Outputs sized at run time get a shape
+                                 //    function (after fusion: less to cut).
+                                 "odt-generate-shape-functions");
 }
 
 /// f32 lanes of one vector register of this machine, and how many rows of
@@ -92,17 +93,19 @@ static std::pair<unsigned, unsigned> hostVectorTile() {
   return {4, 6};   // SSE or NEON: 4 lanes
 }
 
-LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix) {
+LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
+                              bool optimize) {
   auto [vectorWidth, rows] = hostVectorTile();
   std::string pipeline =
-      ""
+      std::string() +
       // 0. Signedness is in the ops now; the types become signless.
-      "odt-erase-unsigned-types,"
+      "odt-erase-unsigned-types," +
       // 1. Matrix products become register-tiled vector loops, on tensors
       //    (the accumulators are loop-carried values, not memory).
-      "func.func(odt-vectorize-contractions{vector-width=" +
-      std::to_string(vectorWidth) + " rows=" + std::to_string(rows) +
-      "}),"
+      (optimize ? "func.func(odt-vectorize-contractions{vector-width=" +
+                      std::to_string(vectorWidth) +
+                      " rows=" + std::to_string(rows) + "}),"
+                : std::string()) +
       // 2. Entry points read and write caller buffers; results tied to an
       //    argument are written into it.
       "odt-destination-passing,"
@@ -119,8 +122,8 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix) {
       //    (slices at run-time positions), so it runs before lower-affine.
       "odt-expand-strided-copies, odt-interchange-reductions,"
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
-      "scf-forall-to-parallel, odt-outline-parallel-loops,"
-      "odt-approximate-math,"
+      "scf-forall-to-parallel, odt-outline-parallel-loops," +
+      (optimize ? "odt-approximate-math," : "") +
       "convert-scf-to-cf, convert-vector-to-llvm,"
       "finalize-memref-to-llvm{use-generic-functions=true},"
       "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"

@@ -34,12 +34,17 @@ void registerCompilerPasses();
 
 /// Stage 1 (on the onnx dialect): ties state updates to their buffers.
 mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module);
-/// Stage 2: onnx -> linalg on tensors, fused.
-mlir::LogicalResult runLinalgPipeline(mlir::ModuleOp module);
+/// Stage 2: onnx -> linalg on tensors, fused (unless `optimize` is false:
+/// then every op stays its own loop nest).
+mlir::LogicalResult runLinalgPipeline(mlir::ModuleOp module,
+                                      bool optimize = true);
 /// Stage 3: tensors -> buffers -> LLVM dialect with packed entry points
-/// named `<prefix>_<entry>`.
+/// named `<prefix>_<entry>`. Without `optimize`, products stay plain loops
+/// and exp calls libm: the reference build that the optimized one is
+/// checked against.
 mlir::LogicalResult runLLVMPipeline(mlir::ModuleOp module,
-                                    const std::string &prefix);
+                                    const std::string &prefix,
+                                    bool optimize = true);
 
 /// Translates the LLVM-dialect module to LLVM IR, adds the descriptor as the
 /// exported globals `<prefix>_descriptor` and `<prefix>_descriptor_size`, and

@@ -53,34 +53,49 @@ class OrtModelsTest(unittest.TestCase):
             raise AssertionError("make_models.py failed:\n" + made.stderr[-3000:])
         cls.folder = os.path.join(cls.work, cls.model)
 
-    def test_losses_match_ort(self):
-        compiled = os.path.join(self.folder, "compiled")
+    def train(self, *compile_flags):
+        """odt's STEPS losses, compiled with `compile_flags`."""
+        compiled = os.path.join(self.folder, "compiled" + "".join(compile_flags))
         compile_run = subprocess.run(
-            [os.path.join(BIN, "odt-compile"), "--quiet", self.folder, "-o", compiled],
-            capture_output=True, text=True)
+            [os.path.join(BIN, "odt-compile"), "--quiet", *compile_flags, self.folder,
+             "-o", compiled], capture_output=True, text=True)
         self.assertEqual(compile_run.returncode, 0, compile_run.stderr)
-        with open(os.path.join(self.folder, "ort_losses.json")) as f:
-            reference = json.load(f)
         train = subprocess.run(
             [os.path.join(BIN, "odt-run"), "train", compiled,
              "--checkpoint", os.path.join(self.folder, "checkpoint"),
              "--input", "input=" + os.path.join(self.folder, "input.npy"),
              "--input", "labels=" + os.path.join(self.folder, "labels.npy"),
-             "--steps", str(STEPS), "--lr", repr(reference["learning_rate"]),
+             "--steps", str(STEPS), "--lr", repr(self.reference["learning_rate"]),
              "--json"], capture_output=True, text=True)
         self.assertEqual(train.returncode, 0, train.stderr)
         losses = [json.loads(line)["loss"] for line in train.stdout.splitlines()]
         self.assertEqual(len(losses), STEPS)
+        return losses
+
+    def assert_close(self, what, ours, theirs):
         worst = 0.0
-        for step, (ours, theirs) in enumerate(zip(losses, reference["losses"]), 1):
-            relative = abs(ours - theirs) / abs(theirs)
+        for step, (a, b) in enumerate(zip(ours, theirs), 1):
+            relative = abs(a - b) / abs(b)
             worst = max(worst, relative)
-            self.assertLessEqual(
-                relative, RELATIVE_TOLERANCE,
-                "step %d: odt %.9g, ORT %.9g (relative %.3g)" % (
-                    step, ours, theirs, relative))
-        print("%s: %d steps, worst relative difference %.3g"
-              % (self.model, STEPS, worst))
+            self.assertLessEqual(relative, RELATIVE_TOLERANCE,
+                                 "%s, step %d: %.9g vs %.9g (relative %.3g)" % (
+                                     what, step, a, b, relative))
+        print("%s: %s, %d steps, worst relative difference %.3g"
+              % (self.model, what, STEPS, worst))
+
+    def setUp(self):
+        with open(os.path.join(self.folder, "ort_losses.json")) as f:
+            self.reference = json.load(f)
+
+    def test_losses_match_ort(self):
+        self.assert_close("odt vs ORT", self.train(), self.reference["losses"])
+
+    def test_simple_codegen_agrees(self):
+        """The reference build (no fusion, no product kernels, libm's exp)
+        matches ORT and the optimized build."""
+        simple = self.train("--simple-codegen")
+        self.assert_close("simple codegen vs ORT", simple, self.reference["losses"])
+        self.assert_close("optimized vs simple codegen", self.train(), simple)
 
 
 def load_tests(loader, tests, pattern):

@@ -63,6 +63,11 @@ static cl::opt<std::string> prefix("name",
                                    cl::init("odt_model"), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("No progress lines"),
                            cl::cat(category));
+static cl::opt<bool> simpleCodegen(
+    "simple-codegen",
+    cl::desc("No fusion, product kernels or math approximations: plain loops "
+             "(a reference build to check the optimized code against)"),
+    cl::cat(category));
 static cl::list<std::string> inputValues(
     "input-value",
     cl::desc("Fix a graph input to the values of a .npy file (a compile-time "
@@ -322,7 +327,7 @@ int main(int argc, char **argv) {
     return 1;
 
   timer.start("linalg");
-  if (failed(odt::runLinalgPipeline(*module)))
+  if (failed(odt::runLinalgPipeline(*module, !simpleCodegen)))
     return 1;
   if (emit == "linalg") {
     module->print(llvm::outs());
@@ -330,7 +335,7 @@ int main(int argc, char **argv) {
   }
 
   timer.start("llvm");
-  if (failed(odt::runLLVMPipeline(*module, prefix)))
+  if (failed(odt::runLLVMPipeline(*module, prefix, !simpleCodegen)))
     return 1;
 
   timer.start("codegen");
