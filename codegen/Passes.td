@@ -68,7 +68,9 @@ def ExpandStridedCopies : Pass<"odt-expand-strided-copies", "mlir::ModuleOp"> {
     both contiguous to a call to `memrefCopy` from MLIR's C runner library,
     which a compiled model must not depend on. This pass rewrites those
     copies to linalg.copy, which convert-linalg-to-loops turns into plain
-    loops; contiguous copies stay memref.copy and become memcpy. It also
+    loops; contiguous copies stay memref.copy and become memcpy. A copy of a
+    buffer onto itself (left by bufferizing a parallel_insert_slice of a
+    slice written in place) is erased. It also
     rewrites a memref.expand_shape with several dynamic dims in one group,
     which expand-strided-metadata crashes on, as a reinterpret_cast with the
     row-major strides of the result.

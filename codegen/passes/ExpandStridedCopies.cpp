@@ -34,11 +34,19 @@ bool isContiguous(Value buffer) {
 struct ExpandStridedCopiesPass
     : impl::ExpandStridedCopiesBase<ExpandStridedCopiesPass> {
   void runOnOperation() override {
-    SmallVector<memref::CopyOp> strided;
+    SmallVector<memref::CopyOp> strided, selfCopies;
     getOperation().walk([&](memref::CopyOp copy) {
-      if (!isContiguous(copy.getSource()) || !isContiguous(copy.getTarget()))
+      if (copy.getSource() == copy.getTarget())
+        selfCopies.push_back(copy);
+      else if (!isContiguous(copy.getSource()) ||
+               !isContiguous(copy.getTarget()))
         strided.push_back(copy);
     });
+    // A buffer copied onto itself (what one-shot bufferization leaves for a
+    // parallel_insert_slice of the slice a forall iteration wrote in place)
+    // would still be read and written: drop it.
+    for (memref::CopyOp copy : selfCopies)
+      copy.erase();
     for (memref::CopyOp copy : strided) {
       OpBuilder builder(copy);
       linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),

@@ -28,3 +28,15 @@ func.func @expand(%a: memref<?x48xf32>, %n: index, %m: index) -> memref<?x?x48xf
   %e = memref.expand_shape %a [[0, 1], [2]] output_shape [%n, %m, 48] : memref<?x48xf32> into memref<?x?x48xf32>
   return %e : memref<?x?x48xf32>
 }
+
+// -----
+
+// A copy of a buffer onto itself is dropped.
+// CHECK-LABEL: func.func @self_copy
+// CHECK-NOT:     memref.copy
+// CHECK-NOT:     linalg.copy
+func.func @self_copy(%m: memref<8x16xf32>) {
+  %s = memref.subview %m[0, 0] [4, 16] [1, 1] : memref<8x16xf32> to memref<4x16xf32, strided<[16, 1]>>
+  memref.copy %s, %s : memref<4x16xf32, strided<[16, 1]>> to memref<4x16xf32, strided<[16, 1]>>
+  return
+}
