@@ -224,6 +224,16 @@ public:
     a = op.getDpsInputs()[0];
     b = op.getDpsInputs()[1];
     Value c = op.getDpsInits()[0];
+    // C starting as a constant (the zero of a plain product): the first k
+    // block starts its accumulators from that constant instead of reading
+    // a filled buffer, and the fill is left to dead-code elimination.
+    if (auto fill = c.getDefiningOp<linalg::FillOp>()) {
+      Value value = fill.getInputs()[0];
+      if (value.getType().isF32() && fill.getOutputs()[0].getType() == c.getType()) {
+        initialValue = value;
+        c = fill.getOutputs()[0];
+      }
+    }
 
     SmallVector<Range, 4> ranges =
         cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(builder, loc);
@@ -493,10 +503,36 @@ private:
                        builder, loc, row,
                        arith::ConstantIndexOp::create(builder, loc, r)));
     SmallVector<Value> accumulators;
+    Value splat, firstBlock;
+    if (initialValue) {
+      splat = vector::BroadcastOp::create(builder, loc, vectorType,
+                                          initialValue);
+      std::optional<int64_t> start = getConstantIntValue(kStart);
+      if (!start || *start != 0)
+        firstBlock = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::eq, kStart, zero);
+    }
     for (unsigned r = 0; r < count; ++r) {
       dimValues[plan.m] = rowValues[r];
-      accumulators.push_back(vector::TransferReadOp::create(
-          builder, loc, vectorType, c, indicesOf(2), padding, inBounds));
+      auto read = [&](OpBuilder &b) -> Value {
+        return vector::TransferReadOp::create(b, loc, vectorType, c,
+                                              indicesOf(2), padding, inBounds);
+      };
+      if (!initialValue) {
+        accumulators.push_back(read(builder));
+      } else if (!firstBlock) {
+        accumulators.push_back(splat);
+      } else {
+        auto choice = scf::IfOp::create(
+            builder, loc, firstBlock,
+            [&](OpBuilder &then, Location) {
+              scf::YieldOp::create(then, loc, splat);
+            },
+            [&](OpBuilder &otherwise, Location) {
+              scf::YieldOp::create(otherwise, loc, read(otherwise));
+            });
+        accumulators.push_back(choice.getResult(0));
+      }
     }
     auto kLoop = scf::ForOp::create(
         builder, loc, zero, kCount, one, accumulators,
@@ -533,6 +569,7 @@ private:
   SmallVector<Value> sizes, dimValues;
   VectorType vectorType;
   bool columnsInBounds = false;
+  Value initialValue; // C's fill value when C starts as a constant
 };
 
 struct VectorizeContractionsPass

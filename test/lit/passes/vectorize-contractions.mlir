@@ -151,6 +151,38 @@ func.func @batched_narrow(%p: tensor<?x4x128x128xf32>, %v: tensor<?x4x128x32xf32
 
 // -----
 
+// C starting as zeros (linalg.fill): the first k block starts its
+// accumulators from the splat instead of reading the buffer, later blocks
+// read what the earlier ones wrote, and the fill is gone.
+// CHECK-LABEL: func.func @zero_init
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%{{.*}}) : tensor<?x512xf32>
+// CHECK:         scf.forall {{.*}} shared_outs(%{{.*}} = %[[EMPTY]])
+// CHECK:           vector.broadcast %{{.*}} : f32 to vector<32xf32>
+// CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0
+// CHECK:           scf.if %[[FIRST]] -> (vector<32xf32>)
+// CHECK:           } else {
+// CHECK:             vector.transfer_read
+// CHECK:           vector.fma
+func.func @zero_init(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>) -> tensor<?x512xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x784xf32>
+  %e = tensor.empty(%m) : tensor<?x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x512xf32>) -> tensor<?x512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x784xf32>, tensor<784x512xf32>) outs(%c : tensor<?x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x512xf32>
+  return %r : tensor<?x512xf32>
+}
+
+// -----
+
 // Not products: a ReLU fused into the product's body, f64, a row sum.
 // CHECK-LABEL: func.func @untouched
 // CHECK-COUNT-3: linalg.generic
