@@ -40,9 +40,24 @@ bool shouldFoldReshape(OpOperand *fused) {
          !hasReductions(fused->get().getDefiningOp());
 }
 
+/// A producer that only moves values (a transpose, a broadcast, a copy):
+/// fused anywhere, it costs no arithmetic, and it saves writing and
+/// re-reading the moved tensor.
+bool isDataMovement(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumReductionLoops() != 0)
+    return false;
+  Block &body = generic.getRegion().front();
+  return body.getOperations().size() == 1 &&
+         body.getTerminator()->getOperand(0) == body.getArgument(0);
+}
+
 bool shouldFuse(OpOperand *fused) {
   if (!hasSingleUseProducer(fused))
     return false;
+  if (isDataMovement(fused->get().getDefiningOp()))
+    return true;
   auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
   if (!consumer || consumer.getNumReductionLoops() == 0)
     return true;

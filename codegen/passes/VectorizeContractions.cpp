@@ -179,23 +179,34 @@ std::optional<ContractionPlan> planContraction(linalg::GenericOp op) {
   ContractionPlan plan;
   plan.k = std::distance(iterators.begin(),
                          llvm::find(iterators, utils::IteratorType::reduction));
-  plan.m = resultDim(mapC, mapC.getNumResults() - 2);
-  plan.n = resultDim(mapC, mapC.getNumResults() - 1);
-  // m only in A, n only in B, k in both: a product, not a broadcast.
   auto uses = [](AffineMap map, unsigned dim) {
     return map.isFunctionOfDim(dim);
   };
-  if (!uses(mapA, plan.m) || uses(mapB, plan.m) || uses(mapA, plan.n) ||
-      !uses(mapB, plan.n) || !uses(mapA, plan.k) || !uses(mapB, plan.k))
+  // n: C's innermost dim (vector rows of C). m: the innermost other dim of
+  // C that A uses and B does not. Every other parallel dim is a loop around
+  // the 2-D product, in any position of any operand.
+  plan.n = resultDim(mapC, mapC.getNumResults() - 1);
+  std::optional<unsigned> m;
+  for (int i = static_cast<int>(mapC.getNumResults()) - 2; i >= 0 && !m; --i) {
+    unsigned dim = resultDim(mapC, i);
+    if (uses(mapA, dim) && !uses(mapB, dim))
+      m = dim;
+  }
+  if (!m)
     return std::nullopt;
-  unsigned lastB = mapB.getNumResults() - 1;
-  if (resultDim(mapB, lastB) == plan.n)
-    plan.transposeB = false;
-  else if (resultDim(mapB, lastB) == plan.k &&
-           resultDim(mapB, lastB - 1) == plan.n)
-    plan.transposeB = true;
-  else
+  plan.m = *m;
+  for (auto [dim, iterator] : llvm::enumerate(iterators))
+    if (iterator == utils::IteratorType::parallel && !uses(mapC, dim))
+      return std::nullopt;
+  // n only in B, k in both: a product, not a broadcast.
+  if (uses(mapA, plan.n) || !uses(mapB, plan.n) || !uses(mapA, plan.k) ||
+      !uses(mapB, plan.k))
     return std::nullopt;
+  // B rows along n are read as vectors; any other layout (a transposed
+  // weight, a transpose fused into the product) is packed element by
+  // element.
+  plan.transposeB =
+      resultDim(mapB, mapB.getNumResults() - 1) != plan.n;
   return plan;
 }
 

@@ -57,3 +57,28 @@ func.func @exp_then_row_sum(%x: tensor<8x4xf32>, %s: tensor<8xf32>) -> tensor<8x
   } -> tensor<8xf32>
   return %sum : tensor<8xf32>
 }
+
+// -----
+
+// A transpose only moves values: it is fused into the product that reads
+// it (the product reads the untransposed tensor through a permuted map).
+// CHECK-LABEL: func.func @transpose_then_product
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg1, %arg0 :
+// CHECK-NOT:     linalg.generic
+func.func @transpose_then_product(%w: tensor<16x4xf32>, %x: tensor<8x16xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %e = tensor.empty() : tensor<4x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<16x4xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x16xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %t : tensor<8x16xf32>, tensor<4x16xf32>) outs(%c : tensor<8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  return %p : tensor<8x4xf32>
+}

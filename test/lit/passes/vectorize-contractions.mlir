@@ -183,6 +183,31 @@ func.func @zero_init(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>) -> tensor<?
 
 // -----
 
+// Attention scores with the head transposes fused in: Q and K are read in
+// their [b, s, h, d] layout. K's innermost dim is k (d), so it is packed
+// element by element; the product is still one kernel.
+// CHECK-LABEL: func.func @fused_transposes
+// CHECK:         scf.forall
+// CHECK:           %[[KS:.*]] = tensor.extract_slice %{{.*}} : tensor<?x128x4x32xf32> to tensor<?x?x4x32xf32>
+// CHECK:           tensor.extract %[[KS]]
+// CHECK:           tensor.insert %{{.*}} : tensor<256x32xf32>
+// CHECK:           tensor.extract %{{.*}} : tensor<?x128x4x32xf32>
+// CHECK:           vector.fma
+// CHECK-NOT:     linalg.generic
+func.func @fused_transposes(%q: tensor<?x128x4x32xf32>, %k: tensor<?x128x4x32xf32>, %c: tensor<?x4x128x128xf32>) -> tensor<?x4x128x128xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(b, h, m, n, d) -> (b, m, h, d)>, affine_map<(b, h, m, n, d) -> (b, n, h, d)>, affine_map<(b, h, m, n, d) -> (b, h, m, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<?x128x4x32xf32>, tensor<?x128x4x32xf32>) outs(%c : tensor<?x4x128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4x128x128xf32>
+  return %r : tensor<?x4x128x128xf32>
+}
+
+// -----
+
 // Not products: a ReLU fused into the product's body, f64, a row sum.
 // CHECK-LABEL: func.func @untouched
 // CHECK-COUNT-3: linalg.generic
