@@ -164,6 +164,19 @@ def OutlineParallelLoops
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect"];
 }
 
+def SplitSharedFills : Pass<"odt-split-shared-fills", "mlir::func::FuncOp"> {
+  let summary = "Give every user of a shared linalg.fill its own fill";
+  let description = [{
+    CSE merges identical fills (the zeros that reductions and products
+    accumulate into), and one-shot bufferization then copies the one filled
+    buffer for every op that writes into it. Before bufferization, this
+    pass clones a fill (and the tensor.empty it fills) for each use beyond
+    the first: a memset per consumer instead of an allocation plus a copy.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def VectorizeContractions
     : Pass<"odt-vectorize-contractions", "mlir::func::FuncOp"> {
   let summary = "Register-tiled vector kernels for f32 matrix products";

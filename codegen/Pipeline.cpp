@@ -107,7 +107,9 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
                       " rows=" + std::to_string(rows) + "}),"
                 : std::string()) +
       // 2. Entry points read and write caller buffers; results tied to an
-      //    argument are written into it.
+      //    argument are written into it. A fill shared by several
+      //    accumulating ops becomes one fill each (no copies).
+      "func.func(odt-split-shared-fills),"
       "odt-destination-passing,"
       // 3. Final results are computed straight into the caller's buffers.
       "eliminate-empty-tensors,"
