@@ -190,12 +190,12 @@ int main(int argc, char **argv) {
   }
   using Entry = void (*)(void **);
   auto train = reinterpret_cast<Entry>(dlsym(model, "odt_model_train"));
-  auto setAllocator = reinterpret_cast<void (*)(void *(*)(uint64_t),
-                                                void (*)(void *))>(
-      dlsym(model, "odt_model_set_allocator"));
-  auto setParallel = reinterpret_cast<void (*)(
-      void (*)(odt::ParallelTask, void *, int64_t))>(
-      dlsym(model, "odt_model_set_parallel"));
+  auto setAllocator =
+      reinterpret_cast<void (*)(void *(*)(uint64_t), void (*)(void *))>(
+          dlsym(model, "odt_model_set_allocator"));
+  auto setParallel =
+      reinterpret_cast<void (*)(void (*)(odt::ParallelTask, void *, int64_t))>(
+          dlsym(model, "odt_model_set_parallel"));
   if (!train || !setAllocator || !setParallel) {
     std::fprintf(stderr, "odt-gemm-bench: %s is not an odt model\n",
                  library.c_str());
@@ -232,8 +232,8 @@ int main(int argc, char **argv) {
     worst = std::max(worst, std::fabs(c[i * n + j] - exact) / magnitude);
   }
   if (worst > 1e-5) {
-    std::fprintf(stderr,
-                 "odt-gemm-bench: wrong product (relative error %g)\n", worst);
+    std::fprintf(stderr, "odt-gemm-bench: wrong product (relative error %g)\n",
+                 worst);
     return 1;
   }
 

@@ -22,8 +22,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 LLD_HAS_DRIVER(elf)
 
@@ -191,7 +191,8 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   new llvm::GlobalVariable(
       *llvmModule, llvm::Type::getInt64Ty(context), true,
       llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantInt::get(llvm::Type::getInt64Ty(context), descriptor.size()),
+      llvm::ConstantInt::get(llvm::Type::getInt64Ty(context),
+                             descriptor.size()),
       prefix + "_descriptor_size");
 
   llvm::LoopAnalysisManager lam;
@@ -220,8 +221,9 @@ bool emitObject(llvm::Module &module, bool assembly, std::string &bytes,
   llvm::buffer_ostream buffered(stream);
   llvm::legacy::PassManager pm;
   if (machine->addPassesToEmitFile(pm, buffered, nullptr,
-                                   assembly ? llvm::CodeGenFileType::AssemblyFile
-                                            : llvm::CodeGenFileType::ObjectFile)) {
+                                   assembly
+                                       ? llvm::CodeGenFileType::AssemblyFile
+                                       : llvm::CodeGenFileType::ObjectFile)) {
     error = "the target cannot emit this file type";
     return false;
   }
@@ -231,14 +233,13 @@ bool emitObject(llvm::Module &module, bool assembly, std::string &bytes,
 
 bool linkSharedLibrary(const std::string &objectPath,
                        const std::string &libraryPath, std::string &error) {
-  std::vector<const char *> args = {"ld.lld",       "-shared",
-                                    "--hash-style=gnu", "-z",
-                                    "noexecstack",  "-o",
-                                    libraryPath.c_str(), objectPath.c_str()};
+  std::vector<const char *> args = {
+      "ld.lld",      "-shared", "--hash-style=gnu",  "-z",
+      "noexecstack", "-o",      libraryPath.c_str(), objectPath.c_str()};
   std::string out, err;
   llvm::raw_string_ostream outStream(out), errStream(err);
-  lld::Result result = lld::lldMain(args, outStream, errStream,
-                                    {{lld::Gnu, &lld::elf::link}});
+  lld::Result result =
+      lld::lldMain(args, outStream, errStream, {{lld::Gnu, &lld::elf::link}});
   if (result.retCode != 0) {
     error = "linking '" + libraryPath + "' failed: " + err;
     return false;

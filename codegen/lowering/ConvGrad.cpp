@@ -29,8 +29,8 @@ namespace {
 Value filterGradientLoops(OpBuilder &rewriter, Location loc, Value dY,
                           Value padded, ArrayRef<OpFoldResult> dySizes,
                           const onnx::GradWindow &window,
-                          ArrayRef<int64_t> kernel, int64_t filters,
-                          int64_t cg, int64_t mg, Type type) {
+                          ArrayRef<int64_t> kernel, int64_t filters, int64_t cg,
+                          int64_t mg, Type type) {
   MLIRContext *context = rewriter.getContext();
   int64_t n = kernel.size();
   int64_t rank = 3 + 2 * n;
@@ -192,33 +192,33 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
         dX = buildConvolution(rewriter, loc, paddedDY, flipped, init, ones,
                               window->dilations, /*group=*/1);
       } else {
-      int64_t rank = 3 + 2 * n;
-      auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
-      AffineExpr nb = d(0), ci = d(1), mi = d(2 + n);
-      AffineExpr filter = ci.floorDiv(cg) * mg + mi;
-      SmallVector<AffineExpr> dyExprs = {nb, filter}, wExprs = {filter,
-                                                                ci % cg};
-      SmallVector<OpFoldResult> domain = {xSizes[0], xSizes[1]};
-      for (int64_t i = 0; i < n; ++i)
-        domain.push_back(xSizes[2 + i]);
-      domain.push_back(rewriter.getIndexAttr(mg));
-      SmallVector<int64_t> reduced = {2 + n};
-      for (int64_t i = 0; i < n; ++i) {
-        AffineExpr k = d(3 + n + i);
-        dyExprs.push_back(d(2 + i) + k * window->dilations[i]);
-        wExprs.push_back(kernel[i] - 1 - k);
-        domain.push_back(rewriter.getIndexAttr(kernel[i]));
-        reduced.push_back(3 + n + i);
-      }
-      dX = sumOver(rewriter, loc, domain, reduced, {paddedDY, w},
-                   {AffineMap::get(rank, 0, dyExprs, context),
-                    AffineMap::get(rank, 0, wExprs, context)},
-                   {type},
-                   [](OpBuilder &b, Location l, ValueRange args) {
-                     return SmallVector<Value>{
-                         arith::MulFOp::create(b, l, args[0], args[1])};
-                   })
-               .front();
+        int64_t rank = 3 + 2 * n;
+        auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+        AffineExpr nb = d(0), ci = d(1), mi = d(2 + n);
+        AffineExpr filter = ci.floorDiv(cg) * mg + mi;
+        SmallVector<AffineExpr> dyExprs = {nb, filter},
+                                wExprs = {filter, ci % cg};
+        SmallVector<OpFoldResult> domain = {xSizes[0], xSizes[1]};
+        for (int64_t i = 0; i < n; ++i)
+          domain.push_back(xSizes[2 + i]);
+        domain.push_back(rewriter.getIndexAttr(mg));
+        SmallVector<int64_t> reduced = {2 + n};
+        for (int64_t i = 0; i < n; ++i) {
+          AffineExpr k = d(3 + n + i);
+          dyExprs.push_back(d(2 + i) + k * window->dilations[i]);
+          wExprs.push_back(kernel[i] - 1 - k);
+          domain.push_back(rewriter.getIndexAttr(kernel[i]));
+          reduced.push_back(3 + n + i);
+        }
+        dX = sumOver(rewriter, loc, domain, reduced, {paddedDY, w},
+                     {AffineMap::get(rank, 0, dyExprs, context),
+                      AffineMap::get(rank, 0, wExprs, context)},
+                     {type},
+                     [](OpBuilder &b, Location l, ValueRange args) {
+                       return SmallVector<Value>{
+                           arith::MulFOp::create(b, l, args[0], args[1])};
+                     })
+                 .front();
       }
     } else if (!op.getDX().use_empty()) {
       int64_t rank = 3 + 2 * n;
@@ -237,59 +237,62 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
       }
       SmallVector<Value> outSizes;
       for (int64_t i = 0; i < n; ++i)
-        outSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc,
-                                                           dySizes[2 + i]));
-      dX = sumOver(
-               rewriter, loc, domain, reduced, {w},
-               {AffineMap::get(rank, 0, wExprs, context)}, {type},
-               [&](OpBuilder &b, Location l, ValueRange args) {
-                 auto index = [&](int64_t i) -> Value {
-                   return linalg::IndexOp::create(b, l, i);
-                 };
-                 auto cst = [&](int64_t v) { return indexConstant(b, l, v); };
-                 Value zeroIndex = cst(0);
-                 Value channel = arith::AddIOp::create(
-                     b, l,
-                     arith::MulIOp::create(
-                         b, l, arith::DivUIOp::create(b, l, index(1), cst(cg)),
-                         cst(mg)),
-                     index(2 + n));
-                 SmallVector<Value> at = {index(0), channel};
-                 Value valid;
-                 for (int64_t i = 0; i < n; ++i) {
-                   Value t = arith::SubIOp::create(
-                       b, l, arith::AddIOp::create(b, l, index(2 + i),
-                                                   cst(window->padsBegin[i])),
-                       arith::MulIOp::create(b, l, index(3 + n + i),
-                                             cst(window->dilations[i])));
-                   Value s = cst(window->strides[i]);
-                   Value o = arith::DivSIOp::create(b, l, t, s);
-                   Value ok = arith::AndIOp::create(
-                       b, l,
-                       arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, t,
-                                             zeroIndex),
-                       arith::CmpIOp::create(
-                           b, l, arith::CmpIPredicate::eq,
-                           arith::RemSIOp::create(b, l, t, s), zeroIndex));
-                   ok = arith::AndIOp::create(
-                       b, l, ok,
-                       arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, o,
-                                             outSizes[i]));
-                   valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
-                   at.push_back(arith::SelectOp::create(b, l, ok, o, zeroIndex));
-                 }
-                 Value grad = tensor::ExtractOp::create(b, l, dY, at);
-                 Value product = arith::MulFOp::create(b, l, grad, args[0]);
-                 Value zero = createScalar(b, l, product.getType(), 0.0);
-                 return SmallVector<Value>{
-                     arith::SelectOp::create(b, l, valid, product, zero)};
-               })
-               .front();
+        outSizes.push_back(
+            getValueOrCreateConstantIndexOp(rewriter, loc, dySizes[2 + i]));
+      dX =
+          sumOver(
+              rewriter, loc, domain, reduced, {w},
+              {AffineMap::get(rank, 0, wExprs, context)}, {type},
+              [&](OpBuilder &b, Location l, ValueRange args) {
+                auto index = [&](int64_t i) -> Value {
+                  return linalg::IndexOp::create(b, l, i);
+                };
+                auto cst = [&](int64_t v) { return indexConstant(b, l, v); };
+                Value zeroIndex = cst(0);
+                Value channel = arith::AddIOp::create(
+                    b, l,
+                    arith::MulIOp::create(
+                        b, l, arith::DivUIOp::create(b, l, index(1), cst(cg)),
+                        cst(mg)),
+                    index(2 + n));
+                SmallVector<Value> at = {index(0), channel};
+                Value valid;
+                for (int64_t i = 0; i < n; ++i) {
+                  Value t = arith::SubIOp::create(
+                      b, l,
+                      arith::AddIOp::create(b, l, index(2 + i),
+                                            cst(window->padsBegin[i])),
+                      arith::MulIOp::create(b, l, index(3 + n + i),
+                                            cst(window->dilations[i])));
+                  Value s = cst(window->strides[i]);
+                  Value o = arith::DivSIOp::create(b, l, t, s);
+                  Value ok = arith::AndIOp::create(
+                      b, l,
+                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, t,
+                                            zeroIndex),
+                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                            arith::RemSIOp::create(b, l, t, s),
+                                            zeroIndex));
+                  ok = arith::AndIOp::create(
+                      b, l, ok,
+                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, o,
+                                            outSizes[i]));
+                  valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
+                  at.push_back(arith::SelectOp::create(b, l, ok, o, zeroIndex));
+                }
+                Value grad = tensor::ExtractOp::create(b, l, dY, at);
+                Value product = arith::MulFOp::create(b, l, grad, args[0]);
+                Value zero = createScalar(b, l, product.getType(), 0.0);
+                return SmallVector<Value>{
+                    arith::SelectOp::create(b, l, valid, product, zero)};
+              })
+              .front();
     }
     (void)dyType;
-    rewriter.replaceOp(op, {castTensor(rewriter, loc, dX, op.getDX().getType()),
-                            castTensor(rewriter, loc, dW, op.getDW().getType()),
-                            castTensor(rewriter, loc, dB, op.getDB().getType())});
+    rewriter.replaceOp(op,
+                       {castTensor(rewriter, loc, dX, op.getDX().getType()),
+                        castTensor(rewriter, loc, dW, op.getDW().getType()),
+                        castTensor(rewriter, loc, dB, op.getDB().getType())});
     return success();
   }
 };

@@ -19,7 +19,8 @@ IndexValue IndexValue::dim(OpBuilder &b, Location loc, Value tensor,
   auto type = cast<RankedTensorType>(tensor.getType());
   if (!type.isDynamicDim(dim))
     return constant(b, loc, type.getDimSize(dim));
-  return IndexValue(b, loc, tensor::DimOp::create(b, loc, tensor, dim).getResult());
+  return IndexValue(b, loc,
+                    tensor::DimOp::create(b, loc, tensor, dim).getResult());
 }
 
 std::optional<int64_t> IndexValue::getConstant() const {
@@ -56,9 +57,7 @@ IndexValue operator+(const IndexValue &a, const IndexValue &b) {
                                        a.materialize(), b.materialize()));
 }
 
-IndexValue operator+(const IndexValue &a, int64_t b) {
-  return a + fold(a, b);
-}
+IndexValue operator+(const IndexValue &a, int64_t b) { return a + fold(a, b); }
 
 IndexValue operator-(const IndexValue &a, const IndexValue &b) {
   std::optional<int64_t> ca = a.getConstant(), cb = b.getConstant();
@@ -70,9 +69,7 @@ IndexValue operator-(const IndexValue &a, const IndexValue &b) {
                                        a.materialize(), b.materialize()));
 }
 
-IndexValue operator-(const IndexValue &a, int64_t b) {
-  return a - fold(a, b);
-}
+IndexValue operator-(const IndexValue &a, int64_t b) { return a - fold(a, b); }
 
 IndexValue operator*(const IndexValue &a, const IndexValue &b) {
   std::optional<int64_t> ca = a.getConstant(), cb = b.getConstant();
@@ -88,9 +85,7 @@ IndexValue operator*(const IndexValue &a, const IndexValue &b) {
                                        a.materialize(), b.materialize()));
 }
 
-IndexValue operator*(const IndexValue &a, int64_t b) {
-  return a * fold(a, b);
-}
+IndexValue operator*(const IndexValue &a, int64_t b) { return a * fold(a, b); }
 
 // arith.floordivsi/ceildivsi need arith-expand before LLVM; these build the
 // expansion directly: q = a / b (toward zero), corrected by the remainder.
@@ -140,7 +135,9 @@ IndexValue maxOf(const IndexValue &a, const IndexValue &b) {
                                         a.materialize(), b.materialize()));
 }
 
-IndexValue maxOf(const IndexValue &a, int64_t b) { return maxOf(a, fold(a, b)); }
+IndexValue maxOf(const IndexValue &a, int64_t b) {
+  return maxOf(a, fold(a, b));
+}
 
 IndexValue minOf(const IndexValue &a, const IndexValue &b) {
   std::optional<int64_t> ca = a.getConstant(), cb = b.getConstant();
@@ -150,7 +147,9 @@ IndexValue minOf(const IndexValue &a, const IndexValue &b) {
                                         a.materialize(), b.materialize()));
 }
 
-IndexValue minOf(const IndexValue &a, int64_t b) { return minOf(a, fold(a, b)); }
+IndexValue minOf(const IndexValue &a, int64_t b) {
+  return minOf(a, fold(a, b));
+}
 
 IndexValue constantLike(const IndexValue &like, int64_t value) {
   return fold(like, value);
@@ -250,8 +249,8 @@ Value createLowest(OpBuilder &b, Location loc, Type type, bool isUnsigned) {
         b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
                                                   /*Negative=*/true)));
   unsigned width = type.getIntOrFloatBitWidth();
-  APInt lowest = isUnsigned ? APInt::getZero(width)
-                            : APInt::getSignedMinValue(width);
+  APInt lowest =
+      isUnsigned ? APInt::getZero(width) : APInt::getSignedMinValue(width);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, lowest));
 }
 
@@ -319,8 +318,8 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value w, Value acc) {
   x = convertScalar(b, loc, x, type);
   w = convertScalar(b, loc, w, type);
   if (isa<FloatType>(type))
-    return arith::AddFOp::create(
-        b, loc, acc, arith::MulFOp::create(b, loc, x, w));
+    return arith::AddFOp::create(b, loc, acc,
+                                 arith::MulFOp::create(b, loc, x, w));
   return arith::AddIOp::create(b, loc, acc,
                                arith::MulIOp::create(b, loc, x, w));
 }
@@ -390,9 +389,11 @@ Value buildImageColumns(OpBuilder &b, Location loc, Value input,
   SmallVector<int> order = layout == ColumnLayout::ImageMajor
                                ? SmallVector<int>{N, C, KH, KW, OH, OW}
                                : SmallVector<int>{N, OH, OW, C, KH, KW};
-  SmallVector<OpFoldResult> extent = {inSizes[0], inSizes[1],
+  SmallVector<OpFoldResult> extent = {inSizes[0],
+                                      inSizes[1],
                                       b.getIndexAttr(kernel[0]),
-                                      b.getIndexAttr(kernel[1]), outSpatial[0],
+                                      b.getIndexAttr(kernel[1]),
+                                      outSpatial[0],
                                       outSpatial[1]};
   SmallVector<AffineExpr> dim(6);
   SmallVector<OpFoldResult> sizes;
@@ -432,8 +433,8 @@ static Value buildMultiplyAccumulate(OpBuilder &b, Location loc, Value lhs,
              [](OpBuilder &nb, Location l, ValueRange args) {
                Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
                linalg::YieldOp::create(
-                   nb, l, ValueRange{arith::AddFOp::create(nb, l, args[2],
-                                                           product)});
+                   nb, l,
+                   ValueRange{arith::AddFOp::create(nb, l, args[2], product)});
              })
       .getResult(0);
 }
@@ -474,17 +475,20 @@ static Value buildConvolutionProduct(OpBuilder &b, Location loc, Value input,
   SmallVector<OpFoldResult> initSizes = tensor::getMixedSizes(b, loc, init);
   Value matrix = tensor::CollapseShapeOp::create(
       b, loc, filter, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-  auto forall = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{initSizes[0]},
-                                      ValueRange{init}, std::nullopt);
+  auto forall =
+      scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{initSizes[0]},
+                            ValueRange{init}, std::nullopt);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
   Value n = forall.getInductionVar(0);
   Value out = forall.getRegionIterArgs()[0];
   Value image = sliceImage(b, loc, input, n);
-  auto outImage = sliceImage(b, loc, out, n).getDefiningOp<tensor::ExtractSliceOp>();
-  Value columns = buildImageColumns(
-      b, loc, image, filterType.getShape().drop_front(2),
-      {initSizes[2], initSizes[3]}, strides, dilations, ColumnLayout::ImageMajor);
+  auto outImage =
+      sliceImage(b, loc, out, n).getDefiningOp<tensor::ExtractSliceOp>();
+  Value columns =
+      buildImageColumns(b, loc, image, filterType.getShape().drop_front(2),
+                        {initSizes[2], initSizes[3]}, strides, dilations,
+                        ColumnLayout::ImageMajor);
   SmallVector<ReassociationIndices> outGroups = {{0}, {1}, {2, 3}};
   Value outMatrix =
       tensor::CollapseShapeOp::create(b, loc, outImage.getResult(), outGroups);
@@ -500,10 +504,9 @@ static Value buildConvolutionProduct(OpBuilder &b, Location loc, Value input,
   Value result = tensor::ExpandShapeOp::create(
       b, loc, outImage.getType(), product, outGroups, outImage.getMixedSizes());
   b.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(b, loc, result, out,
-                                        outImage.getMixedOffsets(),
-                                        outImage.getMixedSizes(),
-                                        outImage.getMixedStrides());
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, result, out, outImage.getMixedOffsets(), outImage.getMixedSizes(),
+      outImage.getMixedStrides());
   return forall.getResult(0);
 }
 
@@ -517,7 +520,8 @@ Value buildFilterGradientProduct(OpBuilder &b, Location loc, Value paddedInput,
   SmallVector<OpFoldResult> dySizes = tensor::getMixedSizes(b, loc, dY);
   int64_t inner = filterShape[1] * filterShape[2] * filterShape[3];
   Value init = createFilled(
-      b, loc, {b.getIndexAttr(filterShape[0]), b.getIndexAttr(inner)}, f32, 0.0);
+      b, loc, {b.getIndexAttr(filterShape[0]), b.getIndexAttr(inner)}, f32,
+      0.0);
   // Summed image by image (each image's columns stay in L2): per image,
   // dW[f, k] += dY_n[f, q] * Col_n[q, k] over its positions q; Col_n's rows
   // are contiguous along k.
@@ -612,12 +616,11 @@ Value buildConvolution(OpBuilder &b, Location loc, Value input, Value filter,
     Value groupedInput = splitDim(b, loc, input, 1, group);
     Value groupedFilter = splitDim(b, loc, filter, 0, group);
     Value groupedInit = splitDim(b, loc, init, 1, group);
-    Value result =
-        linalg::Conv2DNgchwGfchwOp::create(
-            b, loc, TypeRange{groupedInit.getType()},
-            ValueRange{groupedInput, groupedFilter}, ValueRange{groupedInit},
-            stridesAttr, dilationsAttr)
-            .getResult(0);
+    Value result = linalg::Conv2DNgchwGfchwOp::create(
+                       b, loc, TypeRange{groupedInit.getType()},
+                       ValueRange{groupedInput, groupedFilter},
+                       ValueRange{groupedInit}, stridesAttr, dilationsAttr)
+                       .getResult(0);
     return castTensor(b, loc, mergeDims(b, loc, result, 1), init.getType());
   }
   return buildGenericConvolution(b, loc, input, filter, init, strides,
@@ -631,9 +634,9 @@ Value buildPooling(OpBuilder &b, Location loc, PoolKind kind, Value input,
   auto inputType = cast<RankedTensorType>(input.getType());
   SmallVector<Type> resultTypes = {init.getType()};
   if ((rank == 1 || rank == 2) && kind != PoolKind::MaxUnsigned) {
-    Value window = createEmpty(
-        b, loc, getAsIndexOpFoldResult(b.getContext(), kernel),
-        inputType.getElementType());
+    Value window =
+        createEmpty(b, loc, getAsIndexOpFoldResult(b.getContext(), kernel),
+                    inputType.getElementType());
     SmallVector<Value> ins = {input, window};
     SmallVector<Value> outs = {init};
     Attribute stridesAttr = b.getI64TensorAttr(strides);
@@ -665,13 +668,11 @@ Value buildPooling(OpBuilder &b, Location loc, PoolKind kind, Value input,
   // An empty tensor of the window's shape read by k1..kn gives linalg the
   // reduction loops' bounds (the input map alone is not invertible); the
   // output map keeps the leading n, c, o dims.
-  Value window =
-      createEmpty(b, loc, getAsIndexOpFoldResult(context, kernel),
-                  inputType.getElementType());
+  Value window = createEmpty(b, loc, getAsIndexOpFoldResult(context, kernel),
+                             inputType.getElementType());
   SmallVector<AffineMap> maps = {
       AffineMap::get(numLoops, 0, inputExprs, context),
-      AffineMap::getMultiDimIdentityMap(numLoops, context)
-          .getMinorSubMap(rank),
+      AffineMap::getMultiDimIdentityMap(numLoops, context).getMinorSubMap(rank),
       AffineMap::getMultiDimIdentityMap(numLoops, context)
           .getMajorSubMap(2 + rank)};
   SmallVector<utils::IteratorType> iterators(2 + rank,

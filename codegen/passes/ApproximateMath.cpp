@@ -1,4 +1,5 @@
-//===- ApproximateMath.cpp - vectorizable exp ------------------------------===//
+//===- ApproximateMath.cpp - vectorizable exp
+//------------------------------===//
 //
 // See Passes.td. Only exp: it is the function whose libm call dominated the
 // transformer's step (softmax over every attention score), and upstream's

@@ -91,7 +91,8 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
                                     {ptrType, i64, i64}));
     Block *entry = task.addEntryBlock(builder);
     builder.setInsertionPointToStart(entry);
-    SmallVector<Value> operands = {entry->getArgument(1), entry->getArgument(2)};
+    SmallVector<Value> operands = {entry->getArgument(1),
+                                   entry->getArgument(2)};
     for (auto [i, field] : llvm::enumerate(context.getBody())) {
       Value address = LLVM::GEPOp::create(
           builder, loc, ptrType, context, entry->getArgument(0),
@@ -166,18 +167,19 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
       builder.setInsertionPoint(call);
       for (auto [i, value] :
            llvm::enumerate(call.getOperands().drop_front(2))) {
-        Value address = LLVM::GEPOp::create(
-            builder, loc, ptrType, contextType, storage,
-            ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+        Value address =
+            LLVM::GEPOp::create(builder, loc, ptrType, contextType, storage,
+                                ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
         LLVM::StoreOp::create(builder, loc, value, address);
       }
-      Value slotAddress = LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
+      Value slotAddress =
+          LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
       Value hook = LLVM::LoadOp::create(builder, loc, ptrType, slotAddress);
       Value taskAddress =
           LLVM::AddressOfOp::create(builder, loc, ptrType, task.getName());
-      LLVM::CallOp::create(builder, loc, hookType,
-                           ValueRange{hook, taskAddress, storage,
-                                      call.getOperand(1)});
+      LLVM::CallOp::create(
+          builder, loc, hookType,
+          ValueRange{hook, taskAddress, storage, call.getOperand(1)});
       call.erase();
     }
 
@@ -213,7 +215,8 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
         return hook.emitError() << "unexpected definition of '" << name << "'";
       Block *body = hook.addEntryBlock(builder);
       builder.setInsertionPointToStart(body);
-      Value slotAddress = LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
+      Value slotAddress =
+          LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
       Value callee = LLVM::LoadOp::create(builder, loc, ptrType, slotAddress);
       SmallVector<Value> operands = {callee};
       operands.append(body->args_begin(), body->args_end());
@@ -244,7 +247,8 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
       StringRef name = interface.getName().drop_front(kCInterfacePrefix.size());
       std::string wrapperName = prefix + "_" + name.str();
       if (module.lookupSymbol(wrapperName)) {
-        interface.emitError() << "symbol '" << wrapperName << "' already exists";
+        interface.emitError()
+            << "symbol '" << wrapperName << "' already exists";
         return signalPassFailure();
       }
       builder.setInsertionPointToEnd(module.getBody());

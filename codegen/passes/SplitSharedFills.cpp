@@ -17,8 +17,7 @@ namespace odt {
 
 namespace {
 
-struct SplitSharedFillsPass
-    : impl::SplitSharedFillsBase<SplitSharedFillsPass> {
+struct SplitSharedFillsPass : impl::SplitSharedFillsBase<SplitSharedFillsPass> {
   void runOnOperation() override {
     SmallVector<linalg::FillOp> shared;
     getOperation().walk([&](linalg::FillOp fill) {

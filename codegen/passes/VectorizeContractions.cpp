@@ -54,11 +54,12 @@ unsigned resultDim(AffineMap map, unsigned result) {
 /// The positions of `dims` in `map`'s results when they form one run in
 /// that order, or nothing.
 std::optional<unsigned> runStart(AffineMap map, ArrayRef<unsigned> dims) {
-  for (unsigned start = 0; start + dims.size() <= map.getNumResults(); ++start) {
+  for (unsigned start = 0; start + dims.size() <= map.getNumResults();
+       ++start) {
     bool matches = true;
     for (auto [offset, dim] : llvm::enumerate(dims))
-      matches &= map.getResult(start + offset) == getAffineDimExpr(
-                                                      dim, map.getContext());
+      matches &= map.getResult(start + offset) ==
+                 getAffineDimExpr(dim, map.getContext());
     if (matches)
       return start;
   }
@@ -136,8 +137,8 @@ linalg::GenericOp collapseReductions(RewriterBase &rewriter,
   SmallVector<AffineMap> newMaps = {rebuild(maps[0], startA),
                                     rebuild(maps[1], startB),
                                     rebuild(maps[2], std::nullopt)};
-  SmallVector<utils::IteratorType> newIterators(
-      newCount - 1, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> newIterators(newCount - 1,
+                                                utils::IteratorType::parallel);
   newIterators.push_back(utils::IteratorType::reduction);
   auto collapsed = linalg::GenericOp::create(
       rewriter, op.getLoc(), op.getResultTypes(), ValueRange{a, b},
@@ -173,8 +174,8 @@ std::optional<ContractionPlan> planContraction(linalg::GenericOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   unsigned reductions = llvm::count(iterators, utils::IteratorType::reduction);
   AffineMap mapA = maps[0], mapB = maps[1], mapC = maps[2];
-  if (reductions != 1 || mapC.getNumResults() < 2 ||
-      mapA.getNumResults() < 2 || mapB.getNumResults() < 2)
+  if (reductions != 1 || mapC.getNumResults() < 2 || mapA.getNumResults() < 2 ||
+      mapB.getNumResults() < 2)
     return std::nullopt;
   ContractionPlan plan;
   plan.k = std::distance(iterators.begin(),
@@ -205,8 +206,7 @@ std::optional<ContractionPlan> planContraction(linalg::GenericOp op) {
   // B rows along n are read as vectors; any other layout (a transposed
   // weight, a transpose fused into the product) is packed element by
   // element.
-  plan.transposeB =
-      resultDim(mapB, mapB.getNumResults() - 1) != plan.n;
+  plan.transposeB = resultDim(mapB, mapB.getNumResults() - 1) != plan.n;
   return plan;
 }
 
@@ -240,16 +240,18 @@ public:
     // a filled buffer, and the fill is left to dead-code elimination.
     if (auto fill = c.getDefiningOp<linalg::FillOp>()) {
       Value value = fill.getInputs()[0];
-      if (value.getType().isF32() && fill.getOutputs()[0].getType() == c.getType()) {
+      if (value.getType().isF32() &&
+          fill.getOutputs()[0].getType() == c.getType()) {
         initialValue = value;
         c = fill.getOutputs()[0];
       }
     }
 
-    SmallVector<Range, 4> ranges =
-        cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(builder, loc);
+    SmallVector<Range, 4> ranges = cast<linalg::LinalgOp>(op.getOperation())
+                                       .createLoopRanges(builder, loc);
     for (Range &range : ranges)
-      sizes.push_back(getValueOrCreateConstantIndexOp(builder, loc, range.size));
+      sizes.push_back(
+          getValueOrCreateConstantIndexOp(builder, loc, range.size));
     int64_t chunkColumns = columns * kTilesPerChunk;
     std::optional<int64_t> staticN = getConstantIntValue(ranges[plan.n].size);
 
@@ -275,13 +277,13 @@ public:
     columnsInBounds =
         staticN && *staticN % (byColumns ? chunkColumns : columns) == 0;
     Value extent = sizes[parallelDim];
-    Value step = byColumns
-                     ? arith::ConstantIndexOp::create(builder, loc, chunkColumns)
-                     : one;
+    Value step =
+        byColumns ? arith::ConstantIndexOp::create(builder, loc, chunkColumns)
+                  : one;
     Value iterations = arith::CeilDivUIOp::create(builder, loc, extent, step);
-    auto forall = scf::ForallOp::create(builder, loc,
-                                        ArrayRef<OpFoldResult>{iterations},
-                                        ValueRange{c}, std::nullopt);
+    auto forall =
+        scf::ForallOp::create(builder, loc, ArrayRef<OpFoldResult>{iterations},
+                              ValueRange{c}, std::nullopt);
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(forall.getBody());
     Value index = forall.getInductionVar(0);
@@ -291,8 +293,8 @@ public:
         builder, loc, step, arith::SubIOp::create(builder, loc, extent, first));
     AffineExpr parallelExpr =
         getAffineDimExpr(parallelDim, builder.getContext());
-    Slice cSlice = slice(builder, cOut, *maps[2].getResultPosition(parallelExpr),
-                         first, width);
+    Slice cSlice = slice(
+        builder, cOut, *maps[2].getResultPosition(parallelExpr), first, width);
     // Each operand that the parallel dim moves is cut the same way.
     if (std::optional<unsigned> inA = maps[0].getResultPosition(parallelExpr))
       a = slice(builder, a, *inA, first, width).value;
@@ -394,11 +396,11 @@ private:
         builder, loc, zero, sizes[plan.n], columnStep, ValueRange{c},
         [&](OpBuilder &jb, Location, Value column, ValueRange args) {
           dimValues[plan.n] = column;
-          Value result = emitRowTiles(
-              jb, args[0], zero, sizes[plan.k], [&](OpBuilder &kb, Value k) {
-                dimValues[plan.k] = k;
-                return readRowOfB(kb);
-              });
+          Value result = emitRowTiles(jb, args[0], zero, sizes[plan.k],
+                                      [&](OpBuilder &kb, Value k) {
+                                        dimValues[plan.k] = k;
+                                        return readRowOfB(kb);
+                                      });
           scf::YieldOp::create(jb, loc, result);
         });
     return tiles.getResult(0);
@@ -437,8 +439,8 @@ private:
         builder, loc, zero, columnCount, one, ValueRange{panel},
         [&](OpBuilder &cb, Location, Value offset, ValueRange columnArgs) {
           Value n = arith::AddIOp::create(cb, loc, column, offset);
-          Value inside = arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::ult,
-                                               n, sizes[plan.n]);
+          Value inside = arith::CmpIOp::create(
+              cb, loc, arith::CmpIPredicate::ult, n, sizes[plan.n]);
           dimValues[plan.n] = arith::MinUIOp::create(cb, loc, n, lastColumn);
           auto kLoop = scf::ForOp::create(
               cb, loc, zero, kCount, one, columnArgs,
@@ -480,9 +482,9 @@ private:
     auto tiles = scf::ForOp::create(
         builder, loc, zero, fullEnd, tileStep, ValueRange{c},
         [&](OpBuilder &nested, Location, Value row, ValueRange args) {
-          scf::YieldOp::create(nested, loc,
-                               emitTile(nested, row, rows, args[0], kStart,
-                                        kCount, readRow));
+          scf::YieldOp::create(
+              nested, loc,
+              emitTile(nested, row, rows, args[0], kStart, kCount, readRow));
         });
     if (std::optional<int64_t> staticM = getConstantIntValue(m)) {
       int64_t left = *staticM % rows;
@@ -516,8 +518,8 @@ private:
     SmallVector<Value> accumulators;
     Value splat, firstBlock;
     if (initialValue) {
-      splat = vector::BroadcastOp::create(builder, loc, vectorType,
-                                          initialValue);
+      splat =
+          vector::BroadcastOp::create(builder, loc, vectorType, initialValue);
       std::optional<int64_t> start = getConstantIntValue(kStart);
       if (!start || *start != 0)
         firstBlock = arith::CmpIOp::create(
@@ -557,8 +559,8 @@ private:
                 tensor::ExtractOp::create(nested, loc, a, indicesOf(0));
             Value broadcast =
                 vector::BroadcastOp::create(nested, loc, vectorType, element);
-            next.push_back(vector::FMAOp::create(nested, loc, broadcast,
-                                                 rowOfB, sums[r]));
+            next.push_back(
+                vector::FMAOp::create(nested, loc, broadcast, rowOfB, sums[r]));
           }
           scf::YieldOp::create(nested, loc, next);
         });

@@ -71,17 +71,16 @@ void ThreadPool::run(ParallelTask newTask, void *newContext, int64_t newCount) {
       continue;
     }
     std::unique_lock<std::mutex> lock(mutex);
-    done.wait(lock, [this] {
-      return pending.load(std::memory_order_acquire) == 0;
-    });
+    done.wait(lock,
+              [this] { return pending.load(std::memory_order_acquire) == 0; });
   }
 }
 
 void ThreadPool::work(int index) {
   uint64_t seen = 0;
   for (;;) {
-    for (int round = 0;
-         generation.load(std::memory_order_acquire) == seen && round < kSpinRounds;
+    for (int round = 0; generation.load(std::memory_order_acquire) == seen &&
+                        round < kSpinRounds;
          ++round)
       pause();
     if (generation.load(std::memory_order_acquire) == seen) {

@@ -1,4 +1,5 @@
-//===- ThreadPool.h - the threads compiled parallel loops run on -*- C++ -*-===//
+//===- ThreadPool.h - the threads compiled parallel loops run on -*- C++
+//-*-===//
 //
 // A compiled model calls its parallel hook (P_set_parallel) with a task and
 // an iteration count; the runtime's hook splits [0, count) into one
