@@ -418,7 +418,6 @@ Value buildImageColumns(OpBuilder &b, Location loc, Value input,
       layout == ColumnLayout::ImageMajor
           ? SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}}
           : SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}};
-  (void)inputType;
   return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), groups);
 }
 

@@ -48,8 +48,6 @@ public:
     return true;
   }
 
-  uint64_t systemAllocations = 0;
-
 private:
   struct Bucket {
     uint64_t size = 0; // 0: unused slot
@@ -89,15 +87,13 @@ void *stepAllocate(uint64_t size) {
   uint64_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0)
     rounded = kAlignment;
-  ThreadCache &threadCache = cache();
-  Header *block = threadCache.take(rounded);
+  Header *block = cache().take(rounded);
   if (!block) {
     block = static_cast<Header *>(
         std::aligned_alloc(kAlignment, rounded + sizeof(Header)));
     if (!block)
       return nullptr;
     block->size = rounded;
-    ++threadCache.systemAllocations;
   }
   return block + 1;
 }
@@ -109,7 +105,5 @@ void stepRelease(void *pointer) {
   if (!cache().put(block))
     std::free(block);
 }
-
-uint64_t stepAllocatorSystemAllocations() { return cache().systemAllocations; }
 
 } // namespace odt

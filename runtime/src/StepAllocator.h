@@ -23,9 +23,6 @@ void *stepAllocate(uint64_t size);
 /// thread's cache.
 void stepRelease(void *block);
 
-/// Blocks the calling thread obtained from the system so far (for tests).
-uint64_t stepAllocatorSystemAllocations();
-
 } // namespace odt
 
 #endif // ODT_RUNTIME_STEPALLOCATOR_H
