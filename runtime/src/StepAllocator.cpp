@@ -12,7 +12,7 @@ constexpr uint64_t kAlignment = 64;
 /// In front of every block: its usable size and the cache list link. One
 /// alignment unit, so the user pointer stays 64-byte aligned.
 struct alignas(kAlignment) Header {
-  uint64_t size; // usable bytes (a multiple of kAlignment); 0: not cached
+  uint64_t size; // usable bytes (a multiple of kAlignment)
   Header *next;  // in a cache list while free
 };
 
