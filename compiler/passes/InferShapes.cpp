@@ -59,6 +59,26 @@ FailureOr<onnx::Shape> getArgumentShape(func::FuncOp func, BlockArgument arg,
   return shape;
 }
 
+} // namespace
+
+LogicalResult inferFunctionShapes(func::FuncOp func,
+                                  onnx::ShapeContext &context) {
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type)
+      return emitError(arg.getLoc())
+             << "argument #" << arg.getArgNumber() << " has type "
+             << arg.getType() << "; shape inference needs ranked tensors";
+    FailureOr<onnx::Shape> shape = getArgumentShape(func, arg, type, context);
+    if (failed(shape))
+      return failure();
+    context.setShape(arg, *shape, type.getElementType());
+  }
+  return onnx::inferShapesInBlock(func.front(), context);
+}
+
+namespace {
+
 struct InferShapesPass : impl::InferShapesBase<InferShapesPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
@@ -66,20 +86,7 @@ struct InferShapesPass : impl::InferShapesBase<InferShapesPass> {
       return;
     onnx::ShapeContext context;
     Builder builder(&getContext());
-    for (BlockArgument arg : func.getArguments()) {
-      auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!type) {
-        emitError(arg.getLoc())
-            << "argument #" << arg.getArgNumber() << " has type "
-            << arg.getType() << "; shape inference needs ranked tensors";
-        return signalPassFailure();
-      }
-      FailureOr<onnx::Shape> shape = getArgumentShape(func, arg, type, context);
-      if (failed(shape))
-        return signalPassFailure();
-      context.setShape(arg, *shape, type.getElementType());
-    }
-    if (failed(onnx::inferShapesInBlock(func.front(), context)))
+    if (failed(inferFunctionShapes(func, context)))
       return signalPassFailure();
     context.refineTypes();
     auto returnOp = cast<func::ReturnOp>(func.front().getTerminator());

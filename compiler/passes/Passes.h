@@ -7,6 +7,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+namespace odt::onnx {
+class ShapeContext;
+}
+
 namespace odt {
 
 #define GEN_PASS_DECL
@@ -14,6 +18,11 @@ namespace odt {
 
 #define GEN_PASS_REGISTRATION
 #include "compiler/passes/Passes.h.inc"
+
+/// Shape inference over `func` into `context` (the InferShapes pass without
+/// writing types back): argument shapes from their types and `onnx.dims`.
+mlir::LogicalResult inferFunctionShapes(mlir::func::FuncOp func,
+                                        onnx::ShapeContext &context);
 
 } // namespace odt
 

@@ -43,6 +43,9 @@ inline constexpr llvm::StringLiteral kNameAttr = "odt.name";
 inline constexpr llvm::StringLiteral kParamAttr = "odt.param";
 inline constexpr llvm::StringLiteral kTiedAttr = "odt.tied";
 inline constexpr llvm::StringLiteral kDimsAttr = "onnx.dims";
+/// On an op: the names its results get in an exported ONNX graph (an
+/// ArrayAttr of strings, "" for a fresh name).
+inline constexpr llvm::StringLiteral kResultNamesAttr = "odt.result_names";
 // Module attribute: the parameters, in training-graph input order.
 inline constexpr llvm::StringLiteral kParametersAttr = "odt.parameters";
 // Module attribute: the optimizer's kind and hyper-parameters.

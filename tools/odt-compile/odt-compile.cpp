@@ -2,6 +2,7 @@
 //
 //   odt-compile ARTIFACT_DIR -o OUT_DIR
 //   odt-compile --train F [--eval F] [--optimizer F] [--checkpoint F] -o OUT_DIR
+//   odt-compile generate-artifacts MODEL.onnx -o ARTIFACT_DIR [--loss ...]
 //
 // Writes OUT_DIR/model.o (link into an application), OUT_DIR/model.h, the
 // loadable OUT_DIR/libmodel.so and OUT_DIR/model.json (the descriptor, for
@@ -11,7 +12,10 @@
 
 #include "codegen/Descriptor.h"
 #include "codegen/Pipeline.h"
+#include "compiler/autodiff/GradientBuilder.h"
+#include "compiler/export/ModelExporter.h"
 #include "compiler/import/ArtifactImporter.h"
+#include "compiler/training/GenerateArtifacts.h"
 
 #include "Checkpoint.h"
 #include "Npy.h"
@@ -73,6 +77,88 @@ static cl::list<std::string> inputValues(
     cl::desc("Fix a graph input to the values of a .npy file (a compile-time "
              "specialization; the input leaves the model's signature)"),
     cl::value_desc("NAME=FILE.npy"), cl::cat(category));
+
+// generate-artifacts: ORT's artifact trio from a plain forward model.
+static cl::SubCommand generateCommand(
+    "generate-artifacts",
+    "Training, eval and optimizer models and a checkpoint from a forward "
+    "model, by odt's autodiff");
+static cl::opt<std::string> forwardModel(cl::Positional, cl::Required,
+                                         cl::desc("MODEL.onnx"),
+                                         cl::sub(generateCommand));
+static cl::opt<std::string>
+    generateOut("o", cl::Required, cl::desc("Artifact folder"),
+                cl::value_desc("ARTIFACT_DIR"), cl::sub(generateCommand));
+static cl::list<std::string> requiresGrad(
+    "requires-grad",
+    cl::desc("Trainable initializers (default: every floating-point "
+             "initializer not frozen)"),
+    cl::value_desc("NAME"), cl::CommaSeparated, cl::sub(generateCommand));
+static cl::list<std::string>
+    frozenParams("frozen",
+                 cl::desc("Initializers kept as parameters without gradients"),
+                 cl::value_desc("NAME"), cl::CommaSeparated,
+                 cl::sub(generateCommand));
+static cl::opt<std::string> lossKind(
+    "loss",
+    cl::desc("MSELoss, CrossEntropyLoss, BCEWithLogitsLoss, L1Loss or none "
+             "(the loss input is the loss)"),
+    cl::init("none"), cl::sub(generateCommand));
+static cl::opt<std::string> lossReduction("reduction",
+                                          cl::desc("mean (default), sum, none"),
+                                          cl::init("mean"),
+                                          cl::sub(generateCommand));
+static cl::opt<int64_t>
+    ignoreIndex("ignore-index",
+                cl::desc("CrossEntropyLoss: the label that adds no loss"),
+                cl::sub(generateCommand));
+static cl::list<std::string>
+    lossInputs("loss-input",
+               cl::desc("The model output the loss reads (default: the first)"),
+               cl::value_desc("NAME"), cl::sub(generateCommand));
+static cl::list<std::string> additionalOutputs(
+    "additional-output",
+    cl::desc("Model outputs the training and eval graphs also return"),
+    cl::value_desc("NAME"), cl::CommaSeparated, cl::sub(generateCommand));
+static cl::opt<std::string> optimizerKind("optimizer",
+                                          cl::desc("AdamW (default) or SGD"),
+                                          cl::init("AdamW"),
+                                          cl::sub(generateCommand));
+static cl::opt<float> adamBeta1("beta1", cl::desc("AdamW beta1 (0.9)"),
+                                cl::init(0.9f), cl::sub(generateCommand));
+static cl::opt<float> adamBeta2("beta2", cl::desc("AdamW beta2 (0.999)"),
+                                cl::init(0.999f), cl::sub(generateCommand));
+static cl::opt<float> adamEpsilon("eps", cl::desc("AdamW epsilon (1e-6)"),
+                                  cl::init(1e-6f), cl::sub(generateCommand));
+static cl::opt<float> weightDecay("weight-decay",
+                                  cl::desc("AdamW weight decay (0)"),
+                                  cl::init(0.0f), cl::sub(generateCommand));
+static cl::opt<int64_t>
+    adamMode("adam-mode",
+             cl::desc("AdamW mode: 0 PyTorch, 1 Hugging Face (default)"),
+             cl::init(1), cl::sub(generateCommand));
+static cl::opt<bool> biasCorrection("bias-correction",
+                                    cl::desc("AdamW bias correction (true)"),
+                                    cl::init(true), cl::sub(generateCommand));
+static cl::opt<float>
+    clipGradNorm("clip-grad-norm",
+                 cl::desc("Clip the global gradient norm to MAX before each "
+                          "update"),
+                 cl::value_desc("MAX"), cl::sub(generateCommand));
+static cl::opt<bool>
+    nominalCheckpoint("nominal-checkpoint",
+                      cl::desc("Also write nominal_checkpoint (names and "
+                               "types only)"),
+                      cl::sub(generateCommand));
+static cl::opt<std::string>
+    artifactPrefix("prefix", cl::desc("Prefix of the artifact file names"),
+                   cl::sub(generateCommand));
+static cl::opt<std::string>
+    compileAfter("compile",
+                 cl::desc("Then compile the artifacts into OUT_DIR"),
+                 cl::value_desc("OUT_DIR"), cl::sub(generateCommand));
+static cl::opt<bool> generateQuiet("quiet", cl::desc("No progress lines"),
+                                   cl::sub(generateCommand));
 
 namespace {
 
@@ -209,103 +295,52 @@ std::string nodeNameOf(Location loc) {
   return "";
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  // MLIR's printing options (--mlir-print-debuginfo shows node names as
-  // locations in --emit output).
-  registerAsmPrinterCLOptions();
-  registerMLIRContextCLOptions();
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "odt-compile: ONNX Runtime training artifacts to native code\n\n"
-      "  odt-compile ARTIFACT_DIR -o OUT_DIR\n"
-      "  odt-compile --train F [--eval F] [--optimizer F] [--checkpoint F] "
-      "-o OUT_DIR\n");
-
-  // Copies of the options: lld, which runs in this process, resets every
-  // llvm::cl option when it links.
-  const std::string outDir = outputDir;
-  const bool beQuiet = quiet;
-  odt::ArtifactPaths paths{trainPath, evalPath, optimizerPath, checkpointPath,
-                           {}};
-  if (!artifactDir.empty()) {
-    if (!trainPath.empty() || !evalPath.empty() || !optimizerPath.empty())
-      return fail("give either ARTIFACT_DIR or --train/--eval/--optimizer");
-    if (!llvm::sys::fs::is_directory(artifactDir))
-      return fail("'" + artifactDir + "' is not a folder");
-    auto pick = [&](const char *name) {
-      std::string path = joinPath(artifactDir, name);
-      return llvm::sys::fs::exists(path) ? path : std::string();
-    };
-    paths.train = pick("training_model.onnx");
-    paths.eval = pick("eval_model.onnx");
-    paths.optimizer = pick("optimizer_model.onnx");
-    if (paths.checkpoint.empty())
-      paths.checkpoint = pick("checkpoint");
-    if (paths.train.empty() && paths.eval.empty())
-      return fail("'" + artifactDir +
-                  "' holds neither training_model.onnx nor eval_model.onnx");
-  }
-  if (paths.train.empty() && paths.eval.empty())
-    return fail(paths.optimizer.empty()
-                    ? "no model given (see --help)"
-                    : "an optimizer model needs the training model it updates "
-                      "(--train)");
-  for (const std::string &entry : inputValues) {
-    size_t eq = entry.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
-      return fail("--input-value needs NAME=FILE.npy, got '" + entry + "'");
-    std::string name = entry.substr(0, eq);
-    odt::Result<odt::Tensor> tensor = odt::readNpy(entry.substr(eq + 1));
-    if (!tensor)
-      return fail("--input-value " + name + ": " + tensor.getStatus().message());
-    const char *bytes = static_cast<const char *>(tensor->data());
-    odt::InputValue value{static_cast<int32_t>(tensor->dtype()),
-                          tensor->shape(),
-                          std::vector<char>(bytes, bytes + tensor->byteSize())};
-    if (!paths.inputValues.emplace(name, std::move(value)).second)
-      return fail("--input-value " + name + " is given twice");
-  }
-  static const char *kStages[] = {"onnx", "linalg", "llvm", "asm", "obj"};
-  if (!emit.empty() && !llvm::is_contained(kStages, emit))
-    return fail("unknown --emit stage '" + emit +
-                "' (onnx, linalg, llvm, asm, obj)");
-  bool printsOnly = !emit.empty() && emit != "obj";
-  if (!printsOnly && outDir.empty())
-    return fail("no output folder (-o OUT_DIR)");
-  if (!llvm::StringRef(prefix).ltrim("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789").empty() ||
-      prefix.empty() || llvm::isDigit(prefix[0]))
-    return fail("--name must be a C identifier");
-
+/// The MLIR context of one run, with odt's dialects and a diagnostic handler
+/// that prints one line per message, prefixed by the tool.
+struct Session {
   DialectRegistry registry;
-  odt::registerCompilerDialects(registry);
-  odt::registerCompilerPasses();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // The messages say what is wrong and where; an IR dump would bury them.
-  context.printOpOnDiagnostic(false);
-  // Diagnostics: one line each, prefixed by the tool; node names are in the
-  // messages themselves.
-  ScopedDiagnosticHandler handler(&context, [](Diagnostic &diag) {
-    const char *kind = diag.getSeverity() == DiagnosticSeverity::Error ? "error"
-                       : diag.getSeverity() == DiagnosticSeverity::Warning
-                           ? "warning"
-                           : "note";
+  std::unique_ptr<MLIRContext> contextPtr;
+  std::unique_ptr<ScopedDiagnosticHandler> handler;
+  MLIRContext &context;
+
+  Session() : contextPtr(makeContext(registry)), context(*contextPtr) {
     // Messages of odt's own passes name the node already; MLIR's generic
     // ones (type constraints, legalization) get the node from the location.
-    std::string message = diag.str();
-    std::string node = nodeNameOf(diag.getLocation());
-    if (!node.empty() && message.find("'" + node + "'") == std::string::npos)
-      message = "node '" + node + "': " + message;
-    llvm::errs() << "odt-compile: " << kind << ": " << message << "\n";
-    for (const Diagnostic &note : diag.getNotes())
-      llvm::errs() << "odt-compile: note: " << note.str() << "\n";
-    return success();
-  });
+    handler = std::make_unique<ScopedDiagnosticHandler>(
+        &context, [](Diagnostic &diag) {
+          const char *kind =
+              diag.getSeverity() == DiagnosticSeverity::Error     ? "error"
+              : diag.getSeverity() == DiagnosticSeverity::Warning ? "warning"
+                                                                  : "note";
+          std::string message = diag.str();
+          std::string node = nodeNameOf(diag.getLocation());
+          if (!node.empty() &&
+              message.find("'" + node + "'") == std::string::npos)
+            message = "node '" + node + "': " + message;
+          llvm::errs() << "odt-compile: " << kind << ": " << message << "\n";
+          for (const Diagnostic &note : diag.getNotes())
+            llvm::errs() << "odt-compile: note: " << note.str() << "\n";
+          return success();
+        });
+  }
 
+  static std::unique_ptr<MLIRContext> makeContext(DialectRegistry &registry) {
+    odt::registerCompilerDialects(registry);
+    odt::registerGradientRules(registry);
+    odt::registerCompilerPasses();
+    auto context = std::make_unique<MLIRContext>(registry);
+    context->loadAllAvailableDialects();
+    // The messages say what is wrong and where; an IR dump would bury them.
+    context->printOpOnDiagnostic(false);
+    return context;
+  }
+};
+
+/// Compiles the artifacts `paths` into `outDir`.
+int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
+            bool beQuiet) {
+  Session session;
+  MLIRContext &context = session.context;
   PhaseTimer timer(beQuiet);
   timer.start("import");
   std::vector<odt::ParameterValue> forwardParameters;
@@ -418,4 +453,193 @@ int main(int argc, char **argv) {
   if (!beQuiet)
     timer.print();
   return 0;
+}
+
+
+/// generate-artifacts: builds the trio and the checkpoint in memory, writes
+/// them to a staging folder inside ARTIFACT_DIR and moves the complete set
+/// into place; then, with --compile, compiles them.
+int generate() {
+  const std::string outDir = generateOut;
+  odt::ArtifactOptions options;
+  options.modelPath = forwardModel;
+  options.requiresGrad.assign(requiresGrad.begin(), requiresGrad.end());
+  options.frozen.assign(frozenParams.begin(), frozenParams.end());
+  options.loss = lossKind;
+  options.reduction = lossReduction;
+  if (ignoreIndex.getNumOccurrences())
+    options.ignoreIndex = ignoreIndex;
+  options.lossInputs.assign(lossInputs.begin(), lossInputs.end());
+  options.additionalOutputs.assign(additionalOutputs.begin(),
+                                   additionalOutputs.end());
+  options.optimizer = optimizerKind;
+  options.beta1 = adamBeta1;
+  options.beta2 = adamBeta2;
+  options.epsilon = adamEpsilon;
+  options.weightDecay = weightDecay;
+  options.adamMode = adamMode;
+  options.biasCorrection = biasCorrection;
+  if (clipGradNorm.getNumOccurrences())
+    options.clipGradNorm = clipGradNorm;
+  if (adamMode != 0 && adamMode != 1)
+    return fail("--adam-mode must be 0 or 1");
+  if (options.ignoreIndex && options.loss != "CrossEntropyLoss")
+    return fail("--ignore-index applies to --loss CrossEntropyLoss only");
+  const std::string filePrefix = artifactPrefix;
+  const std::string compileDir = compileAfter;
+  const bool beQuiet = generateQuiet;
+  if (!filePrefix.empty() &&
+      filePrefix.find_first_of("/\\") != std::string::npos)
+    return fail("--prefix must not contain a path separator");
+
+  odt::Artifacts artifacts;
+  {
+    Session session;
+    if (!beQuiet)
+      llvm::errs() << "odt-compile: generating artifacts from '"
+                   << options.modelPath << "'...\n";
+    if (failed(odt::generateArtifacts(session.context, options, artifacts)))
+      return 1;
+  }
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return fail("cannot create '" + outDir + "': " + ec.message());
+  std::string staging = joinPath(outDir, ".odt-generate-staging");
+  llvm::sys::fs::remove_directories(staging);
+  if (std::error_code ec = llvm::sys::fs::create_directories(staging))
+    return fail("cannot create '" + staging + "': " + ec.message());
+  auto cleanup = [&]() { llvm::sys::fs::remove_directories(staging); };
+  std::string error;
+  std::vector<std::string> names;
+  std::pair<const char *, ::onnx::ModelProto *> models[] = {
+      {"training_model.onnx", &artifacts.training},
+      {"eval_model.onnx", &artifacts.eval},
+      {"optimizer_model.onnx", &artifacts.optimizer}};
+  for (auto &[name, model] : models) {
+    std::string fileName = filePrefix + name;
+    if (failed(odt::writeModel(*model, joinPath(staging, fileName), error))) {
+      cleanup();
+      return fail(error);
+    }
+    names.push_back(fileName);
+  }
+  odt::CheckpointState state, nominal;
+  nominal.isNominal = true;
+  for (const odt::ArtifactParameter &value : artifacts.parameters) {
+    auto parameter = std::make_shared<odt::Parameter>();
+    parameter->name = value.name;
+    parameter->dtype = static_cast<odt::DataType>(value.dataType);
+    parameter->requiresGrad = value.trainable;
+    auto empty = std::make_shared<odt::Parameter>(*parameter);
+    parameter->data = odt::Tensor::copyOf(parameter->dtype, value.dims,
+                                          value.bytes.data());
+    state.parameters.push_back(parameter);
+    nominal.parameters.push_back(empty);
+  }
+  std::vector<std::pair<std::string, odt::CheckpointState *>> checkpoints = {
+      {filePrefix + "checkpoint", &state}};
+  if (nominalCheckpoint)
+    checkpoints.push_back({filePrefix + "nominal_checkpoint", &nominal});
+  for (auto &[name, checkpoint] : checkpoints) {
+    odt::Status saved = odt::saveCheckpoint(
+        *checkpoint, joinPath(staging, name), /*includeOptimizerState=*/false);
+    if (!saved) {
+      cleanup();
+      return fail(saved.message());
+    }
+    names.push_back(name);
+  }
+  if (!installOutputs(staging, outDir, names, error)) {
+    cleanup();
+    return fail(error);
+  }
+  cleanup();
+  if (!beQuiet)
+    llvm::errs() << "odt-compile: wrote " << llvm::join(names, ", ")
+                 << " to '" << outDir << "'\n";
+  if (compileDir.empty())
+    return 0;
+  odt::ArtifactPaths paths{joinPath(outDir, filePrefix + "training_model.onnx"),
+                           joinPath(outDir, filePrefix + "eval_model.onnx"),
+                           joinPath(outDir, filePrefix + "optimizer_model.onnx"),
+                           joinPath(outDir, filePrefix + "checkpoint"),
+                           {}};
+  return compile(paths, compileDir, beQuiet);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  // MLIR's printing options (--mlir-print-debuginfo shows node names as
+  // locations in --emit output).
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "odt-compile: ONNX Runtime training artifacts to native code\n\n"
+      "  odt-compile ARTIFACT_DIR -o OUT_DIR\n"
+      "  odt-compile --train F [--eval F] [--optimizer F] [--checkpoint F] "
+      "-o OUT_DIR\n");
+
+  if (generateCommand)
+    return generate();
+
+  // Copies of the options: lld, which runs in this process, resets every
+  // llvm::cl option when it links.
+  const std::string outDir = outputDir;
+  const bool beQuiet = quiet;
+  odt::ArtifactPaths paths{trainPath, evalPath, optimizerPath, checkpointPath,
+                           {}};
+  if (!artifactDir.empty()) {
+    if (!trainPath.empty() || !evalPath.empty() || !optimizerPath.empty())
+      return fail("give either ARTIFACT_DIR or --train/--eval/--optimizer");
+    if (!llvm::sys::fs::is_directory(artifactDir))
+      return fail("'" + artifactDir + "' is not a folder");
+    auto pick = [&](const char *name) {
+      std::string path = joinPath(artifactDir, name);
+      return llvm::sys::fs::exists(path) ? path : std::string();
+    };
+    paths.train = pick("training_model.onnx");
+    paths.eval = pick("eval_model.onnx");
+    paths.optimizer = pick("optimizer_model.onnx");
+    if (paths.checkpoint.empty())
+      paths.checkpoint = pick("checkpoint");
+    if (paths.train.empty() && paths.eval.empty())
+      return fail("'" + artifactDir +
+                  "' holds neither training_model.onnx nor eval_model.onnx");
+  }
+  if (paths.train.empty() && paths.eval.empty())
+    return fail(paths.optimizer.empty()
+                    ? "no model given (see --help)"
+                    : "an optimizer model needs the training model it updates "
+                      "(--train)");
+  for (const std::string &entry : inputValues) {
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
+      return fail("--input-value needs NAME=FILE.npy, got '" + entry + "'");
+    std::string name = entry.substr(0, eq);
+    odt::Result<odt::Tensor> tensor = odt::readNpy(entry.substr(eq + 1));
+    if (!tensor)
+      return fail("--input-value " + name + ": " + tensor.getStatus().message());
+    const char *bytes = static_cast<const char *>(tensor->data());
+    odt::InputValue value{static_cast<int32_t>(tensor->dtype()),
+                          tensor->shape(),
+                          std::vector<char>(bytes, bytes + tensor->byteSize())};
+    if (!paths.inputValues.emplace(name, std::move(value)).second)
+      return fail("--input-value " + name + " is given twice");
+  }
+  static const char *kStages[] = {"onnx", "linalg", "llvm", "asm", "obj"};
+  if (!emit.empty() && !llvm::is_contained(kStages, emit))
+    return fail("unknown --emit stage '" + emit +
+                "' (onnx, linalg, llvm, asm, obj)");
+  bool printsOnly = !emit.empty() && emit != "obj";
+  if (!printsOnly && outDir.empty())
+    return fail("no output folder (-o OUT_DIR)");
+  if (!llvm::StringRef(prefix).ltrim("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789").empty() ||
+      prefix.empty() || llvm::isDigit(prefix[0]))
+    return fail("--name must be a C identifier");
+
+  return compile(paths, outDir, beQuiet);
 }

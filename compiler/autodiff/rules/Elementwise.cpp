@@ -1,0 +1,258 @@
+//===- Elementwise.cpp - gradient rules of elementwise ops ----------------===//
+//
+// Binary ops broadcast, so each operand's gradient is summed back to the
+// operand's shape. Activations whose derivative is cheapest from their
+// output (Relu, Sigmoid, Tanh, Exp, Sqrt) read the output, as ORT's
+// gradient builder does, so the input need not stay alive.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/autodiff/rules/RuleSupport.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace odt {
+namespace {
+
+Value x0(Operation *op) { return op->getOperand(0); }
+Value y0(Operation *op) { return op->getResult(0); }
+Type elem(Value v) { return GradientBuilder::elementType(v); }
+
+ODT_GRADIENT_RULE(Add) {
+  for (unsigned i = 0; i < 2; ++i)
+    if (b.needsGradient(i))
+      dx[i] = b.sumToShapeOf(dy[0], op->getOperand(i));
+  return success();
+}
+
+ODT_GRADIENT_RULE(Sub) {
+  if (b.needsGradient(0))
+    dx[0] = b.sumToShapeOf(dy[0], op->getOperand(0));
+  if (b.needsGradient(1))
+    dx[1] = b.sumToShapeOf(b.create("onnx.Neg", {dy[0]}), op->getOperand(1));
+  return success();
+}
+
+ODT_GRADIENT_RULE(Mul) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (b.needsGradient(0))
+    dx[0] = b.sumToShapeOf(b.create("onnx.Mul", {dy[0], rhs}), lhs);
+  if (b.needsGradient(1))
+    dx[1] = b.sumToShapeOf(b.create("onnx.Mul", {dy[0], lhs}), rhs);
+  return success();
+}
+
+ODT_GRADIENT_RULE(Div) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (b.needsGradient(0))
+    dx[0] = b.sumToShapeOf(b.create("onnx.Div", {dy[0], rhs}), lhs);
+  if (b.needsGradient(1)) {
+    // d(a/b)/db = -(a/b)/b = -y/b.
+    Value quotient = b.create("onnx.Div", {y0(op), rhs});
+    Value scaled = b.create("onnx.Mul", {dy[0], quotient});
+    dx[1] = b.sumToShapeOf(b.create("onnx.Neg", {scaled}), rhs);
+  }
+  return success();
+}
+
+ODT_GRADIENT_RULE(Pow) {
+  Value base = op->getOperand(0), exponent = op->getOperand(1);
+  if (b.needsGradient(0)) {
+    // e * a^(e-1), from Pow itself so a = 0 with e >= 1 stays finite.
+    Value one = b.scalar(1.0, elem(exponent));
+    Value lowered = b.create("onnx.Sub", {exponent, one});
+    Value power = b.create("onnx.Pow", {base, lowered});
+    Value castExponent = exponent;
+    if (elem(exponent) != elem(base))
+      castExponent = b.create(
+          "onnx.Cast", {exponent},
+          {b.intAttr("to", getONNXDataType(elem(base)))});
+    Value derivative = b.create("onnx.Mul", {castExponent, power});
+    dx[0] = b.sumToShapeOf(b.create("onnx.Mul", {dy[0], derivative}), base);
+  }
+  if (b.needsGradient(1)) {
+    // d(a^e)/de = a^e * ln(a).
+    Value log = b.create("onnx.Log", {base});
+    Value derivative = b.create("onnx.Mul", {y0(op), log});
+    dx[1] =
+        b.sumToShapeOf(b.create("onnx.Mul", {dy[0], derivative}), exponent);
+  }
+  return success();
+}
+
+ODT_GRADIENT_RULE(Neg) {
+  dx[0] = b.create("onnx.Neg", {dy[0]});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Identity) {
+  dx[0] = dy[0];
+  return success();
+}
+
+ODT_GRADIENT_RULE(Abs) {
+  Value negative = b.create("onnx.Less", {x0(op), b.scalar(0.0, elem(x0(op)))});
+  dx[0] = b.create("onnx.Where",
+                   {negative, b.create("onnx.Neg", {dy[0]}), dy[0]});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Relu) {
+  dx[0] = b.create("onnx.ms.ReluGrad", {dy[0], y0(op)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(LeakyRelu) {
+  float alpha = op->getAttrOfType<FloatAttr>("alpha")
+                    ? op->getAttrOfType<FloatAttr>("alpha").getValueAsDouble()
+                    : 0.01f;
+  dx[0] = b.create("onnx.ms.LeakyReluGrad", {dy[0], y0(op)},
+                   {b.floatAttr("alpha", alpha)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Sigmoid) {
+  dx[0] = b.create("onnx.ms.SigmoidGrad", {dy[0], y0(op)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Tanh) {
+  dx[0] = b.create("onnx.ms.TanhGrad", {dy[0], y0(op)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Exp) {
+  dx[0] = b.create("onnx.Mul", {dy[0], y0(op)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Log) {
+  dx[0] = b.create("onnx.Div", {dy[0], x0(op)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Sqrt) {
+  // d sqrt(x) = 0.5 / sqrt(x).
+  Value half = b.create("onnx.Div", {b.scalar(0.5, elem(y0(op))), y0(op)});
+  dx[0] = b.create("onnx.Mul", {dy[0], half});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Reciprocal) {
+  Value square = b.create("onnx.Mul", {y0(op), y0(op)});
+  dx[0] = b.create("onnx.Neg", {b.create("onnx.Mul", {dy[0], square})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Sin) {
+  dx[0] = b.create("onnx.Mul", {dy[0], b.create("onnx.Cos", {x0(op)})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Cos) {
+  Value sine = b.create("onnx.Sin", {x0(op)});
+  dx[0] = b.create("onnx.Neg", {b.create("onnx.Mul", {dy[0], sine})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Softplus) {
+  dx[0] = b.create("onnx.Mul", {dy[0], b.create("onnx.Sigmoid", {x0(op)})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Erf) {
+  // d erf(x) = 2/sqrt(pi) * exp(-x^2).
+  Value x = x0(op);
+  Value square = b.create("onnx.Mul", {x, x});
+  Value gauss = b.create("onnx.Exp", {b.create("onnx.Neg", {square})});
+  Value scale = b.scalar(2.0 / std::sqrt(M_PI), elem(x));
+  Value derivative = b.create("onnx.Mul", {gauss, scale});
+  dx[0] = b.create("onnx.Mul", {dy[0], derivative});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Gelu) {
+  auto approximate = op->getAttrOfType<StringAttr>("approximate");
+  bool tanh = approximate && approximate.getValue() == "tanh";
+  dx[0] = b.create(tanh ? "onnx.ms.FastGeluGrad" : "onnx.ms.GeluGrad",
+                   {dy[0], x0(op)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(MSGelu) {
+  dx[0] = b.create("onnx.ms.GeluGrad", {dy[0], x0(op)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Where) {
+  Value condition = op->getOperand(0);
+  Value zero = b.scalar(0.0, elem(y0(op)));
+  if (b.needsGradient(1))
+    dx[1] = b.sumToShapeOf(b.create("onnx.Where", {condition, dy[0], zero}),
+                           op->getOperand(1));
+  if (b.needsGradient(2))
+    dx[2] = b.sumToShapeOf(b.create("onnx.Where", {condition, zero, dy[0]}),
+                           op->getOperand(2));
+  return success();
+}
+
+ODT_GRADIENT_RULE(Cast) {
+  // Only float -> float casts are differentiable (the driver sees to that).
+  dx[0] = b.create("onnx.Cast", {dy[0]},
+                   {b.intAttr("to", getONNXDataType(elem(x0(op))))});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Sum) {
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    if (b.needsGradient(i))
+      dx[i] = b.sumToShapeOf(dy[0], op->getOperand(i));
+  return success();
+}
+
+ODT_GRADIENT_RULE(Dropout) {
+  // Without training_mode (or with it false) Dropout is the identity.
+  Value trainingMode = op->getOperand(2);
+  if (isa<NoneType>(trainingMode.getType())) {
+    dx[0] = dy[0];
+    return success();
+  }
+  dx[0] = b.create("onnx.ms.DropoutGrad", {dy[0], op->getResult(1),
+                                           op->getOperand(1), trainingMode});
+  return success();
+}
+
+} // namespace
+
+void attachElementwiseGradients(MLIRContext *context) {
+  ODT_ATTACH_RULE(Add);
+  ODT_ATTACH_RULE(Sub);
+  ODT_ATTACH_RULE(Mul);
+  ODT_ATTACH_RULE(Div);
+  ODT_ATTACH_RULE(Pow);
+  ODT_ATTACH_RULE(Neg);
+  ODT_ATTACH_RULE(Identity);
+  ODT_ATTACH_RULE(Abs);
+  ODT_ATTACH_RULE(Relu);
+  ODT_ATTACH_RULE(LeakyRelu);
+  ODT_ATTACH_RULE(Sigmoid);
+  ODT_ATTACH_RULE(Tanh);
+  ODT_ATTACH_RULE(Exp);
+  ODT_ATTACH_RULE(Log);
+  ODT_ATTACH_RULE(Sqrt);
+  ODT_ATTACH_RULE(Reciprocal);
+  ODT_ATTACH_RULE(Sin);
+  ODT_ATTACH_RULE(Cos);
+  ODT_ATTACH_RULE(Softplus);
+  ODT_ATTACH_RULE(Erf);
+  ODT_ATTACH_RULE(Gelu);
+  ODT_ATTACH_RULE(MSGelu);
+  ODT_ATTACH_RULE(Where);
+  ODT_ATTACH_RULE(Cast);
+  ODT_ATTACH_RULE(Sum);
+  ODT_ATTACH_RULE(Dropout);
+}
+
+} // namespace odt

@@ -1,0 +1,164 @@
+//===- Products.cpp - gradient rules of Gemm, MatMul, Conv and pooling ----===//
+//
+// Product gradients are products again, with the transposes folded into
+// Gemm's flags where the operands are matrices so no transposed copy is
+// made; convolution and pooling use ORT's gradient ops (ConvGrad,
+// MaxPoolGrad, AveragePoolGrad), which odt compiles and ORT runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/autodiff/rules/RuleSupport.h"
+
+using namespace mlir;
+
+namespace odt {
+namespace {
+
+int64_t intAttrOr(Operation *op, StringRef name, int64_t fallback) {
+  auto attr = op->getAttrOfType<IntegerAttr>(name);
+  return attr ? attr.getValue().getSExtValue() : fallback;
+}
+
+float floatAttrOr(Operation *op, StringRef name, float fallback) {
+  auto attr = op->getAttrOfType<FloatAttr>(name);
+  return attr ? attr.getValueAsDouble() : fallback;
+}
+
+/// The forward op's attributes among `names`, for a gradient op that takes
+/// the same ones.
+SmallVector<NamedAttribute> copyAttrs(Operation *op,
+                                      ArrayRef<StringRef> names) {
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef name : names)
+    if (Attribute attr = op->getAttr(name))
+      attrs.push_back(NamedAttribute(StringAttr::get(op->getContext(), name),
+                                     attr));
+  return attrs;
+}
+
+ODT_GRADIENT_RULE(Gemm) {
+  // Y = alpha * A' * B' + beta * C with A' = transA ? A^T : A, B' likewise.
+  Value a = op->getOperand(0), bm = op->getOperand(1), c = op->getOperand(2);
+  int64_t transA = intAttrOr(op, "transA", 0);
+  int64_t transB = intAttrOr(op, "transB", 0);
+  float alpha = floatAttrOr(op, "alpha", 1.0f);
+  float beta = floatAttrOr(op, "beta", 1.0f);
+  auto gemm = [&](Value lhs, Value rhs, int64_t ta, int64_t tb) {
+    SmallVector<NamedAttribute> attrs;
+    if (ta)
+      attrs.push_back(b.intAttr("transA", 1));
+    if (tb)
+      attrs.push_back(b.intAttr("transB", 1));
+    if (alpha != 1.0f)
+      attrs.push_back(b.floatAttr("alpha", alpha));
+    return b.create("onnx.Gemm", {lhs, rhs}, attrs);
+  };
+  if (b.needsGradient(0))
+    dx[0] = transA ? gemm(bm, dy[0], transB, 1) : gemm(dy[0], bm, 0, !transB);
+  if (b.needsGradient(1))
+    dx[1] = transB ? gemm(dy[0], a, 1, transA) : gemm(a, dy[0], !transA, 0);
+  if (b.needsGradient(2)) {
+    Value scaled = dy[0];
+    if (beta != 1.0f)
+      scaled = b.create("onnx.Mul",
+                        {dy[0], b.scalar(beta, GradientBuilder::elementType(c))});
+    dx[2] = b.sumToShapeOf(scaled, c);
+  }
+  return success();
+}
+
+/// Swaps the last two dims of `value`.
+Value transposeLastTwo(GradientBuilder &b, Value value) {
+  int64_t rank = b.rank(value);
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    perm.push_back(d);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return b.create("onnx.Transpose", {value}, {b.intsAttr("perm", perm)});
+}
+
+ODT_GRADIENT_RULE(MatMul) {
+  Value a = op->getOperand(0), bm = op->getOperand(1);
+  if (b.rank(a) < 2 || b.rank(bm) < 2) {
+    b.emitError() << "no gradient rule for MatMul with a 1-D operand";
+    return failure();
+  }
+  onnx::Shape aShape = b.shape(a), bShape = b.shape(bm), yShape = b.shape(dy[0]);
+  bool matrices = aShape.size() == 2 && bShape.size() == 2;
+  if (b.needsGradient(0)) {
+    // dA = dY * B^T, summed over the batch dims A was broadcast along.
+    if (bShape.size() == 2 && aShape.size() == 2)
+      dx[0] = b.create("onnx.Gemm", {dy[0], bm}, {b.intAttr("transB", 1)});
+    else
+      dx[0] = b.sumToShapeOf(
+          b.create("onnx.MatMul", {dy[0], transposeLastTwo(b, bm)}), a);
+  }
+  if (b.needsGradient(1)) {
+    const onnx::Dim &k = aShape.back(), &n = yShape.back();
+    if (matrices) {
+      dx[1] = b.create("onnx.Gemm", {a, dy[0]}, {b.intAttr("transA", 1)});
+    } else if (bShape.size() == 2 && k.isStatic() && n.isStatic()) {
+      // A shared weight: fold A's and dY's batch dims into rows, one product.
+      Value rowsA = b.create("onnx.Reshape", {a, b.int64s({-1, k.getSize()})});
+      Value rowsY =
+          b.create("onnx.Reshape", {dy[0], b.int64s({-1, n.getSize()})});
+      dx[1] = b.create("onnx.Gemm", {rowsA, rowsY}, {b.intAttr("transA", 1)});
+    } else {
+      dx[1] = b.sumToShapeOf(
+          b.create("onnx.MatMul", {transposeLastTwo(b, a), dy[0]}), bm);
+    }
+  }
+  return success();
+}
+
+ODT_GRADIENT_RULE(Conv) {
+  auto attrs = copyAttrs(op, {"auto_pad", "dilations", "group",
+                              "kernel_shape", "pads", "strides"});
+  Operation *grad = b.createOp(
+      "onnx.ms.ConvGrad", {dy[0], op->getOperand(0), op->getOperand(1)},
+      attrs, 3);
+  if (!grad)
+    return failure();
+  for (unsigned i = 0; i < 3; ++i)
+    if (b.needsGradient(i))
+      dx[i] = grad->getResult(i);
+  return success();
+}
+
+ODT_GRADIENT_RULE(MaxPool) {
+  auto attrs = copyAttrs(op, {"auto_pad", "ceil_mode", "dilations",
+                              "kernel_shape", "pads", "storage_order",
+                              "strides"});
+  dx[0] = b.create("onnx.MaxPoolGrad", {dy[0], op->getResult(1)}, attrs);
+  return success();
+}
+
+ODT_GRADIENT_RULE(AveragePool) {
+  auto attrs = copyAttrs(op, {"auto_pad", "ceil_mode", "count_include_pad",
+                              "dilations", "kernel_shape", "pads", "strides"});
+  dx[0] = b.create("onnx.AveragePoolGrad", {dy[0]}, attrs);
+  return success();
+}
+
+ODT_GRADIENT_RULE(GlobalAveragePool) {
+  Value x = op->getOperand(0);
+  SmallVector<int64_t> spatial;
+  for (int64_t d = 2; d < b.rank(x); ++d)
+    spatial.push_back(d);
+  Value mean = b.create("onnx.Div", {dy[0], b.countOver(x, spatial)});
+  dx[0] = b.create("onnx.Expand", {mean, b.shapeOf(x)});
+  return success();
+}
+
+} // namespace
+
+void attachProductGradients(MLIRContext *context) {
+  ODT_ATTACH_RULE(Gemm);
+  ODT_ATTACH_RULE(MatMul);
+  ODT_ATTACH_RULE(Conv);
+  ODT_ATTACH_RULE(MaxPool);
+  ODT_ATTACH_RULE(AveragePool);
+  ODT_ATTACH_RULE(GlobalAveragePool);
+}
+
+} // namespace odt
