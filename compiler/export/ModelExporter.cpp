@@ -4,11 +4,13 @@
 #include "compiler/import/GraphImporter.h"
 #include "compiler/training/Roles.h"
 #include "dialects/onnx/ONNXOps.h"
+#include "dialects/onnx/ShapeInference.h"
 
 #include "onnx/onnx_pb.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -189,6 +191,8 @@ public:
     for (Operation &op : func.front().without_terminator())
       if (failed(exportOp(op)))
         return failure();
+    if (options.shapes)
+      writeValueInfos(returnOp);
     for (auto &[value, name] : renamedOutputs) {
       if (!used.insert(name).second)
         return returnOp.emitError() << "output name '" << name
@@ -282,9 +286,15 @@ private:
     lastUsed = std::max(lastUsed, 1u);
     for (unsigned i = 0; i < lastUsed && i < op.getNumResults(); ++i)
       node->add_output(nameOf(op.getResult(i)));
+    // MLIR stores every default-valued attribute on creation; ONNX leaves
+    // defaults out, and older opsets reject attributes they do not know
+    // (Shape's start and end before opset 15), so defaults are not written.
+    DictionaryAttr defaults = defaultAttributes(op.getName());
     for (NamedAttribute attr : op.getAttrs()) {
       // odt's own annotations (result names) are not ONNX attributes.
       if (attr.getName().getValue().starts_with("odt."))
+        continue;
+      if (defaults.get(attr.getName()) == attr.getValue())
         continue;
       if (failed(exportAttribute(attr.getName().getValue(), attr.getValue(),
                                  *node->add_attribute())))
@@ -294,8 +304,51 @@ private:
     return success();
   }
 
+  /// value_info for every named op result that is not a graph output.
+  void writeValueInfos(func::ReturnOp returnOp) {
+    llvm::DenseSet<Value> outputs(returnOp.operand_begin(),
+                                  returnOp.operand_end());
+    Builder builder(func.getContext());
+    for (Operation &op : func.front().without_terminator()) {
+      if (isa<onnx::ConstantOp, onnx::NoValueOp>(op))
+        continue;
+      for (Value result : op.getResults()) {
+        auto it = names.find(result);
+        if (it == names.end() || outputs.contains(result) ||
+            !options.shapes->hasShape(result))
+          continue;
+        SmallVector<Attribute> dims;
+        for (const onnx::Dim &dim : options.shapes->getShape(result))
+          dims.push_back(
+              dim.isStatic()
+                  ? Attribute(builder.getI64IntegerAttr(dim.getSize()))
+                  : Attribute(builder.getStringAttr(
+                        options.shapes->symbolName(dim))));
+        ::onnx::ValueInfoProto info;
+        if (succeeded(fillValueInfo(info, it->second, result.getType(),
+                                    builder.getArrayAttr(dims),
+                                    result.getLoc())))
+          *graph.add_value_info() = std::move(info);
+      }
+    }
+  }
+
+  /// The attributes an op of `name` has when created with none: its
+  /// default-valued ones (held in properties, so read from a scratch op).
+  DictionaryAttr defaultAttributes(OperationName name) {
+    auto it = defaultsByOp.find(name);
+    if (it != defaultsByOp.end())
+      return it->second;
+    OperationState state(UnknownLoc::get(name.getContext()), name);
+    Operation *scratch = Operation::create(state);
+    DictionaryAttr defaults = scratch->getAttrDictionary();
+    scratch->destroy();
+    return defaultsByOp[name] = defaults;
+  }
+
   func::FuncOp func;
   const GraphExportOptions &options;
+  llvm::DenseMap<OperationName, DictionaryAttr> defaultsByOp;
   ::onnx::GraphProto &graph;
   llvm::DenseMap<Value, std::string> names;
   llvm::StringSet<> used, nodeNames;

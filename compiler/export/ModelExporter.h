@@ -29,9 +29,18 @@ class TensorProto;
 
 namespace odt {
 
+namespace onnx {
+class ShapeContext;
+}
+
 struct GraphExportOptions {
   /// Names for intermediate values (e.g. `<p>_grad`); others get fresh ones.
   llvm::DenseMap<mlir::Value, std::string> valueNames;
+  /// Symbolic shapes of the function's values: when given, every
+  /// intermediate value gets a value_info with its dims (symbols by name).
+  /// ORT's gradient kernels need it: MaxPoolGrad sizes its output from the
+  /// value_info of that output.
+  const onnx::ShapeContext *shapes = nullptr;
 };
 
 /// Writes `func` as the graph of `model` (replacing it). Emits located

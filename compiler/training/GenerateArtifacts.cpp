@@ -551,10 +551,16 @@ LogicalResult Generator::run() {
     return failure();
   if (failed(simplifyAndType(eval)) || failed(simplifyAndType(training)))
     return failure();
-  GraphExportOptions exportOptions;
-  if (failed(exportModel(eval, artifacts.eval, exportOptions)) ||
-      failed(exportModel(training, artifacts.training, exportOptions)))
-    return failure();
+  for (auto [func, out] : {std::make_pair(eval, &artifacts.eval),
+                           std::make_pair(training, &artifacts.training)}) {
+    onnx::ShapeContext shapes;
+    if (failed(inferFunctionShapes(func, shapes)))
+      return failure();
+    GraphExportOptions exportOptions;
+    exportOptions.shapes = &shapes;
+    if (failed(exportModel(func, *out, exportOptions)))
+      return failure();
+  }
   buildOptimizer();
 
   for (const std::string &name : trainable)
