@@ -256,6 +256,11 @@ private:
     if (auto constant = dyn_cast<onnx::ConstantOp>(op)) {
       if (constant->use_empty())
         return success();
+      // Initializers keep the name the importer located them at.
+      if (auto loc = dyn_cast<NameLoc>(op.getLoc());
+          loc && !names.count(constant.getResult()) &&
+          !used.contains(loc.getName().getValue()))
+        (void)claim(constant.getResult(), loc.getName().getValue(), loc);
       std::string name = nameOf(constant.getResult());
       if (failed(exportElements(constant.getValue(), name,
                                 *graph.add_initializer())))

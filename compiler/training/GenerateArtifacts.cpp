@@ -48,7 +48,10 @@ public:
   LogicalResult run();
 
 private:
-  InFlightDiagnostic error() { return emitError(fileLoc); }
+  /// An error about the model or the options, naming the model file.
+  InFlightDiagnostic error() {
+    return emitError(fileLoc) << "'" << options.modelPath << "': ";
+  }
   LogicalResult chooseParameters();
   LogicalResult addLoss(func::FuncOp func);
   LogicalResult buildTraining(func::FuncOp func);
@@ -347,7 +350,7 @@ LogicalResult Generator::buildTraining(func::FuncOp func) {
   for (unsigned i = 0; i < trainable.size(); ++i) {
     Value gradient = gradients->gradients[i];
     if (!gradient) {
-      emitWarning(fileLoc) << "parameter '" << trainable[i]
+      emitWarning(fileLoc) << "'" << options.modelPath << "': parameter '" << trainable[i]
                            << "' has no path to the loss; its gradient is "
                               "zero (freeze it with --frozen)";
       auto type = cast<RankedTensorType>(parameters[i].getType());
@@ -519,9 +522,9 @@ LogicalResult Generator::run() {
   std::string message;
   model = readModelFile(options.modelPath, message);
   if (!model)
-    return error() << message;
+    return emitError(fileLoc) << message;
   if (!upgradeOldOpset(*model, options.modelPath, message))
-    return error() << message;
+    return emitError(fileLoc) << message;
   if (failed(chooseParameters()))
     return failure();
 

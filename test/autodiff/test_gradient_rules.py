@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Finite-difference checks of every gradient rule odt has.
+
+Each case is a one-op forward model whose floating-point inputs are all
+initializers (so all of them are trainable parameters). generate-artifacts
+adds MSELoss with reduction "sum" against a random target, so the gradient
+reaching the op is a random, non-uniform tensor. The gradient of every
+parameter is then taken three ways:
+  fd:  central differences of the eval model's loss, evaluated by ONNX
+       Runtime's inference session in float32;
+  ort: ONNX Runtime's training session running odt's training graph
+       (CheckpointState.parameters[p].grad after one TrainStep);
+  odt: odt's compiled training step, read back as p0 - p1 after one SGD
+       step with learning rate 1.
+ort and odt must both match fd.
+
+Tolerance: float32 evaluation of a loss of size L carries rounding ~ 1e-7 L,
+so a central difference with step h errs by ~ 1e-7 L / h plus a truncation
+h^2 |f'''| / 6. With h = 1e-2 and L, f''' of order 1-10 (the inputs are
+O(1) and kept away from kinks: Relu/Abs/MaxPool inputs are at least 0.1 from
+their switching points, so a step of 1e-2 never crosses one) both terms are
+below 1e-3 in absolute terms. The check is |g - fd| <= 2e-3 + 1e-2 |fd|; a
+wrong rule (a missing factor, a transposed product, a dropped broadcast sum)
+misses by orders of magnitude more. Up to 8 entries per parameter are
+checked, chosen at random.
+
+    test_gradient_rules.py [CASE ...]      (default: all)
+
+Environment: ODT_BIN, ODT_ORT_PYTHON (this script re-executes itself with
+that interpreter, which has onnx and ONNX Runtime training; SKIPPED when it
+is missing).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+BIN = os.environ.get("ODT_BIN", "")
+ORT_PYTHON = os.environ.get("ODT_ORT_PYTHON", "")
+STEP = 1e-2
+ABSOLUTE, RELATIVE = 2e-3, 1e-2
+ENTRIES = 8
+
+
+def cases():
+    """name -> (nodes, initializers {name: array}, output shape, extra)."""
+    import numpy as np
+    from onnx import helper
+
+    rng = np.random.default_rng(1)
+
+    def r(*shape, low=None, away=None):
+        a = rng.standard_normal(shape).astype(np.float32)
+        if low is not None:
+            a = (np.abs(a) + low).astype(np.float32)
+        if away is not None:  # keep |a| >= away (kinks at 0)
+            a = (np.sign(a) * (np.abs(a) + away)).astype(np.float32)
+        return a
+
+    def i64(*values):
+        return np.array(values, dtype=np.int64)
+
+    n = helper.make_node
+    c = {}
+
+    def unary(op, x, **attrs):
+        c[op if op not in c else op + "_2"] = (
+            [n(op, ["x"], ["y"], name=op.lower(), **attrs)], {"x": x})
+
+    def binary(op, a, b):
+        c[op] = ([n(op, ["a", "b"], ["y"], name=op.lower())], {"a": a, "b": b})
+
+    binary("Add", r(2, 3), r(3))
+    binary("Sub", r(3), r(2, 3))
+    binary("Mul", r(2, 1, 3), r(4, 1))
+    binary("Div", r(2, 3), r(3, low=0.5))
+    binary("Pow", r(2, 3, low=0.5), r(3))
+    for op in ("Neg", "Sigmoid", "Tanh", "Exp", "Sin", "Cos", "Softplus",
+               "Erf", "Identity"):
+        unary(op, r(2, 3))
+    unary("Abs", r(2, 3, away=0.1))
+    unary("Relu", r(2, 3, away=0.1))
+    unary("LeakyRelu", r(2, 3, away=0.1), alpha=0.2)
+    unary("Log", r(2, 3, low=0.5))
+    unary("Sqrt", r(2, 3, low=0.5))
+    unary("Reciprocal", r(2, 3, low=0.5))
+    c["Where"] = ([n("Where", ["cond", "a", "b"], ["y"], name="where")],
+                  {"a": r(2, 3), "b": r(3)},
+                  {"cond": np.array([[True, False, True], [False, False, True]])})
+    unary("Cast", r(2, 3), to=1)
+    c["Dropout"] = ([n("Dropout", ["x", "ratio", "training"], ["y", "mask"],
+                       name="dropout")], {"x": r(2, 3)},
+                    {"ratio": np.array(0.0, dtype=np.float32),
+                     "training": np.array(True)})
+    c["SoftmaxCrossEntropyLoss"] = (
+        [n("SoftmaxCrossEntropyLoss", ["scores", "labels"], ["y"], name="sce",
+           reduction="sum")], {"scores": r(4, 3)}, {"labels": i64(0, 2, 1, 2)})
+    c["Gelu"] = ([n("Gelu", ["x"], ["y"], name="gelu")], {"x": r(2, 3)}, {}, 20)
+    c["Gelu_tanh"] = ([n("Gelu", ["x"], ["y"], name="gelu", approximate="tanh")],
+                      {"x": r(2, 3)}, {}, 20)
+    c["MSGelu"] = ([n("Gelu", ["x"], ["y"], name="gelu", domain="com.microsoft")],
+                   {"x": r(2, 3)})
+    c["Sum"] = ([n("Sum", ["a", "b", "c"], ["y"], name="sum")],
+                {"a": r(2, 3), "b": r(3), "c": r(2, 1)})
+    # Products.
+    c["Gemm"] = ([n("Gemm", ["a", "b", "c"], ["y"], name="gemm", alpha=0.5,
+                    beta=2.0)], {"a": r(3, 4), "b": r(4, 5), "c": r(5)})
+    c["Gemm_transposed"] = (
+        [n("Gemm", ["a", "b", "c"], ["y"], name="gemm", transA=1, transB=1)],
+        {"a": r(4, 3), "b": r(5, 4), "c": r(3, 1)})
+    c["MatMul"] = ([n("MatMul", ["a", "b"], ["y"], name="matmul")],
+                   {"a": r(3, 4), "b": r(4, 2)})
+    c["MatMul_shared_weight"] = ([n("MatMul", ["a", "b"], ["y"], name="matmul")],
+                                 {"a": r(2, 3, 4), "b": r(4, 2)})
+    c["MatMul_batched"] = ([n("MatMul", ["a", "b"], ["y"], name="matmul")],
+                           {"a": r(2, 1, 3, 4), "b": r(3, 4, 2)})
+    c["Conv"] = ([n("Conv", ["x", "w", "b"], ["y"], name="conv",
+                    kernel_shape=[3, 3], pads=[1, 0, 1, 2], strides=[2, 1])],
+                 {"x": r(2, 2, 5, 5), "w": r(3, 2, 3, 3), "b": r(3)})
+    # MaxPool: distinct values, so no tie moves under a step.
+    pool_in = (rng.permutation(2 * 2 * 4 * 4).astype(np.float32) * 0.3
+               ).reshape(2, 2, 4, 4)
+    c["MaxPool"] = ([n("MaxPool", ["x"], ["y"], name="maxpool",
+                       kernel_shape=[2, 2], strides=[2, 2])], {"x": pool_in})
+    c["AveragePool"] = ([n("AveragePool", ["x"], ["y"], name="avgpool",
+                           kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+                        {"x": r(2, 2, 5, 5)})
+    unary("GlobalAveragePool", r(2, 3, 4, 4))
+    # Reductions, normalizations.
+    c["ReduceSum"] = ([n("ReduceSum", ["x", "axes"], ["y"], name="reducesum",
+                         keepdims=0)], {"x": r(2, 3, 4)}, {"axes": i64(1)})
+    c["ReduceMean"] = ([n("ReduceMean", ["x"], ["y"], name="reducemean",
+                          axes=[0, 2])], {"x": r(2, 3, 4)})
+    unary("Softmax", r(2, 5), axis=1)
+    unary("LogSoftmax", r(2, 3, 4), axis=1)
+    c["LayerNormalization"] = (
+        [n("LayerNormalization", ["x", "scale", "bias"], ["y"], name="layernorm",
+           axis=-1)], {"x": r(3, 6), "scale": r(6), "bias": r(6)})
+    # Data movement.
+    c["Reshape"] = ([n("Reshape", ["x", "shape"], ["y"], name="reshape")],
+                    {"x": r(2, 6)}, {"shape": i64(3, -1)})
+    unary("Flatten", r(2, 3, 2), axis=2)
+    c["Squeeze"] = ([n("Squeeze", ["x", "axes"], ["y"], name="squeeze")],
+                    {"x": r(2, 1, 3)}, {"axes": i64(1)})
+    c["Unsqueeze"] = ([n("Unsqueeze", ["x", "axes"], ["y"], name="unsqueeze")],
+                      {"x": r(2, 3)}, {"axes": i64(0, 3)})
+    unary("Transpose", r(2, 3, 4), perm=[2, 0, 1])
+    c["Expand"] = ([n("Expand", ["x", "shape"], ["y"], name="expand")],
+                   {"x": r(3, 1)}, {"shape": i64(2, 3, 4)})
+    c["Concat"] = ([n("Concat", ["a", "b"], ["y"], name="concat", axis=1)],
+                   {"a": r(2, 3), "b": r(2, 2)})
+    c["Slice"] = ([n("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"],
+                     name="slice")], {"x": r(4, 6)},
+                  {"starts": i64(1, 0), "ends": i64(4, 6), "axes": i64(0, 1),
+                   "steps": i64(1, 2)})
+    c["Gather"] = ([n("Gather", ["x", "indices"], ["y"], name="gather", axis=0)],
+                   {"x": r(5, 3)}, {"indices": i64(0, 3, 3, 1)})
+    return c
+
+
+def build_model(name, case, folder):
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper, numpy_helper
+    nodes, params = case[0], case[1]
+    constants = case[2] if len(case) > 2 else {}
+    opset = case[3] if len(case) > 3 else 17
+    inits = [numpy_helper.from_array(v, k) for k, v in params.items()]
+    inits += [numpy_helper.from_array(v, k) for k, v in constants.items()]
+    graph = helper.make_graph(nodes, name, [], [helper.make_empty_tensor_value_info("y")],
+                              inits)
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", opset), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    # The output's shape, from ONNX Runtime itself (the reference).
+    probe = os.path.join(folder, "probe.onnx")
+    onnx.save(model, probe)
+    y = ort.InferenceSession(probe).run(None, {})[0]
+    graph.output[0].CopyFrom(helper.make_tensor_value_info(
+        "y", onnx.TensorProto.FLOAT, list(y.shape)))
+    path = os.path.join(folder, "forward.onnx")
+    onnx.save(model, path)
+    return path, y.shape
+
+
+def run(args):
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode:
+        raise AssertionError("%s failed:\n%s" % (" ".join(args), done.stderr[-3000:]))
+    return done
+
+
+def check(name, case, work):
+    import numpy as np
+    import onnxruntime as ort
+    from onnxruntime.training.api import CheckpointState, Module
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import odtc
+
+    folder = os.path.join(work, name)
+    os.makedirs(folder)
+    forward, shape = build_model(name, case, folder)
+    rng = np.random.default_rng(7)
+    target = rng.standard_normal(shape).astype(np.float32)
+    target_path = os.path.join(folder, "target.npy")
+    np.save(target_path, target)
+    artifacts = os.path.join(folder, "artifacts")
+    compiled = os.path.join(folder, "compiled")
+    run([os.path.join(BIN, "odt-compile"), "generate-artifacts", forward, "-o",
+         artifacts, "--loss", "MSELoss", "--reduction", "sum", "--optimizer",
+         "SGD", "--quiet", "--compile", compiled,
+         "--requires-grad", ",".join(case[1])])
+    params = case[1]
+
+    # Finite differences on the eval graph (parameters are its inputs).
+    session = ort.InferenceSession(os.path.join(artifacts, "eval_model.onnx"))
+    def loss(values):
+        feeds = {"target": target, **values}
+        return float(session.run(None, feeds)[0])
+    fd = {}
+    picks = {}
+    for p, value in params.items():
+        flat = value.reshape(-1)
+        picks[p] = rng.choice(flat.size, size=min(ENTRIES, flat.size), replace=False)
+        fd[p] = []
+        for index in picks[p]:
+            plus, minus = flat.copy(), flat.copy()
+            plus[index] += STEP
+            minus[index] -= STEP
+            up = loss({**params, p: plus.reshape(value.shape)})
+            down = loss({**params, p: minus.reshape(value.shape)})
+            fd[p].append((up - down) / (2 * STEP))
+
+    # ORT's gradients.
+    state = CheckpointState.load_checkpoint(os.path.join(artifacts, "checkpoint"))
+    module = Module(os.path.join(artifacts, "training_model.onnx"), state,
+                    os.path.join(artifacts, "eval_model.onnx"))
+    module.train()
+    module(target)
+    ort_grads = {p: np.array(state.parameters[p].grad).reshape(-1) for p in params}
+
+    # odt's gradients: p0 - p1 after one SGD step at learning rate 1.
+    saved = os.path.join(folder, "after_step")
+    run([os.path.join(BIN, "odt-run"), "train", compiled, "--checkpoint",
+         os.path.join(artifacts, "checkpoint"), "--input", "target=" + target_path,
+         "--steps", "1", "--lr", "1", "--save", saved])
+    after = {q["name"]: q["data"] for q in odtc.read_checkpoint(saved)["params"]}
+    odt_grads = {p: (params[p].astype(np.float64) - after[p].astype(np.float64)
+                     ).reshape(-1) for p in params}
+
+    worst = 0.0
+    failures = []
+    for p in params:
+        for k, index in enumerate(picks[p]):
+            expected = fd[p][k]
+            bound = ABSOLUTE + RELATIVE * abs(expected)
+            for who, grads in (("ort", ort_grads), ("odt", odt_grads)):
+                error = abs(grads[p][index] - expected)
+                worst = max(worst, error / bound)
+                if error > bound:
+                    failures.append("%s d/d%s[%d]: %s %.6g, finite differences %.6g"
+                                    % (name, p, index, who, grads[p][index], expected))
+    return worst, failures
+
+
+def main():
+    if os.environ.get("ODT_GRADCHECK_CHILD") != "1":
+        if not ORT_PYTHON or not os.path.exists(ORT_PYTHON):
+            print("SKIPPED: no ONNX Runtime training venv at ODT_ORT_PYTHON=%r "
+                  "(make it with scripts/setup-venv.sh)" % ORT_PYTHON)
+            return 0
+        env = dict(os.environ, ODT_GRADCHECK_CHILD="1")
+        return subprocess.run([ORT_PYTHON, os.path.abspath(__file__), *sys.argv[1:]],
+                              env=env).returncode
+    all_cases = cases()
+    # Every rule in compiler/autodiff/rules has a case (named after its op).
+    rules = set()
+    rules_dir = os.path.join(ROOT, "compiler", "autodiff", "rules")
+    for file in os.listdir(rules_dir):
+        with open(os.path.join(rules_dir, file)) as f:
+            rules.update(re.findall(r"^ODT_GRADIENT_RULE\((\w+)\)", f.read(), re.M))
+    untested = sorted(rules - {name.split("_")[0] for name in all_cases})
+    if untested:
+        print("FAIL: gradient rules without a finite-difference case: %s"
+              % ", ".join(untested))
+        return 1
+    names = sys.argv[1:] or sorted(all_cases)
+    unknown = [n for n in names if n not in all_cases]
+    if unknown:
+        print("unknown cases: %s" % ", ".join(unknown))
+        return 2
+    work = tempfile.mkdtemp(prefix="odt-gradcheck-")
+    failed = 0
+    try:
+        for name in names:
+            try:
+                worst, failures = check(name, all_cases[name], work)
+            except AssertionError as error:
+                print("FAIL %s: %s" % (name, error))
+                failed += 1
+                continue
+            if failures:
+                failed += 1
+                print("FAIL %s:\n  %s" % (name, "\n  ".join(failures)))
+            else:
+                print("ok   %-22s worst error / bound %.3f" % (name, worst))
+    finally:
+        if not os.environ.get("ODT_KEEP_WORK"):
+            shutil.rmtree(work, ignore_errors=True)
+    print("%d of %d gradient rules checked failed" % (failed, len(names)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Small forward models for the generate-artifacts lit tests.
+
+    make_forward_models.py OUT_DIR
+
+mlp.onnx        input [batch, 4] -> Gemm(fc1) -> Relu -> Gemm(fc2) -> logits [batch, 3];
+                also an initializer `unused` on no path to the output and an
+                int64 initializer `int_shape` (Reshape's target, a no-op)
+no_rule.onnx    input -> MatMul(w) -> TopK values (node 'top_k', no gradient rule)
+int_output.onnx input -> Gemm(w) -> ArgMax (an int64 output)
+rank1.onnx      input -> Gemm(w) -> ReduceSum over axis 1 -> [batch]
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def tensor(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def model(nodes, inputs, outputs, initializers, name):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializers)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(0)
+    f32 = lambda *shape: rng.standard_normal(shape).astype(np.float32)
+    x = helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 4])
+
+    mlp = model(
+        [helper.make_node("Reshape", ["input", "int_shape"], ["flat"], name="reshape"),
+         helper.make_node("Gemm", ["flat", "fc1.weight", "fc1.bias"], ["h"],
+                          name="fc1", transB=1),
+         helper.make_node("Relu", ["h"], ["r"], name="relu"),
+         helper.make_node("Gemm", ["r", "fc2.weight", "fc2.bias"], ["logits"],
+                          name="fc2", transB=1),
+         helper.make_node("Mul", ["logits", "unused"], ["scaled"], name="scale")],
+        [x],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 3]),
+         helper.make_tensor_value_info("scaled", TensorProto.FLOAT, ["batch", 3])],
+        [tensor("fc1.weight", f32(5, 4)), tensor("fc1.bias", f32(5)),
+         tensor("fc2.weight", f32(3, 5)), tensor("fc2.bias", f32(3)),
+         tensor("unused", f32(3)),
+         tensor("int_shape", np.array([-1, 4], dtype=np.int64))],
+        "mlp")
+    onnx.save(mlp, os.path.join(out, "mlp.onnx"))
+
+    no_rule = model(
+        [helper.make_node("MatMul", ["input", "w"], ["h"], name="matmul"),
+         helper.make_node("TopK", ["h", "k"], ["values", "indices"], name="top_k")],
+        [x],
+        [helper.make_tensor_value_info("values", TensorProto.FLOAT, ["batch", 2])],
+        [tensor("w", f32(4, 3)), tensor("k", np.array([2], dtype=np.int64))],
+        "no_rule")
+    onnx.save(no_rule, os.path.join(out, "no_rule.onnx"))
+
+    int_output = model(
+        [helper.make_node("Gemm", ["input", "w"], ["h"], name="gemm"),
+         helper.make_node("ArgMax", ["h"], ["class"], name="argmax", axis=1)],
+        [x],
+        [helper.make_tensor_value_info("class", TensorProto.INT64, ["batch", 1])],
+        [tensor("w", f32(4, 3))], "int_output")
+    onnx.save(int_output, os.path.join(out, "int_output.onnx"))
+
+    rank1 = model(
+        [helper.make_node("Gemm", ["input", "w"], ["h"], name="gemm"),
+         helper.make_node("ReduceSum", ["h", "axes"], ["s"], name="sum",
+                          keepdims=0)],
+        [x],
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, ["batch"])],
+        [tensor("w", f32(4, 3)), tensor("axes", np.array([1], dtype=np.int64))],
+        "rank1")
+    onnx.save(rank1, os.path.join(out, "rank1.onnx"))
+
+
+if __name__ == "__main__":
+    main()
