@@ -552,6 +552,16 @@ LogicalResult Generator::run() {
   module->push_back(training);
   if (failed(buildTraining(training)))
     return failure();
+  // The eval graph runs Dropout in inference mode (PyTorch's training-mode
+  // exports feed training_mode = true): the input is dropped, as absent.
+  eval.walk([&](onnx::DropoutOp dropout) {
+    Value mode = dropout->getOperand(2);
+    if (isa<NoneType>(mode.getType()))
+      return;
+    OpBuilder builder(dropout);
+    dropout->setOperand(2, onnx::NoValueOp::create(builder, dropout.getLoc(),
+                                                   builder.getNoneType()));
+  });
   if (failed(simplifyAndType(eval)) || failed(simplifyAndType(training)))
     return failure();
   for (auto [func, out] : {std::make_pair(eval, &artifacts.eval),

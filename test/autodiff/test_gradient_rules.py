@@ -4,7 +4,9 @@
 Each case is a one-op forward model whose floating-point inputs are all
 initializers (so all of them are trainable parameters). generate-artifacts
 adds MSELoss with reduction "sum" against a random target, so the gradient
-reaching the op is a random, non-uniform tensor. The gradient of every
+reaching the op is a random, non-uniform tensor. The `loss:` cases check the
+losses generate-artifacts builds (MSE, L1, BCE with logits, cross entropy;
+mean and sum) the same way, on a Gemm's scores. The gradient of every
 parameter is then taken three ways:
   fd:  central differences of the eval model's loss, evaluated by ONNX
        Runtime's inference session in float32;
@@ -105,6 +107,13 @@ def cases():
                       {"x": r(2, 3)}, {}, 20)
     c["MSGelu"] = ([n("Gelu", ["x"], ["y"], name="gelu", domain="com.microsoft")],
                    {"x": r(2, 3)})
+    # The losses generate-artifacts appends, on a Gemm's scores: (nodes,
+    # params, constants, opset, --loss, --reduction).
+    scores = ([n("Gemm", ["a", "b"], ["y"], name="gemm")],
+              {"a": r(4, 3), "b": r(3, 5)}, {}, 17)
+    for loss in ("MSELoss", "L1Loss", "BCEWithLogitsLoss", "CrossEntropyLoss"):
+        for reduction in ("mean", "sum"):
+            c["loss:%s:%s" % (loss, reduction)] = scores + (loss, reduction)
     c["Sum"] = ([n("Sum", ["a", "b", "c"], ["y"], name="sum")],
                 {"a": r(2, 3), "b": r(3), "c": r(2, 1)})
     # Products.
@@ -189,6 +198,11 @@ def build_model(name, case, folder):
     return path, y.shape
 
 
+def session_output(folder):
+    import onnxruntime as ort
+    return ort.InferenceSession(os.path.join(folder, "forward.onnx")).run(None, {})[0]
+
+
 def run(args):
     done = subprocess.run(args, capture_output=True, text=True)
     if done.returncode:
@@ -207,13 +221,24 @@ def check(name, case, work):
     os.makedirs(folder)
     forward, shape = build_model(name, case, folder)
     rng = np.random.default_rng(7)
-    target = rng.standard_normal(shape).astype(np.float32)
+    loss_kind, reduction = (case[4], case[5]) if len(case) > 4 else ("MSELoss", "sum")
+    target_name = "target"
+    if loss_kind == "CrossEntropyLoss":
+        target_name = "labels"
+        target = rng.integers(0, shape[1], size=shape[0]).astype(np.int64)
+    elif loss_kind == "BCEWithLogitsLoss":
+        target = rng.uniform(0, 1, shape).astype(np.float32)
+    else:
+        target = rng.standard_normal(shape).astype(np.float32)
+        if loss_kind == "L1Loss":  # keep |y - t| away from L1's kink
+            y = session_output(folder)
+            target = (y + np.sign(target) * (np.abs(target) + 0.1)).astype(np.float32)
     target_path = os.path.join(folder, "target.npy")
     np.save(target_path, target)
     artifacts = os.path.join(folder, "artifacts")
     compiled = os.path.join(folder, "compiled")
     run([os.path.join(BIN, "odt-compile"), "generate-artifacts", forward, "-o",
-         artifacts, "--loss", "MSELoss", "--reduction", "sum", "--optimizer",
+         artifacts, "--loss", loss_kind, "--reduction", reduction, "--optimizer",
          "SGD", "--quiet", "--compile", compiled,
          "--requires-grad", ",".join(case[1])])
     params = case[1]
@@ -221,7 +246,7 @@ def check(name, case, work):
     # Finite differences on the eval graph (parameters are its inputs).
     session = ort.InferenceSession(os.path.join(artifacts, "eval_model.onnx"))
     def loss(values):
-        feeds = {"target": target, **values}
+        feeds = {target_name: target, **values}
         return float(session.run(None, feeds)[0])
     fd = {}
     picks = {}
@@ -248,7 +273,8 @@ def check(name, case, work):
     # odt's gradients: p0 - p1 after one SGD step at learning rate 1.
     saved = os.path.join(folder, "after_step")
     run([os.path.join(BIN, "odt-run"), "train", compiled, "--checkpoint",
-         os.path.join(artifacts, "checkpoint"), "--input", "target=" + target_path,
+         os.path.join(artifacts, "checkpoint"), "--input",
+         "%s=%s" % (target_name, target_path),
          "--steps", "1", "--lr", "1", "--save", saved])
     after = {q["name"]: q["data"] for q in odtc.read_checkpoint(saved)["params"]}
     odt_grads = {p: (params[p].astype(np.float64) - after[p].astype(np.float64)
@@ -285,7 +311,8 @@ def main():
     for file in os.listdir(rules_dir):
         with open(os.path.join(rules_dir, file)) as f:
             rules.update(re.findall(r"^ODT_GRADIENT_RULE\((\w+)\)", f.read(), re.M))
-    untested = sorted(rules - {name.split("_")[0] for name in all_cases})
+    untested = sorted(rules - {name.split("_")[0] for name in all_cases
+                               if not name.startswith("loss:")})
     if untested:
         print("FAIL: gradient rules without a finite-difference case: %s"
               % ", ".join(untested))
@@ -309,7 +336,7 @@ def main():
                 failed += 1
                 print("FAIL %s:\n  %s" % (name, "\n  ".join(failures)))
             else:
-                print("ok   %-22s worst error / bound %.3f" % (name, worst))
+                print("ok   %-30s worst error / bound %.3f" % (name, worst))
     finally:
         if not os.environ.get("ODT_KEEP_WORK"):
             shutil.rmtree(work, ignore_errors=True)

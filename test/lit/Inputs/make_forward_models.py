@@ -9,6 +9,8 @@ mlp.onnx        input [batch, 4] -> Gemm(fc1) -> Relu -> Gemm(fc2) -> logits [ba
 no_rule.onnx    input -> MatMul(w) -> TopK values (node 'top_k', no gradient rule)
 int_output.onnx input -> Gemm(w) -> ArgMax (an int64 output)
 rank1.onnx      input -> Gemm(w) -> ReduceSum over axis 1 -> [batch]
+dropout.onnx    input -> Gemm(w) -> Dropout(ratio 0.5, training_mode true), as
+                PyTorch exports in training mode
 """
 
 import os
@@ -82,6 +84,16 @@ def main():
         [tensor("w", f32(4, 3)), tensor("axes", np.array([1], dtype=np.int64))],
         "rank1")
     onnx.save(rank1, os.path.join(out, "rank1.onnx"))
+
+    dropout = model(
+        [helper.make_node("Gemm", ["input", "w"], ["h"], name="gemm"),
+         helper.make_node("Dropout", ["h", "ratio", "training"], ["y", "mask"],
+                          name="dropout")],
+        [x],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])],
+        [tensor("w", f32(4, 3)), tensor("ratio", np.array(0.5, dtype=np.float32)),
+         tensor("training", np.array(True))], "dropout")
+    onnx.save(dropout, os.path.join(out, "dropout.onnx"))
 
 
 if __name__ == "__main__":
