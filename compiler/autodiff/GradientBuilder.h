@@ -61,6 +61,12 @@ public:
   /// The symbolic shape of a value built so far.
   onnx::Shape shape(mlir::Value value) const { return shapes.getShape(value); }
   int64_t rank(mlir::Value value) const;
+  /// The values of a small integer tensor known at compile time (a constant
+  /// or a shape computation), if all are known.
+  std::optional<llvm::SmallVector<int64_t>>
+  staticValues(mlir::Value value) const {
+    return shapes.getStaticValues(value);
+  }
   static mlir::Type elementType(mlir::Value value);
 
   /// `gradient` summed over the dims along which `target` was broadcast to

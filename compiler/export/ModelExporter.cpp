@@ -6,6 +6,7 @@
 #include "dialects/onnx/ONNXOps.h"
 #include "dialects/onnx/ShapeInference.h"
 
+#include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -289,6 +290,16 @@ private:
       if (!result.use_empty() || names.count(result))
         lastUsed = result.getResultNumber() + 1;
     lastUsed = std::max(lastUsed, 1u);
+    // A variadic output (Split's pieces) keeps every result: their number is
+    // part of the meaning.
+    if (auto iface = dyn_cast<onnx::ONNXOpInterface>(op);
+        iface && iface.hasVariadicONNXOutputs())
+      lastUsed = op.getNumResults();
+    // ...and never fewer than the operator requires (TopK's Indices).
+    if (node->domain().empty())
+      if (const auto *schema =
+              ::onnx::OpSchemaRegistry::Schema(node->op_type(), ""))
+        lastUsed = std::max(lastUsed, (unsigned)schema->min_output());
     for (unsigned i = 0; i < lastUsed && i < op.getNumResults(); ++i)
       node->add_output(nameOf(op.getResult(i)));
     // MLIR stores every default-valued attribute on creation; ONNX leaves

@@ -107,6 +107,48 @@ def cases():
                       {"x": r(2, 3)}, {}, 20)
     c["MSGelu"] = ([n("Gelu", ["x"], ["y"], name="gelu", domain="com.microsoft")],
                    {"x": r(2, 3)})
+    # Rules ORT's gradient builder lacks or that PyTorch models rarely use.
+    # Max and Min: every pair at least 0.2 apart, so no step crosses a tie.
+    pairs = (np.array([[0.5, -1.0, 0.3], [-0.4, 1.2, -0.9]], np.float32),
+             np.array([0.1, -0.3, 0.8], np.float32))
+    binary("Max", *pairs)
+    binary("Min", *pairs)
+    binary("Mean", r(2, 3), r(3))
+    c["Clip"] = ([n("Clip", ["x", "lo", "hi"], ["y"], name="clip")],
+                 {"x": np.array([[-2.0, -0.6, -0.2], [0.3, 0.7, 1.9]], np.float32)},
+                 {"lo": np.array(-0.5, np.float32), "hi": np.array(1.0, np.float32)})
+    unary("Elu", r(2, 3, away=0.1), alpha=0.7)
+    unary("HardSigmoid", np.array([[-4.0, -1.0, 0.2], [1.5, 2.2, 4.0]], np.float32))
+    c["ReduceMax"] = ([n("ReduceMax", ["x"], ["y"], name="reducemax", axes=[1],
+                         keepdims=0)], {"x": r(2, 4, 3)})
+    c["ReduceMin"] = ([n("ReduceMin", ["x"], ["y"], name="reducemin", axes=[0, 2])],
+                      {"x": r(2, 4, 3)})
+    c["ReduceLogSumExp"] = ([n("ReduceLogSumExp", ["x"], ["y"], name="rlse",
+                               axes=[1], keepdims=0)], {"x": r(3, 4)})
+    c["CumSum"] = ([n("CumSum", ["x", "axis"], ["y"], name="cumsum", exclusive=1)],
+                   {"x": r(3, 4)}, {"axis": np.array(1, np.int64)})
+    c["CumSum_reverse"] = ([n("CumSum", ["x", "axis"], ["y"], name="cumsum",
+                              reverse=1)], {"x": r(3, 4)},
+                           {"axis": np.array(0, np.int64)})
+    c["TopK"] = ([n("TopK", ["x", "k"], ["y", "indices"], name="topk", axis=1)],
+                 {"x": (rng.permutation(12).astype(np.float32) * 0.5).reshape(3, 4)},
+                 {"k": i64(2)})
+    c["Einsum"] = ([n("Einsum", ["a", "b"], ["y"], name="einsum",
+                      equation="bij,bjk->bik")], {"a": r(2, 3, 4), "b": r(2, 4, 5)})
+    c["Einsum_summed_label"] = (
+        [n("Einsum", ["a", "b"], ["y"], name="einsum", equation="ij,kl->ik")],
+        {"a": r(3, 4), "b": r(2, 5)})
+    c["BatchNormalization"] = (
+        [n("BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["y"],
+           name="bn", epsilon=1e-3)],
+        {"x": r(2, 3, 2, 2), "scale": r(3), "bias": r(3), "mean": r(3),
+         "var": r(3, low=0.5)})
+    c["Split"] = ([n("Split", ["x", "split"], ["y", "unused"], name="split", axis=1)],
+                  {"x": r(2, 5)}, {"split": i64(3, 2)})
+    c["Pad"] = ([n("Pad", ["x", "pads"], ["y"], name="pad")], {"x": r(2, 3)},
+                {"pads": i64(1, 0, 0, 2)})
+    c["Tile"] = ([n("Tile", ["x", "repeats"], ["y"], name="tile")], {"x": r(2, 3)},
+                 {"repeats": i64(2, 3)})
     # The losses generate-artifacts appends, on a Gemm's scores: (nodes,
     # params, constants, opset, --loss, --reduction).
     scores = ([n("Gemm", ["a", "b"], ["y"], name="gemm")],

@@ -212,6 +212,88 @@ ODT_GRADIENT_RULE(Sum) {
   return success();
 }
 
+/// Max and Min: the gradient goes to the inputs equal to the result, shared
+/// equally among tied ones.
+LogicalResult extremumGradient(Operation *op, GradientBuilder &b,
+                               ArrayRef<Value> dy, MutableArrayRef<Value> dx) {
+  Value y = y0(op);
+  int64_t floatType = getONNXDataType(elem(y));
+  SmallVector<Value> masks;
+  Value ties;
+  for (Value input : op->getOperands()) {
+    Value equal = b.create("onnx.Equal", {input, y});
+    Value mask = b.create("onnx.Cast", {equal}, {b.intAttr("to", floatType)});
+    masks.push_back(mask);
+    ties = ties ? b.create("onnx.Add", {ties, mask}) : mask;
+  }
+  Value share = b.create("onnx.Div", {dy[0], ties});
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    if (b.needsGradient(i))
+      dx[i] = b.sumToShapeOf(b.create("onnx.Mul", {share, masks[i]}),
+                             op->getOperand(i));
+  return success();
+}
+
+ODT_GRADIENT_RULE(Max) { return extremumGradient(op, b, dy, dx); }
+ODT_GRADIENT_RULE(Min) { return extremumGradient(op, b, dy, dx); }
+
+ODT_GRADIENT_RULE(Mean) {
+  Value share = b.create(
+      "onnx.Div", {dy[0], b.scalar(op->getNumOperands(), elem(y0(op)))});
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    if (b.needsGradient(i))
+      dx[i] = b.sumToShapeOf(share, op->getOperand(i));
+  return success();
+}
+
+ODT_GRADIENT_RULE(Clip) {
+  if (b.needsGradient(1) || b.needsGradient(2)) {
+    b.emitError() << "no gradient rule for Clip's min and max";
+    return failure();
+  }
+  // The gradient passes where min <= x <= max (both ends inclusive, as
+  // PyTorch's clamp).
+  Value x = x0(op), inside;
+  auto both = [&](Value mask) {
+    inside = inside ? b.create("onnx.And", {inside, mask}) : mask;
+  };
+  if (!isa<NoneType>(op->getOperand(1).getType()))
+    both(b.create("onnx.Not", {b.create("onnx.Less", {x, op->getOperand(1)})}));
+  if (!isa<NoneType>(op->getOperand(2).getType()))
+    both(b.create("onnx.Not",
+                  {b.create("onnx.Greater", {x, op->getOperand(2)})}));
+  dx[0] = inside ? b.create("onnx.Where",
+                            {inside, dy[0], b.scalar(0.0, elem(x))})
+                 : dy[0];
+  return success();
+}
+
+ODT_GRADIENT_RULE(Elu) {
+  auto alphaAttr = op->getAttrOfType<FloatAttr>("alpha");
+  double alpha = alphaAttr ? alphaAttr.getValueAsDouble() : 1.0;
+  Value x = x0(op);
+  // For x <= 0, y = alpha (e^x - 1), so dy/dx = y + alpha.
+  Value negativeSlope =
+      b.create("onnx.Add", {y0(op), b.scalar(alpha, elem(x))});
+  dx[0] = b.create("onnx.Where",
+                   {b.create("onnx.Greater", {x, b.scalar(0.0, elem(x))}),
+                    dy[0], b.create("onnx.Mul", {dy[0], negativeSlope})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(HardSigmoid) {
+  auto alphaAttr = op->getAttrOfType<FloatAttr>("alpha");
+  double alpha = alphaAttr ? alphaAttr.getValueAsDouble() : 0.2;
+  Value y = y0(op);
+  Value inside = b.create(
+      "onnx.And", {b.create("onnx.Greater", {y, b.scalar(0.0, elem(y))}),
+                   b.create("onnx.Less", {y, b.scalar(1.0, elem(y))})});
+  dx[0] = b.create("onnx.Where",
+                   {inside, b.create("onnx.Mul", {dy[0], b.scalar(alpha, elem(y))}),
+                    b.scalar(0.0, elem(y))});
+  return success();
+}
+
 ODT_GRADIENT_RULE(Dropout) {
   // Without training_mode (or with it false) Dropout is the identity.
   Value trainingMode = op->getOperand(2);
@@ -253,6 +335,12 @@ void attachElementwiseGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(Cast);
   ODT_ATTACH_RULE(Sum);
   ODT_ATTACH_RULE(Dropout);
+  ODT_ATTACH_RULE(Max);
+  ODT_ATTACH_RULE(Min);
+  ODT_ATTACH_RULE(Mean);
+  ODT_ATTACH_RULE(Clip);
+  ODT_ATTACH_RULE(Elu);
+  ODT_ATTACH_RULE(HardSigmoid);
 }
 
 } // namespace odt

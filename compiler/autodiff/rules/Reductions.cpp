@@ -2,6 +2,7 @@
 
 #include "compiler/autodiff/rules/RuleSupport.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -9,13 +10,19 @@ using namespace mlir;
 namespace odt {
 namespace {
 
+int64_t axisOfOr(Operation *op, int64_t fallback) {
+  auto attr = op->getAttrOfType<IntegerAttr>("axis");
+  return attr ? attr.getValue().getSExtValue() : fallback;
+}
+
 /// dY broadcast back over the reduced axes of X (unsqueezed first when the
 /// reduction dropped them).
 LogicalResult spreadOverAxes(Operation *op, GradientBuilder &b, Value dy,
                              Value &spread, SmallVectorImpl<int64_t> &axes) {
   FailureOr<SmallVector<int64_t>> constantAxes =
       TypeSwitch<Operation *, FailureOr<SmallVector<int64_t>>>(op)
-          .Case<onnx::ReduceSumOp, onnx::ReduceMeanOp>(
+          .Case<onnx::ReduceSumOp, onnx::ReduceMeanOp, onnx::ReduceMaxOp,
+                onnx::ReduceMinOp, onnx::ReduceLogSumExpOp>(
               [](auto reduce) { return reduce.getConstantAxes(); })
           .Default([](Operation *) { return failure(); });
   if (failed(constantAxes)) {
@@ -52,20 +59,188 @@ ODT_GRADIENT_RULE(ReduceMean) {
   return success();
 }
 
-int64_t axisOf(Operation *op, int64_t fallback) {
-  auto attr = op->getAttrOfType<IntegerAttr>("axis");
-  return attr ? attr.getValue().getSExtValue() : fallback;
+/// ReduceMax and ReduceMin: the gradient goes to the elements equal to the
+/// result, shared equally among ties.
+LogicalResult extremumReduction(Operation *op, GradientBuilder &b,
+                                ArrayRef<Value> dy,
+                                MutableArrayRef<Value> dx) {
+  SmallVector<int64_t> axes;
+  Value spreadGradient, spreadResult;
+  if (failed(spreadOverAxes(op, b, dy[0], spreadGradient, axes)) ||
+      failed(spreadOverAxes(op, b, op->getResult(0), spreadResult, axes)))
+    return failure();
+  Value x = op->getOperand(0);
+  Value mask = b.create(
+      "onnx.Cast", {b.create("onnx.Equal", {x, spreadResult})},
+      {b.intAttr("to", getONNXDataType(GradientBuilder::elementType(x)))});
+  Value ties = b.reduceSum(mask, axes, /*keepDims=*/true);
+  dx[0] = b.create("onnx.Div",
+                   {b.create("onnx.Mul", {spreadGradient, mask}), ties});
+  return success();
 }
+
+ODT_GRADIENT_RULE(ReduceMax) { return extremumReduction(op, b, dy, dx); }
+ODT_GRADIENT_RULE(ReduceMin) { return extremumReduction(op, b, dy, dx); }
+
+ODT_GRADIENT_RULE(ReduceLogSumExp) {
+  // d/dx log(sum(exp(x))) = exp(x - y).
+  SmallVector<int64_t> axes;
+  Value spreadGradient, spreadResult;
+  if (failed(spreadOverAxes(op, b, dy[0], spreadGradient, axes)) ||
+      failed(spreadOverAxes(op, b, op->getResult(0), spreadResult, axes)))
+    return failure();
+  Value weights = b.create(
+      "onnx.Exp", {b.create("onnx.Sub", {op->getOperand(0), spreadResult})});
+  dx[0] = b.create("onnx.Mul", {spreadGradient, weights});
+  return success();
+}
+
+ODT_GRADIENT_RULE(CumSum) {
+  // The gradient of a running sum is the running sum the other way.
+  auto flag = [&](StringRef name) {
+    auto attr = op->getAttrOfType<IntegerAttr>(name);
+    return attr ? attr.getValue().getSExtValue() : 0;
+  };
+  dx[0] = b.create("onnx.CumSum", {dy[0], op->getOperand(1)},
+                   {b.intAttr("exclusive", flag("exclusive")),
+                    b.intAttr("reverse", !flag("reverse"))});
+  return success();
+}
+
+ODT_GRADIENT_RULE(TopK) {
+  // The values' gradient scattered back to where TopK took them.
+  Value x = op->getOperand(0);
+  dx[0] = b.create("onnx.ms.GatherElementsGrad",
+                   {dy[0], b.shapeOf(x), op->getResult(1)},
+                   {b.intAttr("axis", axisOfOr(op, -1))});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Einsum) {
+  // "a,b->y": the gradient of input i is the einsum of the output's gradient
+  // with the other inputs, onto the labels of input i that appear elsewhere;
+  // labels only input i has (summed away) are broadcast back.
+  std::string equation =
+      op->getAttrOfType<StringAttr>("equation").getValue().str();
+  llvm::erase(equation, ' ');
+  size_t arrow = equation.find("->");
+  if (arrow == std::string::npos || equation.find("...") != std::string::npos) {
+    b.emitError() << "no gradient rule for an Einsum without an explicit "
+                     "output or with '...'";
+    return failure();
+  }
+  std::string output = equation.substr(arrow + 2);
+  SmallVector<std::string> inputs;
+  for (StringRef term : llvm::split(StringRef(equation).take_front(arrow), ','))
+    inputs.push_back(term.str());
+  for (const std::string &term : inputs)
+    for (size_t i = 0; i < term.size(); ++i)
+      if (term.find(term[i], i + 1) != std::string::npos) {
+        b.emitError() << "no gradient rule for an Einsum with a repeated "
+                         "label (a diagonal)";
+        return failure();
+      }
+  for (unsigned i = 0; i < inputs.size(); ++i) {
+    if (!b.needsGradient(i))
+      continue;
+    std::string others, kept;
+    SmallVector<Value> operands = {dy[0]};
+    for (unsigned j = 0; j < inputs.size(); ++j)
+      if (j != i) {
+        others += inputs[j];
+        operands.push_back(op->getOperand(j));
+      }
+    SmallVector<int64_t> summedAway;
+    for (size_t d = 0; d < inputs[i].size(); ++d) {
+      char label = inputs[i][d];
+      if (output.find(label) != std::string::npos ||
+          others.find(label) != std::string::npos)
+        kept.push_back(label);
+      else
+        summedAway.push_back(d);
+    }
+    std::string gradientEquation = output;
+    for (unsigned j = 0; j < inputs.size(); ++j)
+      if (j != i)
+        gradientEquation += "," + inputs[j];
+    gradientEquation += "->" + kept;
+    Value gradient = b.create("onnx.Einsum", operands,
+                              {b.stringAttr("equation", gradientEquation)});
+    if (!summedAway.empty()) {
+      gradient = b.create("onnx.Unsqueeze", {gradient, b.int64s(summedAway)});
+      gradient =
+          b.create("onnx.Expand", {gradient, b.shapeOf(op->getOperand(i))});
+    }
+    dx[i] = gradient;
+  }
+  return success();
+}
+
+ODT_GRADIENT_RULE(BatchNormalization) {
+  auto training = op->getAttrOfType<IntegerAttr>("training_mode");
+  if (training && training.getInt() != 0) {
+    b.emitError() << "no gradient rule for BatchNormalization in training "
+                     "mode yet";
+    return failure();
+  }
+  // Inference mode: y = (x - mean) * inv * scale + B, inv = 1/sqrt(var+eps),
+  // all per channel (dim 1).
+  Value x = op->getOperand(0), scale = op->getOperand(1),
+        mean = op->getOperand(3), var = op->getOperand(4);
+  Type type = GradientBuilder::elementType(x);
+  auto epsAttr = op->getAttrOfType<FloatAttr>("epsilon");
+  double eps = epsAttr ? epsAttr.getValueAsDouble() : 1e-5;
+  int64_t rank = b.rank(x);
+  SmallVector<int64_t> trailing, notChannel = {0};
+  for (int64_t d = 1; d + 1 < rank; ++d)
+    trailing.push_back(d);
+  for (int64_t d = 2; d < rank; ++d)
+    notChannel.push_back(d);
+  auto perChannel = [&](Value v) {
+    return trailing.empty() ? v
+                            : b.create("onnx.Unsqueeze", {v, b.int64s(trailing)});
+  };
+  Value inv = b.create(
+      "onnx.Reciprocal",
+      {b.create("onnx.Sqrt", {b.create("onnx.Add", {var, b.scalar(eps, type)})})});
+  Value centered = b.create("onnx.Sub", {x, perChannel(mean)});
+  Value scaleInv = b.create("onnx.Mul", {scale, inv});
+  if (b.needsGradient(0))
+    dx[0] = b.create("onnx.Mul", {dy[0], perChannel(scaleInv)});
+  if (b.needsGradient(1))
+    dx[1] = b.reduceSum(
+        b.create("onnx.Mul",
+                 {b.create("onnx.Mul", {dy[0], centered}), perChannel(inv)}),
+        notChannel, /*keepDims=*/false);
+  if (b.needsGradient(2))
+    dx[2] = b.reduceSum(dy[0], notChannel, /*keepDims=*/false);
+  if (b.needsGradient(3))
+    dx[3] = b.create("onnx.Neg",
+                     {b.create("onnx.Mul",
+                               {b.reduceSum(dy[0], notChannel, false), scaleInv})});
+  if (b.needsGradient(4)) {
+    // d inv / d var = -inv^3 / 2.
+    Value cubed = b.create("onnx.Mul", {b.create("onnx.Mul", {inv, inv}), inv});
+    Value factor = b.create(
+        "onnx.Mul", {b.create("onnx.Mul", {scale, cubed}), b.scalar(-0.5, type)});
+    dx[4] = b.create(
+        "onnx.Mul",
+        {b.reduceSum(b.create("onnx.Mul", {dy[0], centered}), notChannel, false),
+         factor});
+  }
+  return success();
+}
+
 
 ODT_GRADIENT_RULE(Softmax) {
   dx[0] = b.create("onnx.ms.SoftmaxGrad_13", {dy[0], op->getResult(0)},
-                   {b.intAttr("axis", axisOf(op, -1))});
+                   {b.intAttr("axis", axisOfOr(op, -1))});
   return success();
 }
 
 ODT_GRADIENT_RULE(LogSoftmax) {
   dx[0] = b.create("onnx.ms.LogSoftmaxGrad_13", {dy[0], op->getResult(0)},
-                   {b.intAttr("axis", axisOf(op, -1))});
+                   {b.intAttr("axis", axisOfOr(op, -1))});
   return success();
 }
 
@@ -79,7 +254,7 @@ ODT_GRADIENT_RULE(LayerNormalization) {
       "onnx.ms.LayerNormalizationGrad",
       {dy[0], op->getOperand(0), op->getOperand(1), op->getResult(1),
        op->getResult(2)},
-      {b.intAttr("axis", axisOf(op, -1))}, 3);
+      {b.intAttr("axis", axisOfOr(op, -1))}, 3);
   if (!grad)
     return failure();
   for (unsigned i = 0; i < 3; ++i)
@@ -117,6 +292,13 @@ void attachReductionGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(LogSoftmax);
   ODT_ATTACH_RULE(LayerNormalization);
   ODT_ATTACH_RULE(SoftmaxCrossEntropyLoss);
+  ODT_ATTACH_RULE(ReduceMax);
+  ODT_ATTACH_RULE(ReduceMin);
+  ODT_ATTACH_RULE(ReduceLogSumExp);
+  ODT_ATTACH_RULE(CumSum);
+  ODT_ATTACH_RULE(TopK);
+  ODT_ATTACH_RULE(Einsum);
+  ODT_ATTACH_RULE(BatchNormalization);
 }
 
 } // namespace odt

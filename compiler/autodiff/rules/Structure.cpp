@@ -9,6 +9,8 @@
 
 #include "compiler/autodiff/rules/RuleSupport.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace odt {
@@ -98,6 +100,82 @@ ODT_GRADIENT_RULE(Gather) {
   return success();
 }
 
+ODT_GRADIENT_RULE(Split) {
+  // The pieces' gradients side by side again; a piece nothing
+  // differentiable used contributes zeros.
+  auto axisAttr = op->getAttrOfType<IntegerAttr>("axis");
+  SmallVector<Value> pieces;
+  for (auto [result, gradient] : llvm::zip(op->getResults(), dy))
+    pieces.push_back(gradient ? gradient : zerosLike(b, result));
+  dx[0] = b.create("onnx.Concat", pieces,
+                   {b.intAttr("axis", axisAttr ? axisAttr.getInt() : 0)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Pad) {
+  auto mode = op->getAttrOfType<StringAttr>("mode");
+  if (mode && mode.getValue() != "constant") {
+    b.emitError() << "no gradient rule for Pad in mode '" << mode.getValue()
+                  << "'";
+    return failure();
+  }
+  if (b.needsGradient(2)) {
+    b.emitError() << "no gradient rule for Pad's constant_value";
+    return failure();
+  }
+  Value x = op->getOperand(0);
+  int64_t rank = b.rank(x);
+  std::optional<SmallVector<int64_t>> pads = b.staticValues(op->getOperand(1));
+  SmallVector<int64_t> axes;
+  if (isa<NoneType>(op->getOperand(3).getType())) {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  } else if (auto given = b.staticValues(op->getOperand(3))) {
+    for (int64_t axis : *given)
+      axes.push_back(axis < 0 ? axis + rank : axis);
+  }
+  if (!pads || pads->size() != 2 * axes.size() ||
+      llvm::any_of(*pads, [](int64_t p) { return p < 0; })) {
+    b.emitError() << "no gradient rule for Pad with run-time or negative pads";
+    return failure();
+  }
+  // The unpadded window: [begin, -end) along each axis (INT64_MAX for end 0).
+  SmallVector<int64_t> starts, ends;
+  size_t n = axes.size();
+  for (size_t i = 0; i < n; ++i) {
+    starts.push_back((*pads)[i]);
+    ends.push_back((*pads)[n + i] ? -(*pads)[n + i]
+                                  : std::numeric_limits<int64_t>::max());
+  }
+  dx[0] = b.create("onnx.Slice", {dy[0], b.int64s(starts), b.int64s(ends),
+                                  b.int64s(axes)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Tile) {
+  // dY viewed as [r0, d0, r1, d1, ...], summed over the repeats.
+  Value x = op->getOperand(0);
+  std::optional<SmallVector<int64_t>> repeats =
+      b.staticValues(op->getOperand(1));
+  onnx::Shape dims = b.shape(x);
+  if (!repeats || llvm::any_of(dims, [](const onnx::Dim &d) {
+        return !d.isStatic();
+      })) {
+    b.emitError() << "no gradient rule for Tile with run-time repeats or "
+                     "input dims";
+    return failure();
+  }
+  SmallVector<int64_t> split, repeatAxes;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    repeatAxes.push_back(split.size());
+    split.push_back((*repeats)[d]);
+    split.push_back(dims[d].getSize());
+  }
+  Value view = b.create("onnx.Reshape", {dy[0], b.int64s(split)});
+  dx[0] = b.reduceSum(view, repeatAxes, /*keepDims=*/false);
+  return success();
+}
+
 } // namespace
 
 void attachStructureGradients(MLIRContext *context) {
@@ -110,6 +188,9 @@ void attachStructureGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(Concat);
   ODT_ATTACH_RULE(Slice);
   ODT_ATTACH_RULE(Gather);
+  ODT_ATTACH_RULE(Split);
+  ODT_ATTACH_RULE(Pad);
+  ODT_ATTACH_RULE(Tile);
 }
 
 } // namespace odt

@@ -6,7 +6,7 @@
 mlp.onnx        input [batch, 4] -> Gemm(fc1) -> Relu -> Gemm(fc2) -> logits [batch, 3];
                 also an initializer `unused` on no path to the output and an
                 int64 initializer `int_shape` (Reshape's target, a no-op)
-no_rule.onnx    input -> MatMul(w) -> TopK values (node 'top_k', no gradient rule)
+no_rule.onnx    input -> MatMul(w) -> ScatterElements (node 'scatter', no gradient rule)
 int_output.onnx input -> Gemm(w) -> ArgMax (an int64 output)
 rank1.onnx      input -> Gemm(w) -> ReduceSum over axis 1 -> [batch]
 dropout.onnx    input -> Gemm(w) -> Dropout(ratio 0.5, training_mode true), as
@@ -60,10 +60,13 @@ def main():
 
     no_rule = model(
         [helper.make_node("MatMul", ["input", "w"], ["h"], name="matmul"),
-         helper.make_node("TopK", ["h", "k"], ["values", "indices"], name="top_k")],
+         helper.make_node("ScatterElements", ["h", "indices", "updates"],
+                          ["values"], name="scatter", axis=1)],
         [x],
-        [helper.make_tensor_value_info("values", TensorProto.FLOAT, ["batch", 2])],
-        [tensor("w", f32(4, 3)), tensor("k", np.array([2], dtype=np.int64))],
+        [helper.make_tensor_value_info("values", TensorProto.FLOAT, ["batch", 3])],
+        [tensor("w", f32(4, 3)),
+         tensor("indices", np.array([[0, 2]], dtype=np.int64)),
+         tensor("updates", np.zeros((1, 2), dtype=np.float32))],
         "no_rule")
     onnx.save(no_rule, os.path.join(out, "no_rule.onnx"))
 
