@@ -10,7 +10,7 @@ Sources, all read (never edited by hand):
   dialects/onnx/ops/*.td           the ops, their family and summary
   <build>/dialects/onnx/ONNXOps.md the operand types (mlir-tblgen -gen-op-doc)
   codegen/lowering/*.cpp           which file lowers each op
-  compiler/autodiff/*.cpp          gradient rules (when present)
+  compiler/autodiff/rules/*.cpp    gradient rules (ODT_GRADIENT_RULE(Op))
   docs/conformance.md              scripts/onnx_backend_tests.py's report
 """
 
@@ -95,10 +95,9 @@ def lowerings():
 
 def gradient_rules():
     rules = set()
-    for path in glob.glob(os.path.join(ROOT, "compiler/autodiff/*.cpp")):
+    for path in glob.glob(os.path.join(ROOT, "compiler/autodiff/rules/*.cpp")):
         text = open(path).read()
-        rules.update(re.findall(r"onnx::(\w+)Op::buildGradient", text))
-        rules.update(re.findall(r"GradientRule<\s*onnx::(\w+)Op\s*>", text))
+        rules.update(re.findall(r"^ODT_GRADIENT_RULE\((\w+)\)", text, re.M))
     return rules
 
 

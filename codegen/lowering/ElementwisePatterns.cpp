@@ -36,6 +36,7 @@ void populateReciprocalLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReluLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateSigmoidLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateSinLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateAtanLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateSoftplusLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateSqrtLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateTanhLoweringPatterns(mlir::RewritePatternSet &patterns);
@@ -69,6 +70,7 @@ void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateReluLoweringPatterns(patterns);
   populateSigmoidLoweringPatterns(patterns);
   populateSinLoweringPatterns(patterns);
+  populateAtanLoweringPatterns(patterns);
   populateSoftplusLoweringPatterns(patterns);
   populateSqrtLoweringPatterns(patterns);
   populateTanhLoweringPatterns(patterns);

@@ -82,7 +82,7 @@ def cases():
     binary("Mul", r(2, 1, 3), r(4, 1))
     binary("Div", r(2, 3), r(3, low=0.5))
     binary("Pow", r(2, 3, low=0.5), r(3))
-    for op in ("Neg", "Sigmoid", "Tanh", "Exp", "Sin", "Cos", "Softplus",
+    for op in ("Neg", "Sigmoid", "Tanh", "Exp", "Sin", "Cos", "Softplus", "Atan",
                "Erf", "Identity"):
         unary(op, r(2, 3))
     unary("Abs", r(2, 3, away=0.1))

@@ -157,6 +157,15 @@ ODT_GRADIENT_RULE(Cos) {
   return success();
 }
 
+ODT_GRADIENT_RULE(Atan) {
+  // d atan(x) = 1 / (1 + x^2); ORT's gradient builder has no rule for Atan.
+  Value x = x0(op);
+  Value denominator = b.create(
+      "onnx.Add", {b.scalar(1.0, elem(x)), b.create("onnx.Mul", {x, x})});
+  dx[0] = b.create("onnx.Div", {dy[0], denominator});
+  return success();
+}
+
 ODT_GRADIENT_RULE(Softplus) {
   dx[0] = b.create("onnx.Mul", {dy[0], b.create("onnx.Sigmoid", {x0(op)})});
   return success();
@@ -328,6 +337,7 @@ void attachElementwiseGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(Sin);
   ODT_ATTACH_RULE(Cos);
   ODT_ATTACH_RULE(Softplus);
+  ODT_ATTACH_RULE(Atan);
   ODT_ATTACH_RULE(Erf);
   ODT_ATTACH_RULE(Gelu);
   ODT_ATTACH_RULE(MSGelu);

@@ -80,6 +80,7 @@ def ONNX_LogOp : ONNX_ElemFloatUnaryOp<"Log", "log(X)">;
 def ONNX_TanhOp : ONNX_ElemFloatUnaryOp<"Tanh", "tanh(X)">;
 def ONNX_SigmoidOp : ONNX_ElemFloatUnaryOp<"Sigmoid", "1 / (1 + exp(-X))">;
 def ONNX_SinOp : ONNX_ElemFloatUnaryOp<"Sin", "sin(X)">;
+def ONNX_AtanOp : ONNX_ElemFloatUnaryOp<"Atan", "atan(X)">;
 def ONNX_CosOp : ONNX_ElemFloatUnaryOp<"Cos", "cos(X)">;
 def ONNX_SoftplusOp : ONNX_ElemFloatUnaryOp<"Softplus", "log(1 + exp(X))">;
 
