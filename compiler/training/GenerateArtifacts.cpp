@@ -157,6 +157,18 @@ void nameResult(Value value, StringRef name) {
   op->setAttr(kResultNamesAttr, builder.getArrayAttr(names));
 }
 
+/// Makes `results` (named by `resultAttrs`) what `func` returns.
+void replaceResults(func::FuncOp func, func::ReturnOp returnOp,
+                    ValueRange results, ArrayRef<DictionaryAttr> resultAttrs) {
+  OpBuilder builder(returnOp);
+  func::ReturnOp::create(builder, returnOp.getLoc(), results);
+  returnOp.erase();
+  func.setFunctionType(FunctionType::get(func.getContext(),
+                                         func.front().getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
+  func.setAllResultAttrs(resultAttrs);
+}
+
 /// The dims of `value` as an `onnx.dims` attribute (sizes and symbol names).
 ArrayAttr dimsAttr(Builder &builder, onnx::ShapeContext &shapes,
                    ArrayRef<onnx::Dim> dims) {
@@ -296,14 +308,7 @@ LogicalResult Generator::addLoss(func::FuncOp func) {
       resultAttr(loss == "none" ? StringRef(lossInputs[0]) : "loss"));
   for (const std::string &name : options.additionalOutputs)
     resultAttrs.push_back(resultAttr(name));
-  func::ReturnOp::create(builder, returnOp.getLoc(), results);
-  returnOp.erase();
-  SmallVector<Type> resultTypes;
-  for (Value v : results)
-    resultTypes.push_back(v.getType());
-  func.setFunctionType(FunctionType::get(
-      &context, func.front().getArgumentTypes(), resultTypes));
-  func.setAllResultAttrs(resultAttrs);
+  replaceResults(func, returnOp, results, resultAttrs);
   return success();
 }
 
@@ -377,14 +382,7 @@ LogicalResult Generator::buildTraining(func::FuncOp func) {
              kRoleAttr,
              attrBuilder.getStringAttr(getRoleName(ArgRole::GradAccumFlag)))}));
   }
-  func::ReturnOp::create(builder, returnOp.getLoc(), results);
-  returnOp.erase();
-  SmallVector<Type> resultTypes;
-  for (Value v : results)
-    resultTypes.push_back(v.getType());
-  func.setFunctionType(FunctionType::get(
-      &context, func.front().getArgumentTypes(), resultTypes));
-  func.setAllResultAttrs(resultAttrs);
+  replaceResults(func, returnOp, results, resultAttrs);
   return success();
 }
 

@@ -243,6 +243,23 @@ std::string joinPath(llvm::StringRef dir, llvm::StringRef name) {
   return std::string(path);
 }
 
+/// Creates `outDir` and an empty staging folder `name` inside it, where a
+/// set of outputs is written before installOutputs moves it into place.
+bool makeStaging(const std::string &outDir, const char *name,
+                 std::string &staging, std::string &error) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
+    error = "cannot create '" + outDir + "': " + ec.message();
+    return false;
+  }
+  staging = joinPath(outDir, name);
+  llvm::sys::fs::remove_directories(staging);
+  if (std::error_code ec = llvm::sys::fs::create_directories(staging)) {
+    error = "cannot create '" + staging + "': " + ec.message();
+    return false;
+  }
+  return true;
+}
+
 /// Moves the finished files from `staging` into `outDir` as one set: files
 /// they replace are kept aside until every new file is in place, and put back
 /// if any move fails, so OUT_DIR holds either the old set or the new one.
@@ -394,12 +411,9 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
 
   // Outputs go to a fresh staging folder first; only a complete set is moved
   // into OUT_DIR, so a failure leaves nothing half-written there.
-  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
-    return fail("cannot create '" + outDir + "': " + ec.message());
-  std::string staging = joinPath(outDir, ".odt-compile-staging");
-  llvm::sys::fs::remove_directories(staging);
-  if (std::error_code ec = llvm::sys::fs::create_directories(staging))
-    return fail("cannot create '" + staging + "': " + ec.message());
+  std::string staging, stagingError;
+  if (!makeStaging(outDir, ".odt-compile-staging", staging, stagingError))
+    return fail(stagingError);
   auto cleanup = [&]() { llvm::sys::fs::remove_directories(staging); };
   std::vector<std::pair<std::string, std::string>> files = {
       {"model.o", object}};
@@ -502,12 +516,9 @@ int generate() {
       return 1;
   }
 
-  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
-    return fail("cannot create '" + outDir + "': " + ec.message());
-  std::string staging = joinPath(outDir, ".odt-generate-staging");
-  llvm::sys::fs::remove_directories(staging);
-  if (std::error_code ec = llvm::sys::fs::create_directories(staging))
-    return fail("cannot create '" + staging + "': " + ec.message());
+  std::string staging, stagingError;
+  if (!makeStaging(outDir, ".odt-generate-staging", staging, stagingError))
+    return fail(stagingError);
   auto cleanup = [&]() { llvm::sys::fs::remove_directories(staging); };
   std::string error;
   std::vector<std::string> names;

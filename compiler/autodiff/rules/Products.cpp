@@ -114,15 +114,9 @@ ODT_GRADIENT_RULE(MatMul) {
 ODT_GRADIENT_RULE(Conv) {
   auto attrs = copyAttrs(op, {"auto_pad", "dilations", "group",
                               "kernel_shape", "pads", "strides"});
-  Operation *grad = b.createOp(
-      "onnx.ms.ConvGrad", {dy[0], op->getOperand(0), op->getOperand(1)},
-      attrs, 3);
-  if (!grad)
-    return failure();
-  for (unsigned i = 0; i < 3; ++i)
-    if (b.needsGradient(i))
-      dx[i] = grad->getResult(i);
-  return success();
+  return buildPerOperandGradients(
+      b, "onnx.ms.ConvGrad", {dy[0], op->getOperand(0), op->getOperand(1)},
+      attrs, dx);
 }
 
 ODT_GRADIENT_RULE(MaxPool) {

@@ -250,17 +250,11 @@ ODT_GRADIENT_RULE(LayerNormalization) {
                      "InvStdDev outputs";
     return failure();
   }
-  Operation *grad = b.createOp(
-      "onnx.ms.LayerNormalizationGrad",
+  return buildPerOperandGradients(
+      b, "onnx.ms.LayerNormalizationGrad",
       {dy[0], op->getOperand(0), op->getOperand(1), op->getResult(1),
        op->getResult(2)},
-      {b.intAttr("axis", axisOfOr(op, -1))}, 3);
-  if (!grad)
-    return failure();
-  for (unsigned i = 0; i < 3; ++i)
-    if (b.needsGradient(i))
-      dx[i] = grad->getResult(i);
-  return success();
+      {b.intAttr("axis", axisOfOr(op, -1))}, dx);
 }
 
 ODT_GRADIENT_RULE(SoftmaxCrossEntropyLoss) {

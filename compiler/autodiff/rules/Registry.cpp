@@ -16,6 +16,19 @@ Value zerosLike(GradientBuilder &b, Value value) {
                        one, b.getBuilder().getFloatAttr(element, 0.0)))});
 }
 
+LogicalResult buildPerOperandGradients(GradientBuilder &b, StringRef name,
+                                       ValueRange operands,
+                                       ArrayRef<NamedAttribute> attrs,
+                                       MutableArrayRef<Value> dx) {
+  Operation *grad = b.createOp(name, operands, attrs, dx.size());
+  if (!grad)
+    return failure();
+  for (unsigned i = 0; i < dx.size(); ++i)
+    if (b.needsGradient(i))
+      dx[i] = grad->getResult(i);
+  return success();
+}
+
 void registerGradientRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, onnx::ONNXDialect *) {
     attachElementwiseGradients(context);

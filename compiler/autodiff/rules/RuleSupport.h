@@ -39,6 +39,13 @@ void attachProductGradients(mlir::MLIRContext *context);
 void attachReductionGradients(mlir::MLIRContext *context);
 void attachStructureGradients(mlir::MLIRContext *context);
 
+/// Builds gradient op `name` with one result per operand gradient (ORT's
+/// ConvGrad, LayerNormalizationGrad) and hands out the ones needed.
+mlir::LogicalResult buildPerOperandGradients(
+    GradientBuilder &b, llvm::StringRef name, mlir::ValueRange operands,
+    llvm::ArrayRef<mlir::NamedAttribute> attrs,
+    llvm::MutableArrayRef<mlir::Value> dx);
+
 /// The gradient of a result the rule needs but nothing differentiable used:
 /// zeros shaped like the result.
 mlir::Value zerosLike(GradientBuilder &b, mlir::Value value);

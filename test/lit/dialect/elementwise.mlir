@@ -41,6 +41,7 @@ func.func @arithmetic(%a: tensor<?x4xf32>, %b: tensor<4xf32>, %i: tensor<3xi64>,
 // CHECK:         onnx.Sin(%[[X]])
 // CHECK:         onnx.Cos(%[[X]])
 // CHECK:         onnx.Softplus(%[[X]])
+// CHECK:         onnx.Atan(%[[X]])
 func.func @float_math(%x: tensor<2x3xf16>) {
   %0 = onnx.Sqrt(%x) : (tensor<2x3xf16>) -> tensor<2x3xf16>
   %1 = onnx.Reciprocal(%x) : (tensor<2x3xf16>) -> tensor<2x3xf16>
@@ -52,6 +53,7 @@ func.func @float_math(%x: tensor<2x3xf16>) {
   %7 = onnx.Sin(%x) : (tensor<2x3xf16>) -> tensor<2x3xf16>
   %8 = onnx.Cos(%x) : (tensor<2x3xf16>) -> tensor<2x3xf16>
   %9 = onnx.Softplus(%x) : (tensor<2x3xf16>) -> tensor<2x3xf16>
+  %10 = onnx.Atan(%x) : (tensor<2x3xf16>) -> tensor<2x3xf16>
   return
 }
 
