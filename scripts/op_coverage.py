@@ -22,7 +22,9 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-DEF = re.compile(r'^def (ONNX_(\w+?)Op)\s*(?:\n\s*)?:\s*(ONNX_MSOp|ONNX_Op|Op)<\s*"?'
+# Ops derive from ONNX_Op, ONNX_MSOp, Op, or a family class such as
+# ONNX_ElemFloatUnaryOp or ONNX_ReduceOp whose first argument is the mnemonic.
+DEF = re.compile(r'^def (ONNX_(\w+?)Op)\s*(?:\n\s*)?:\s*(ONNX_\w*Op|Op)<\s*"?'
                  r'(?:ONNX_Dialect,\s*")?([\w.]+)"', re.M)
 
 
@@ -83,6 +85,13 @@ def lowerings():
             result.setdefault(record, os.path.relpath(path, ROOT))
         for record in re.findall(r"OpRewritePattern<\s*onnx::(\w+)Op\s*>", text):
             result.setdefault(record, os.path.relpath(path, ROOT))
+    # Templated patterns shared by a family (Arithmetic.cpp, Variadic.cpp):
+    # patterns.add<LowerX<onnx::AddOp, ...>, ...>.
+    for path in glob.glob(os.path.join(ROOT, "codegen/lowering/*.cpp")):
+        text = open(path).read()
+        for added in re.findall(r"patterns\.add<(.*?)>\(", text, re.S):
+            for record in re.findall(r"<\s*onnx::(\w+)Op\b", added):
+                result.setdefault(record, os.path.relpath(path, ROOT))
     # Ops rewritten into ai.onnx ops before the lowering.
     decompose = os.path.join(ROOT, "compiler/passes/DecomposeTrainingOps.cpp")
     if os.path.exists(decompose):
