@@ -295,6 +295,9 @@ private:
     if (auto iface = dyn_cast<onnx::ONNXOpInterface>(op);
         iface && iface.hasVariadicONNXOutputs())
       lastUsed = op.getNumResults();
+    // ORT's BatchNormInternal in training mode requires all five outputs.
+    if (isa<onnx::BatchNormInternalOp>(op))
+      lastUsed = op.getNumResults();
     // ...and never fewer than the operator requires (TopK's Indices).
     if (node->domain().empty())
       if (const auto *schema =

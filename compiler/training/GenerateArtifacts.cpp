@@ -55,6 +55,7 @@ private:
   LogicalResult chooseParameters();
   LogicalResult addLoss(func::FuncOp func);
   LogicalResult buildTraining(func::FuncOp func);
+  void useBatchStatistics(func::FuncOp func);
   LogicalResult simplifyAndType(func::FuncOp func);
   LogicalResult exportModel(func::FuncOp func, ::onnx::ModelProto &out,
                             const GraphExportOptions &exportOptions);
@@ -99,12 +100,22 @@ LogicalResult Generator::chooseParameters() {
     if (!trainableSet.insert(name).second)
       return error() << "--requires-grad '" << name << "' is given twice";
   }
+  // BatchNormalization's running statistics are buffers, not parameters
+  // (PyTorch's named_parameters leaves them out too): by default they stay
+  // constants.
+  llvm::StringSet<> runningStatistics;
+  for (const auto &node : graph.node())
+    if (node.op_type() == "BatchNormalization" &&
+        (node.domain().empty() || node.domain() == "ai.onnx"))
+      for (int i = 3; i < std::min(node.input_size(), 5); ++i)
+        runningStatistics.insert(node.input(i));
   // Initializer order is the parameter order (stable across runs).
   for (const auto &tensor : graph.initializer()) {
     const std::string &name = tensor.name();
     bool isTrainable = options.requiresGrad.empty()
                            ? isFloatDataType(tensor.data_type()) &&
-                                 !frozenSet.contains(name)
+                                 !frozenSet.contains(name) &&
+                                 !runningStatistics.contains(name)
                            : trainableSet.contains(name);
     if (isTrainable)
       trainable.push_back(name);
@@ -310,6 +321,31 @@ LogicalResult Generator::addLoss(func::FuncOp func) {
     resultAttrs.push_back(resultAttr(name));
   replaceResults(func, returnOp, results, resultAttrs);
   return success();
+}
+
+/// BatchNormalization in training mode becomes ORT's BatchNormInternal in the
+/// training graph, as ORT's own generator does: the same function plus the
+/// saved batch mean and inverse standard deviation its gradient
+/// (BatchNormalizationGrad) reads. The running statistics stay constants, as
+/// in ORT's artifacts.
+void Generator::useBatchStatistics(func::FuncOp func) {
+  SmallVector<onnx::BatchNormalizationOp> norms;
+  func.walk([&](onnx::BatchNormalizationOp norm) {
+    auto mode = norm->getAttrOfType<IntegerAttr>("training_mode");
+    if (mode && mode.getInt() != 0)
+      norms.push_back(norm);
+  });
+  for (onnx::BatchNormalizationOp norm : norms) {
+    OpBuilder builder(norm);
+    OperationState state(norm.getLoc(), "onnx.ms.BatchNormInternal");
+    state.addOperands(norm->getOperands());
+    state.addAttributes(norm->getAttrs());
+    state.types.assign(5, norm->getResult(0).getType());
+    Operation *internal = builder.create(state);
+    for (unsigned i = 0; i < norm->getNumResults(); ++i)
+      norm->getResult(i).replaceAllUsesWith(internal->getResult(i));
+    norm->erase();
+  }
 }
 
 LogicalResult Generator::buildTraining(func::FuncOp func) {
@@ -548,10 +584,16 @@ LogicalResult Generator::run() {
   func::FuncOp training = eval.clone();
   training.setSymName("train");
   module->push_back(training);
+  useBatchStatistics(training);
   if (failed(buildTraining(training)))
     return failure();
-  // The eval graph runs Dropout in inference mode (PyTorch's training-mode
-  // exports feed training_mode = true): the input is dropped, as absent.
+  // The eval graph normalizes with the running statistics...
+  eval.walk([&](onnx::BatchNormalizationOp norm) {
+    norm->setAttr("training_mode",
+                  Builder(&context).getI64IntegerAttr(0));
+  });
+  // ...and runs Dropout in inference mode (PyTorch's training-mode exports
+  // feed training_mode = true): the input is dropped, as absent.
   eval.walk([&](onnx::DropoutOp dropout) {
     Value mode = dropout->getOperand(2);
     if (isa<NoneType>(mode.getType()))

@@ -70,6 +70,21 @@ class CNN(torch.nn.Module):
         return self.fc(torch.flatten(self.pool(x), 1))
 
 
+class NormCNN(torch.nn.Module):
+    """BatchNormalization in training mode (batch statistics), as PyTorch
+    exports a model in train()."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(1, 4, 3, padding=1)
+        self.norm = torch.nn.BatchNorm2d(4)
+        self.fc = torch.nn.Linear(4 * 4 * 4, 3)
+
+    def forward(self, x):
+        x = torch.nn.functional.max_pool2d(torch.relu(self.norm(self.conv(x))), 2)
+        return self.fc(torch.flatten(x, 1))
+
+
 class Attention(torch.nn.Module):
     """Self-attention written out: MatMul on 3-D inputs, Reshape and
     Transpose with shape subgraphs (symbolic batch), Softmax, a residual and
@@ -102,6 +117,7 @@ MODELS = {
     "norm_mlp": (NormMLP, (8, 16), 4, 17),
     "norm_mlp_decomposed": (NormMLP, (8, 16), 4, 14),
     "cnn": (CNN, (4, 1, 8, 8), 3, 13),
+    "cnn_batchnorm": (NormCNN, (4, 1, 8, 8), 3, 15),
     "attention": (Attention, (4, 6, 16), 3, 15),
 }
 

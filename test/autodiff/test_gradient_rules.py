@@ -143,6 +143,13 @@ def cases():
            name="bn", epsilon=1e-3)],
         {"x": r(2, 3, 2, 2), "scale": r(3), "bias": r(3), "mean": r(3),
          "var": r(3, low=0.5)})
+    # Training-mode BatchNormalization, as generate-artifacts rewrites it.
+    c["BatchNormInternal"] = (
+        [n("BatchNormInternal", ["x", "scale", "bias", "mean", "var"],
+           ["y", "running_mean", "running_var", "saved_mean", "saved_inv_std"],
+           name="bn", domain="com.microsoft", epsilon=1e-3)],
+        {"x": r(3, 2, 2, 2), "scale": r(2), "bias": r(2)},
+        {"mean": np.zeros(2, np.float32), "var": np.ones(2, np.float32)})
     c["Split"] = ([n("Split", ["x", "split"], ["y", "unused"], name="split", axis=1)],
                   {"x": r(2, 5)}, {"split": i64(3, 2)})
     c["Pad"] = ([n("Pad", ["x", "pads"], ["y"], name="pad")], {"x": r(2, 3)},

@@ -179,8 +179,9 @@ ODT_GRADIENT_RULE(Einsum) {
 ODT_GRADIENT_RULE(BatchNormalization) {
   auto training = op->getAttrOfType<IntegerAttr>("training_mode");
   if (training && training.getInt() != 0) {
+    // generate-artifacts rewrites it into BatchNormInternal first.
     b.emitError() << "no gradient rule for BatchNormalization in training "
-                     "mode yet";
+                     "mode (use com.microsoft BatchNormInternal)";
     return failure();
   }
   // Inference mode: y = (x - mean) * inv * scale + B, inv = 1/sqrt(var+eps),
@@ -277,6 +278,26 @@ ODT_GRADIENT_RULE(SoftmaxCrossEntropyLoss) {
   return success();
 }
 
+ODT_GRADIENT_RULE(BatchNormInternal) {
+  // Training mode: ORT's BatchNormalizationGrad from the saved statistics.
+  // The running statistics only feed the running outputs: no gradient.
+  auto training = op->getAttrOfType<IntegerAttr>("training_mode");
+  if ((training && training.getInt() == 0) || b.needsGradient(3) ||
+      b.needsGradient(4) || dy[1] || dy[2]) {
+    b.emitError() << "no gradient rule for BatchNormInternal's running "
+                     "statistics or inference mode";
+    return failure();
+  }
+  SmallVector<NamedAttribute> attrs;
+  if (Attribute eps = op->getAttr("epsilon"))
+    attrs.push_back(b.getBuilder().getNamedAttr("epsilon", eps));
+  return buildPerOperandGradients(
+      b, "onnx.ms.BatchNormalizationGrad",
+      {dy[0], op->getOperand(0), op->getOperand(1), op->getResult(3),
+       op->getResult(4)},
+      attrs, dx.take_front(3));
+}
+
 } // namespace
 
 void attachReductionGradients(MLIRContext *context) {
@@ -293,6 +314,7 @@ void attachReductionGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(TopK);
   ODT_ATTACH_RULE(Einsum);
   ODT_ATTACH_RULE(BatchNormalization);
+  ODT_ATTACH_RULE(BatchNormInternal);
 }
 
 } // namespace odt

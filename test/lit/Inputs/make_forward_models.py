@@ -11,6 +11,8 @@ int_output.onnx input -> Gemm(w) -> ArgMax (an int64 output)
 rank1.onnx      input -> Gemm(w) -> ReduceSum over axis 1 -> [batch]
 dropout.onnx    input -> Gemm(w) -> Dropout(ratio 0.5, training_mode true), as
                 PyTorch exports in training mode
+batchnorm.onnx  image [batch, 2, 3, 3] -> BatchNormalization in training mode
+                (running statistics as outputs, as PyTorch exports it)
 """
 
 import os
@@ -97,6 +99,20 @@ def main():
         [tensor("w", f32(4, 3)), tensor("ratio", np.array(0.5, dtype=np.float32)),
          tensor("training", np.array(True))], "dropout")
     onnx.save(dropout, os.path.join(out, "dropout.onnx"))
+
+    image = helper.make_tensor_value_info("image", TensorProto.FLOAT,
+                                          ["batch", 2, 3, 3])
+    batchnorm = model(
+        [helper.make_node("BatchNormalization",
+                          ["image", "bn.weight", "bn.bias", "bn.running_mean",
+                           "bn.running_var"], ["y", "mean_out", "var_out"],
+                          name="bn", training_mode=1)],
+        [image],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 2, 3, 3])],
+        [tensor("bn.weight", f32(2)), tensor("bn.bias", f32(2)),
+         tensor("bn.running_mean", np.zeros(2, np.float32)),
+         tensor("bn.running_var", np.ones(2, np.float32))], "batchnorm")
+    onnx.save(batchnorm, os.path.join(out, "batchnorm.onnx"))
 
 
 if __name__ == "__main__":
