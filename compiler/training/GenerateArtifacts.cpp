@@ -54,6 +54,9 @@ private:
   }
   LogicalResult chooseParameters();
   LogicalResult addLoss(func::FuncOp func);
+  LogicalResult checkBroadcast(const TensorValue &value, StringRef option,
+                               RankedTensorType outputType,
+                               ArrayRef<onnx::Dim> outputShape);
   LogicalResult buildTraining(func::FuncOp func);
   void useBatchStatistics(func::FuncOp func);
   LogicalResult simplifyAndType(func::FuncOp func);
@@ -135,6 +138,26 @@ LogicalResult Generator::chooseParameters() {
   return success();
 }
 
+/// A weight tensor must have the output's element type and broadcast to
+/// the output (numpy rules, no larger).
+LogicalResult Generator::checkBroadcast(const TensorValue &value,
+                                        StringRef option,
+                                        RankedTensorType outputType,
+                                        ArrayRef<onnx::Dim> outputShape) {
+  bool fits =
+      value.dataType == getONNXDataType(outputType.getElementType()) &&
+      value.dims.size() <= outputShape.size();
+  for (size_t i = 0; fits && i < value.dims.size(); ++i) {
+    const onnx::Dim &dim = outputShape[outputShape.size() - value.dims.size() + i];
+    fits = value.dims[i] == 1 ||
+           (dim.isStatic() && dim.getSize() == value.dims[i]);
+  }
+  if (!fits)
+    return error() << option << " must have the scores' element type and "
+                   << "broadcast to the output's shape " << outputType;
+  return success();
+}
+
 Value Generator::addArgument(func::FuncOp func, unsigned index, Type type,
                              StringRef name, ArgRole role, ArrayAttr dims) {
   Builder builder(&context);
@@ -166,6 +189,20 @@ void nameResult(Value value, StringRef name) {
     return;
   names[result.getResultNumber()] = builder.getStringAttr(name);
   op->setAttr(kResultNamesAttr, builder.getArrayAttr(names));
+}
+
+/// A named constant holding a command-line tensor.
+Value constantOf(GradientBuilder &b, onnx::ShapeContext &shapes,
+                 const TensorValue &value, StringRef name) {
+  OpBuilder &builder = b.getBuilder();
+  Type element = convertElementType(builder.getContext(), value.dataType);
+  auto type = RankedTensorType::get(value.dims, element);
+  auto attr = DenseElementsAttr::getFromRawBuffer(
+      type, ArrayRef<char>(value.bytes.data(), value.bytes.size()));
+  auto constant = onnx::ConstantOp::create(
+      builder, NameLoc::get(builder.getStringAttr(name)), type, attr);
+  shapes.setShape(constant, shapes.shapeFromType(type, name), element);
+  return constant;
 }
 
 /// Makes `results` (named by `resultAttrs`) what `func` returns.
@@ -236,6 +273,12 @@ LogicalResult Generator::addLoss(func::FuncOp func) {
   GradientBuilder b(builder, shapes);
 
   StringRef loss = options.loss;
+  if (options.lossWeight && loss != "CrossEntropyLoss" &&
+      loss != "BCEWithLogitsLoss")
+    return error() << "--loss-weight applies to CrossEntropyLoss and "
+                      "BCEWithLogitsLoss only";
+  if (options.posWeight && loss != "BCEWithLogitsLoss")
+    return error() << "--pos-weight applies to BCEWithLogitsLoss only";
   if (loss != "none" && options.reduction != "mean" &&
       options.reduction != "sum" && options.reduction != "none")
     return error() << "--reduction must be mean, sum or none, not '"
@@ -267,8 +310,21 @@ LogicalResult Generator::addLoss(func::FuncOp func) {
         b.stringAttr("reduction", options.reduction)};
     if (options.ignoreIndex)
       attrs.push_back(b.intAttr("ignore_index", *options.ignoreIndex));
-    Operation *op = b.createOp("onnx.SoftmaxCrossEntropyLoss",
-                               {output, labels}, attrs, 2);
+    SmallVector<Value> operands = {output, labels};
+    if (options.lossWeight) {
+      const TensorValue &weight = *options.lossWeight;
+      const onnx::Dim &classes = outputShape[1];
+      if (weight.dims.size() != 1 ||
+          weight.dataType != getONNXDataType(outputType.getElementType()) ||
+          (classes.isStatic() && weight.dims[0] != classes.getSize()))
+        return error() << "--loss-weight for CrossEntropyLoss must be a 1-D "
+                          "tensor of the scores' type with one weight per "
+                          "class ("
+                       << shapes.symbolName(classes) << ")";
+      operands.push_back(constantOf(b, shapes, weight, "loss.weight"));
+    }
+    Operation *op = b.createOp("onnx.SoftmaxCrossEntropyLoss", operands,
+                               attrs, 2);
     lossValue = op ? op->getResult(0) : Value();
   } else if (loss == "MSELoss" || loss == "L1Loss" ||
              loss == "BCEWithLogitsLoss") {
@@ -282,7 +338,7 @@ LogicalResult Generator::addLoss(func::FuncOp func) {
       perElement = b.create("onnx.Mul", {diff, diff});
     } else if (loss == "L1Loss") {
       perElement = b.create("onnx.Abs", {b.create("onnx.Sub", {output, target})});
-    } else {
+    } else if (!options.posWeight) {
       // max(x, 0) - x t + log(1 + exp(-|x|)): no overflow for any x.
       Value positive = b.create("onnx.Relu", {output});
       Value product = b.create("onnx.Mul", {output, target});
@@ -290,6 +346,35 @@ LogicalResult Generator::addLoss(func::FuncOp func) {
       Value softplus = b.create("onnx.Softplus", {negAbs});
       perElement = b.create(
           "onnx.Add", {b.create("onnx.Sub", {positive, product}), softplus});
+    } else {
+      // PyTorch's -[p t log s(x) + (1 - t) log(1 - s(x))] with
+      // -log s(x) = softplus(-x): (1 - t) x + (1 + (p - 1) t) softplus(-x).
+      if (failed(checkBroadcast(*options.posWeight, "--pos-weight",
+                                outputType, outputShape)))
+        return failure();
+      Value posWeight = constantOf(b, shapes, *options.posWeight,
+                                   "loss.pos_weight");
+      Type element = outputType.getElementType();
+      Value one = b.scalar(1.0, element);
+      Value softplus = b.create("onnx.Softplus", {b.create("onnx.Neg", {output})});
+      Value negativeTerm = b.create(
+          "onnx.Mul", {b.create("onnx.Sub", {one, target}), output});
+      Value scale = b.create(
+          "onnx.Add",
+          {one, b.create("onnx.Mul",
+                         {b.create("onnx.Sub", {posWeight, one}), target})});
+      perElement = b.create("onnx.Add",
+                            {negativeTerm,
+                             b.create("onnx.Mul", {scale, softplus})});
+    }
+    if (options.lossWeight) {
+      if (failed(checkBroadcast(*options.lossWeight, "--loss-weight",
+                                outputType, outputShape)))
+        return failure();
+      perElement = b.create(
+          "onnx.Mul",
+          {perElement, constantOf(b, shapes, *options.lossWeight,
+                                  "loss.weight")});
     }
     lossValue = reduce(perElement);
   } else {

@@ -21,6 +21,14 @@
 
 namespace odt {
 
+/// A tensor given on the command line (a .npy file): ONNX data type, dims and
+/// little-endian bytes.
+struct TensorValue {
+  int32_t dataType = 0;
+  std::vector<int64_t> dims;
+  std::string bytes;
+};
+
 struct ArtifactOptions {
   std::string modelPath;
   /// Trainable initializers; empty: every floating-point initializer not
@@ -34,6 +42,11 @@ struct ArtifactOptions {
   /// mean, sum or none.
   std::string reduction = "mean";
   std::optional<int64_t> ignoreIndex;
+  /// CrossEntropyLoss: per-class weights [C]; BCEWithLogitsLoss: weights
+  /// broadcast to the output.
+  std::optional<TensorValue> lossWeight;
+  /// BCEWithLogitsLoss: weights of the positive term, broadcast to the output.
+  std::optional<TensorValue> posWeight;
   /// The model outputs the loss reads; default: the first output.
   std::vector<std::string> lossInputs;
   /// Model outputs kept as outputs after the loss.

@@ -163,6 +163,14 @@ def cases():
     for loss in ("MSELoss", "L1Loss", "BCEWithLogitsLoss", "CrossEntropyLoss"):
         for reduction in ("mean", "sum"):
             c["loss:%s:%s" % (loss, reduction)] = scores + (loss, reduction)
+    # Weighted losses: --loss-weight and --pos-weight tensors.
+    c["loss:CrossEntropyLoss:mean:weight"] = scores + (
+        "CrossEntropyLoss", "mean", {"loss-weight": r(5, low=0.2)})
+    c["loss:BCEWithLogitsLoss:mean:pos_weight"] = scores + (
+        "BCEWithLogitsLoss", "mean", {"pos-weight": r(5, low=0.2)})
+    c["loss:BCEWithLogitsLoss:sum:weight,pos_weight"] = scores + (
+        "BCEWithLogitsLoss", "sum",
+        {"loss-weight": r(4, 1, low=0.2), "pos-weight": r(5, low=0.2)})
     c["Sum"] = ([n("Sum", ["a", "b", "c"], ["y"], name="sum")],
                 {"a": r(2, 3), "b": r(3), "c": r(2, 1)})
     # Products.
@@ -247,6 +255,29 @@ def build_model(name, case, folder):
     return path, y.shape
 
 
+def reference_loss(kind, reduction, y, target, weights):
+    """PyTorch's definitions of the losses, in float64."""
+    import numpy as np
+    weight = weights.get("loss-weight")
+    if kind == "CrossEntropyLoss":
+        log_prob = y - np.log(np.exp(y - y.max(1, keepdims=True)).sum(1, keepdims=True)) \
+            - y.max(1, keepdims=True)
+        w = np.ones(y.shape[1]) if weight is None else weight.astype(np.float64)
+        picked = -log_prob[np.arange(len(target)), target] * w[target]
+        return picked.sum() / (w[target].sum() if reduction == "mean" else 1.0)
+    if kind == "MSELoss":
+        per = (y - target) ** 2
+    elif kind == "L1Loss":
+        per = np.abs(y - target)
+    else:
+        softplus = np.logaddexp(0, -y)  # -log(sigmoid(y))
+        pos = 1.0 if "pos-weight" not in weights else weights["pos-weight"]
+        per = pos * target * softplus + (1 - target) * (y + softplus)
+        if weight is not None:
+            per = per * weight
+    return per.mean() if reduction == "mean" else per.sum()
+
+
 def session_output(folder):
     import onnxruntime as ort
     return ort.InferenceSession(os.path.join(folder, "forward.onnx")).run(None, {})[0]
@@ -286,9 +317,14 @@ def check(name, case, work):
     np.save(target_path, target)
     artifacts = os.path.join(folder, "artifacts")
     compiled = os.path.join(folder, "compiled")
+    weight_flags = []
+    for flag, value in (case[6] if len(case) > 6 else {}).items():
+        path = os.path.join(folder, flag + ".npy")
+        np.save(path, value)
+        weight_flags += ["--" + flag, path]
     run([os.path.join(BIN, "odt-compile"), "generate-artifacts", forward, "-o",
          artifacts, "--loss", loss_kind, "--reduction", reduction, "--optimizer",
-         "SGD", "--quiet", "--compile", compiled,
+         "SGD", "--quiet", "--compile", compiled, *weight_flags,
          "--requires-grad", ",".join(case[1])])
     params = case[1]
 
@@ -310,6 +346,16 @@ def check(name, case, work):
             up = loss({**params, p: plus.reshape(value.shape)})
             down = loss({**params, p: minus.reshape(value.shape)})
             fd[p].append((up - down) / (2 * STEP))
+
+    # The loss itself against its definition (PyTorch's, in NumPy float64).
+    if len(case) > 4:
+        expected = reference_loss(loss_kind, reduction,
+                                  session_output(folder).astype(np.float64),
+                                  target, case[6] if len(case) > 6 else {})
+        actual = loss(params)
+        if abs(actual - expected) > 1e-5 * max(1.0, abs(expected)):
+            return 0.0, ["%s: loss %.7g, its definition gives %.7g"
+                         % (name, actual, expected)]
 
     # ORT's gradients.
     state = CheckpointState.load_checkpoint(os.path.join(artifacts, "checkpoint"))

@@ -112,6 +112,15 @@ static cl::opt<int64_t>
     ignoreIndex("ignore-index",
                 cl::desc("CrossEntropyLoss: the label that adds no loss"),
                 cl::sub(generateCommand));
+static cl::opt<std::string> lossWeightFile(
+    "loss-weight",
+    cl::desc("CrossEntropyLoss: per-class weights; BCEWithLogitsLoss: "
+             "weights broadcast to the output (a .npy file)"),
+    cl::value_desc("FILE.npy"), cl::sub(generateCommand));
+static cl::opt<std::string> posWeightFile(
+    "pos-weight",
+    cl::desc("BCEWithLogitsLoss: weights of the positive term (a .npy file)"),
+    cl::value_desc("FILE.npy"), cl::sub(generateCommand));
 static cl::list<std::string>
     lossInputs("loss-input",
                cl::desc("The model output the loss reads (default: the first)"),
@@ -497,6 +506,21 @@ int generate() {
     options.clipGradNorm = clipGradNorm;
   if (adamMode != 0 && adamMode != 1)
     return fail("--adam-mode must be 0 or 1");
+  for (auto [file, option, target] :
+       {std::make_tuple(std::string(lossWeightFile), "--loss-weight",
+                        &options.lossWeight),
+        std::make_tuple(std::string(posWeightFile), "--pos-weight",
+                        &options.posWeight)}) {
+    if (file.empty())
+      continue;
+    odt::Result<odt::Tensor> tensor = odt::readNpy(file);
+    if (!tensor)
+      return fail(std::string(option) + ": " + tensor.getStatus().message());
+    const char *bytes = static_cast<const char *>(tensor->data());
+    *target = odt::TensorValue{static_cast<int32_t>(tensor->dtype()),
+                               tensor->shape(),
+                               std::string(bytes, tensor->byteSize())};
+  }
   if (options.ignoreIndex && options.loss != "CrossEntropyLoss")
     return fail("--ignore-index applies to --loss CrossEntropyLoss only");
   const std::string filePrefix = artifactPrefix;
