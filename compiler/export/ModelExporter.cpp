@@ -411,6 +411,11 @@ LogicalResult writeModel(const ::onnx::ModelProto &model, StringRef path,
 LogicalResult moveToExternalData(::onnx::ModelProto &model,
                                  StringRef dataFileName, StringRef dataPath,
                                  uint64_t threshold, std::string &error) {
+  bool any = llvm::any_of(model.graph().initializer(), [&](const auto &t) {
+    return t.has_raw_data() && t.raw_data().size() >= threshold;
+  });
+  if (!any)
+    return success();
   std::ofstream out(dataPath.str(), std::ios::binary | std::ios::trunc);
   if (!out) {
     error = "cannot write '" + dataPath.str() + "'";

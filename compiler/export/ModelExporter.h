@@ -64,6 +64,7 @@ mlir::LogicalResult writeModel(const ::onnx::ModelProto &model,
 /// `dataFileName` next to the model (written to `dataPath` through a
 /// temporary file; the caller renames it into place), recording location,
 /// offset and length as ONNX external data. Offsets are 64-byte aligned.
+/// Writes no file when no initializer is that large.
 mlir::LogicalResult moveToExternalData(::onnx::ModelProto &model,
                                        llvm::StringRef dataFileName,
                                        llvm::StringRef dataPath,

@@ -140,6 +140,37 @@ class GenerateArtifactsTest(unittest.TestCase):
             self.odt_losses(compiled, resaved, loss_input, lr), ours,
             "odt from ORT's re-saved checkpoint")
 
+    def test_external_data(self):
+        """Artifacts whose initializers live in `<model>.data` (forced with a
+        low --external-data-above; fc1 stays a constant when only fc2
+        trains): ORT and odt load them and train to the same losses."""
+        if self.model != "mlp":
+            self.skipTest("external data is checked on the MLP only")
+        artifacts = os.path.join(self.folder, "external")
+        compiled = os.path.join(self.folder, "external_compiled")
+        self.run_tool("odt-compile", "generate-artifacts",
+                      os.path.join(self.folder, "forward.onnx"), "-o", artifacts,
+                      "--quiet", "--loss", "MSELoss", "--optimizer", "SGD",
+                      "--requires-grad", "fc2.weight,fc2.bias",
+                      "--external-data-above", "0", "--compile", compiled)
+        self.assertTrue(os.path.exists(
+            os.path.join(artifacts, "training_model.onnx.data")))
+        lr = self.reference["sgd_lr"]
+        ours = self.odt_losses(compiled, os.path.join(artifacts, "checkpoint"),
+                               "target", lr)
+        ort = subprocess.run(
+            [ORT_PYTHON, os.path.join(HERE, "ort_train.py"), artifacts,
+             "--input", os.path.join(self.folder, "input.npy"),
+             "--loss-input", "target=" + os.path.join(self.folder, "target.npy"),
+             "--steps", str(STEPS), "--lr", repr(lr)],
+            capture_output=True, text=True)
+        self.assertEqual(ort.returncode, 0, "ORT failed:\n" + ort.stderr[-4000:])
+        theirs = json.loads(ort.stdout.splitlines()[-1])["losses"]
+        for step, (a, b) in enumerate(zip(ours, theirs), 1):
+            self.assertLessEqual(abs(a - b), RELATIVE_TOLERANCE * abs(b),
+                                 "step %d: odt %r, ORT %r" % (step, a, b))
+        self.assertLess(ours[-1], ours[0])
+
     def test_ce_adamw(self):
         self.check_setup("ce_adamw")
 

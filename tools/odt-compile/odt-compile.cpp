@@ -166,6 +166,12 @@ static cl::opt<std::string>
     compileAfter("compile",
                  cl::desc("Then compile the artifacts into OUT_DIR"),
                  cl::value_desc("OUT_DIR"), cl::sub(generateCommand));
+static cl::opt<uint64_t> externalDataAbove(
+    "external-data-above",
+    cl::desc("Write the initializers of models larger than this many bytes "
+             "to external data (default 1.8 GB; protobuf's limit is 2 GiB)"),
+    cl::init(uint64_t(1800) * 1000 * 1000), cl::Hidden,
+    cl::sub(generateCommand));
 static cl::opt<bool> generateQuiet("quiet", cl::desc("No progress lines"),
                                    cl::sub(generateCommand));
 
@@ -552,6 +558,19 @@ int generate() {
       {"optimizer_model.onnx", &artifacts.optimizer}};
   for (auto &[name, model] : models) {
     std::string fileName = filePrefix + name;
+    // A model protobuf cannot hold (2 GiB) keeps its large initializers in
+    // `<file>.data`, as ONNX's external data.
+    if (model->ByteSizeLong() > externalDataAbove) {
+      std::string dataName = fileName + ".data";
+      if (failed(odt::moveToExternalData(*model, dataName,
+                                         joinPath(staging, dataName),
+                                         /*threshold=*/64, error))) {
+        cleanup();
+        return fail(error);
+      }
+      if (llvm::sys::fs::exists(joinPath(staging, dataName)))
+        names.push_back(dataName);
+    }
     if (failed(odt::writeModel(*model, joinPath(staging, fileName), error))) {
       cleanup();
       return fail(error);
