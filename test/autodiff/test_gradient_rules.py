@@ -150,6 +150,31 @@ def cases():
            name="bn", domain="com.microsoft", epsilon=1e-3)],
         {"x": r(3, 2, 2, 2), "scale": r(2), "bias": r(2)},
         {"mean": np.zeros(2, np.float32), "var": np.ones(2, np.float32)})
+    c["GatherElements"] = ([n("GatherElements", ["x", "indices"], ["y"],
+                              name="gather_elements", axis=1)], {"x": r(3, 4)},
+                           {"indices": np.array([[0, 3], [1, 1], [2, 0]], np.int64)})
+    c["ScatterElements"] = ([n("ScatterElements", ["x", "indices", "updates"], ["y"],
+                               name="scatter", axis=1)],
+                            {"x": r(3, 4), "updates": r(3, 2)},
+                            {"indices": np.array([[0, 3], [1, 2], [2, 0]], np.int64)})
+    c["ScatterElements_add"] = ([n("ScatterElements", ["x", "indices", "updates"],
+                                   ["y"], name="scatter", axis=0, reduction="add")],
+                                {"x": r(3, 4), "updates": r(2, 4)},
+                                {"indices": np.array([[0, 2, 1, 1], [2, 2, 0, 1]],
+                                                     np.int64)})
+    c["Trilu"] = ([n("Trilu", ["x", "k"], ["y"], name="trilu", upper=0)],
+                  {"x": r(2, 4, 4)}, {"k": np.array(1, np.int64)})
+    c["ReduceL2"] = ([n("ReduceL2", ["x"], ["y"], name="reducel2", axes=[1],
+                        keepdims=0)], {"x": r(3, 4)})
+    c["NegativeLogLikelihoodLoss"] = (
+        [n("NegativeLogLikelihoodLoss", ["x", "target", "weight"], ["y"],
+           name="nll", ignore_index=1)], {"x": r(5, 3, 2)},
+        {"target": np.array([[0, 2], [1, 1], [2, 0], [0, 1], [2, 2]], np.int64),
+         "weight": r(3, low=0.2)})
+    c["ConvTranspose"] = ([n("ConvTranspose", ["x", "w", "b"], ["y"],
+                             name="convtranspose", strides=[2, 1],
+                             pads=[1, 0, 0, 1])],
+                          {"x": r(2, 3, 3, 4), "w": r(3, 2, 3, 3), "b": r(2)})
     c["Split"] = ([n("Split", ["x", "split"], ["y", "unused"], name="split", axis=1)],
                   {"x": r(2, 5)}, {"split": i64(3, 2)})
     c["Pad"] = ([n("Pad", ["x", "pads"], ["y"], name="pad")], {"x": r(2, 3)},

@@ -119,6 +119,41 @@ ODT_GRADIENT_RULE(Conv) {
       attrs, dx);
 }
 
+ODT_GRADIENT_RULE(ConvTranspose) {
+  // <dY, ConvTranspose(X, W)> = <Conv(dY, W), X>: dX is a Conv of dY with
+  // the same geometry, dW the filter gradient ConvGrad gives for that Conv.
+  for (StringRef unsupported : {"output_padding", "output_shape"})
+    if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>(unsupported);
+        attr && llvm::any_of(attr.asArrayRef(), [](int64_t v) { return v; })) {
+      b.emitError() << "no gradient rule for ConvTranspose with "
+                    << unsupported;
+      return failure();
+    }
+  auto autoPad = op->getAttrOfType<StringAttr>("auto_pad");
+  if (autoPad && autoPad.getValue() != "NOTSET") {
+    b.emitError() << "no gradient rule for ConvTranspose with auto_pad";
+    return failure();
+  }
+  auto attrs = copyAttrs(op, {"dilations", "group", "kernel_shape", "pads",
+                              "strides"});
+  Value x = op->getOperand(0), w = op->getOperand(1);
+  if (b.needsGradient(0))
+    dx[0] = b.create("onnx.Conv", {dy[0], w}, attrs);
+  if (b.needsGradient(1)) {
+    Operation *grad = b.createOp("onnx.ms.ConvGrad", {x, dy[0], w}, attrs, 3);
+    if (!grad)
+      return failure();
+    dx[1] = grad->getResult(1);
+  }
+  if (b.needsGradient(2)) {
+    SmallVector<int64_t> notChannel = {0};
+    for (int64_t d = 2; d < b.rank(x); ++d)
+      notChannel.push_back(d);
+    dx[2] = b.reduceSum(dy[0], notChannel, /*keepDims=*/false);
+  }
+  return success();
+}
+
 ODT_GRADIENT_RULE(MaxPool) {
   auto attrs = copyAttrs(op, {"auto_pad", "ceil_mode", "dilations",
                               "kernel_shape", "pads", "storage_order",
@@ -150,6 +185,7 @@ void attachProductGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(Gemm);
   ODT_ATTACH_RULE(MatMul);
   ODT_ATTACH_RULE(Conv);
+  ODT_ATTACH_RULE(ConvTranspose);
   ODT_ATTACH_RULE(MaxPool);
   ODT_ATTACH_RULE(AveragePool);
   ODT_ATTACH_RULE(GlobalAveragePool);

@@ -3,6 +3,8 @@
 #include "compiler/autodiff/rules/RuleSupport.h"
 
 #include "llvm/ADT/StringExtras.h"
+
+#include <limits>
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -22,7 +24,7 @@ LogicalResult spreadOverAxes(Operation *op, GradientBuilder &b, Value dy,
   FailureOr<SmallVector<int64_t>> constantAxes =
       TypeSwitch<Operation *, FailureOr<SmallVector<int64_t>>>(op)
           .Case<onnx::ReduceSumOp, onnx::ReduceMeanOp, onnx::ReduceMaxOp,
-                onnx::ReduceMinOp, onnx::ReduceLogSumExpOp>(
+                onnx::ReduceMinOp, onnx::ReduceLogSumExpOp, onnx::ReduceL2Op>(
               [](auto reduce) { return reduce.getConstantAxes(); })
           .Default([](Operation *) { return failure(); });
   if (failed(constantAxes)) {
@@ -92,6 +94,48 @@ ODT_GRADIENT_RULE(ReduceLogSumExp) {
   Value weights = b.create(
       "onnx.Exp", {b.create("onnx.Sub", {op->getOperand(0), spreadResult})});
   dx[0] = b.create("onnx.Mul", {spreadGradient, weights});
+  return success();
+}
+
+ODT_GRADIENT_RULE(ReduceL2) {
+  // d sqrt(sum x^2) = x / y.
+  SmallVector<int64_t> axes;
+  Value spreadGradient, spreadResult;
+  if (failed(spreadOverAxes(op, b, dy[0], spreadGradient, axes)) ||
+      failed(spreadOverAxes(op, b, op->getResult(0), spreadResult, axes)))
+    return failure();
+  dx[0] = b.create("onnx.Mul", {spreadGradient,
+                                b.create("onnx.Div", {op->getOperand(0),
+                                                      spreadResult})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(NegativeLogLikelihoodLoss) {
+  if (b.needsGradient(2)) {
+    b.emitError() << "no gradient rule for the class weights";
+    return failure();
+  }
+  // ORT's SoftmaxCrossEntropyLossGrad computes (exp(log_prob) - onehot) *
+  // w * dY / normalizer with the same ignore_index, weights and reductions;
+  // with log_prob = -inf the first term vanishes, leaving NLL's gradient
+  // -onehot * w * dY / normalizer.
+  Value input = op->getOperand(0);
+  Type element = GradientBuilder::elementType(input);
+  auto one = RankedTensorType::get({1}, element);
+  Value noProbability = b.create(
+      "onnx.ConstantOfShape", {b.shapeOf(input)},
+      {b.getBuilder().getNamedAttr(
+          "value",
+          DenseElementsAttr::get(
+              one, b.getBuilder().getFloatAttr(
+                       element, -std::numeric_limits<double>::infinity())))});
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef name : {"ignore_index", "reduction"})
+    if (Attribute attr = op->getAttr(name))
+      attrs.push_back(b.getBuilder().getNamedAttr(name, attr));
+  dx[0] = b.create("onnx.ms.SoftmaxCrossEntropyLossGrad",
+                   {dy[0], noProbability, op->getOperand(1), op->getOperand(2)},
+                   attrs);
   return success();
 }
 
@@ -311,6 +355,8 @@ void attachReductionGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(ReduceMin);
   ODT_ATTACH_RULE(ReduceLogSumExp);
   ODT_ATTACH_RULE(CumSum);
+  ODT_ATTACH_RULE(ReduceL2);
+  ODT_ATTACH_RULE(NegativeLogLikelihoodLoss);
   ODT_ATTACH_RULE(TopK);
   ODT_ATTACH_RULE(Einsum);
   ODT_ATTACH_RULE(BatchNormalization);

@@ -176,6 +176,48 @@ ODT_GRADIENT_RULE(Tile) {
   return success();
 }
 
+int64_t axisAttr(Operation *op) {
+  auto attr = op->getAttrOfType<IntegerAttr>("axis");
+  return attr ? attr.getValue().getSExtValue() : 0;
+}
+
+ODT_GRADIENT_RULE(GatherElements) {
+  dx[0] = b.create("onnx.ms.GatherElementsGrad",
+                   {dy[0], b.shapeOf(op->getOperand(0)), op->getOperand(1)},
+                   {b.intAttr("axis", axisAttr(op))});
+  return success();
+}
+
+ODT_GRADIENT_RULE(ScatterElements) {
+  auto reduction = op->getAttrOfType<StringAttr>("reduction");
+  bool add = reduction && reduction.getValue() == "add";
+  if (reduction && !add && reduction.getValue() != "none") {
+    b.emitError() << "no gradient rule for ScatterElements with reduction '"
+                  << reduction.getValue() << "'";
+    return failure();
+  }
+  Value indices = op->getOperand(1), updates = op->getOperand(2);
+  NamedAttribute axis = b.intAttr("axis", axisAttr(op));
+  // data: where an update overwrote it, its gradient is zero (unless the
+  // updates were added to it).
+  if (b.needsGradient(0))
+    dx[0] = add ? dy[0]
+                : b.create("onnx.ScatterElements",
+                           {dy[0], indices, zerosLike(b, updates)}, {axis});
+  if (b.needsGradient(2))
+    dx[2] = b.create("onnx.GatherElements", {dy[0], indices}, {axis});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Trilu) {
+  // The kept triangle passes the gradient; the zeroed one does not.
+  SmallVector<NamedAttribute> attrs;
+  if (Attribute upper = op->getAttr("upper"))
+    attrs.push_back(b.getBuilder().getNamedAttr("upper", upper));
+  dx[0] = b.create("onnx.Trilu", {dy[0], op->getOperand(1)}, attrs);
+  return success();
+}
+
 } // namespace
 
 void attachStructureGradients(MLIRContext *context) {
@@ -191,6 +233,9 @@ void attachStructureGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(Split);
   ODT_ATTACH_RULE(Pad);
   ODT_ATTACH_RULE(Tile);
+  ODT_ATTACH_RULE(GatherElements);
+  ODT_ATTACH_RULE(ScatterElements);
+  ODT_ATTACH_RULE(Trilu);
 }
 
 } // namespace odt

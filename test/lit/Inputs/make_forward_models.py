@@ -6,7 +6,8 @@
 mlp.onnx        input [batch, 4] -> Gemm(fc1) -> Relu -> Gemm(fc2) -> logits [batch, 3];
                 also an initializer `unused` on no path to the output and an
                 int64 initializer `int_shape` (Reshape's target, a no-op)
-no_rule.onnx    input -> MatMul(w) -> ScatterElements (node 'scatter', no gradient rule)
+no_rule.onnx    input -> MatMul(w) -> com.microsoft FusedMatMul (node 'fused', no
+                gradient rule)
 int_output.onnx input -> Gemm(w) -> ArgMax (an int64 output)
 rank1.onnx      input -> Gemm(w) -> ReduceSum over axis 1 -> [batch]
 dropout.onnx    input -> Gemm(w) -> Dropout(ratio 0.5, training_mode true), as
@@ -29,7 +30,8 @@ def tensor(name, array):
 
 def model(nodes, inputs, outputs, initializers, name):
     graph = helper.make_graph(nodes, name, inputs, outputs, initializers)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
     m.ir_version = 8
     onnx.checker.check_model(m)
     return m
@@ -62,13 +64,11 @@ def main():
 
     no_rule = model(
         [helper.make_node("MatMul", ["input", "w"], ["h"], name="matmul"),
-         helper.make_node("ScatterElements", ["h", "indices", "updates"],
-                          ["values"], name="scatter", axis=1)],
+         helper.make_node("FusedMatMul", ["h", "w2"], ["values"], name="fused",
+                          domain="com.microsoft", alpha=2.0)],
         [x],
         [helper.make_tensor_value_info("values", TensorProto.FLOAT, ["batch", 3])],
-        [tensor("w", f32(4, 3)),
-         tensor("indices", np.array([[0, 2]], dtype=np.int64)),
-         tensor("updates", np.zeros((1, 2), dtype=np.float32))],
+        [tensor("w", f32(4, 3)), tensor("w2", f32(3, 3))],
         "no_rule")
     onnx.save(no_rule, os.path.join(out, "no_rule.onnx"))
 
