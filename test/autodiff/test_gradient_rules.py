@@ -175,6 +175,22 @@ def cases():
                              name="convtranspose", strides=[2, 1],
                              pads=[1, 0, 0, 1])],
                           {"x": r(2, 3, 3, 4), "w": r(3, 2, 3, 3), "b": r(2)})
+    # ORT contrib ops (ORT's own gradient builder lacks some of these).
+    ms = {"domain": "com.microsoft"}
+    c["FusedMatMul"] = ([n("FusedMatMul", ["a", "b"], ["y"], name="fmm", alpha=0.5,
+                           **ms)], {"a": r(2, 3, 4), "b": r(4, 5)})
+    c["FusedMatMul_transposed"] = (
+        [n("FusedMatMul", ["a", "b"], ["y"], name="fmm", transA=1, transB=1, **ms)],
+        {"a": r(4, 3), "b": r(2, 5, 4)})
+    c["BiasGelu"] = ([n("BiasGelu", ["a", "b"], ["y"], name="biasgelu", **ms)],
+                     {"a": r(2, 3), "b": r(3)})
+    c["FastGelu"] = ([n("FastGelu", ["x", "bias"], ["y"], name="fastgelu", **ms)],
+                     {"x": r(2, 3), "bias": r(3)})
+    c["Scale"] = ([n("Scale", ["x", "s"], ["y"], name="scale", scale_down=1, **ms)],
+                  {"x": r(2, 3)}, {"s": np.array([4.0], np.float32)})
+    c["SimplifiedLayerNormalization"] = (
+        [n("SimplifiedLayerNormalization", ["x", "scale"], ["y"], name="rms",
+           axis=-1)], {"x": r(3, 6), "scale": r(6)})
     c["Split"] = ([n("Split", ["x", "split"], ["y", "unused"], name="split", axis=1)],
                   {"x": r(2, 5)}, {"split": i64(3, 2)})
     c["Pad"] = ([n("Pad", ["x", "pads"], ["y"], name="pad")], {"x": r(2, 3)},

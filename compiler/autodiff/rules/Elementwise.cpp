@@ -195,6 +195,41 @@ ODT_GRADIENT_RULE(MSGelu) {
   return success();
 }
 
+ODT_GRADIENT_RULE(BiasGelu) {
+  Value preActivation = b.create("onnx.Add", {op->getOperand(0), op->getOperand(1)});
+  Value gradient = b.create("onnx.ms.GeluGrad", {dy[0], preActivation});
+  if (b.needsGradient(0))
+    dx[0] = b.sumToShapeOf(gradient, op->getOperand(0));
+  if (b.needsGradient(1))
+    dx[1] = b.sumToShapeOf(gradient, op->getOperand(1));
+  return success();
+}
+
+ODT_GRADIENT_RULE(FastGelu) {
+  Value bias = op->getOperand(1), preActivation = op->getOperand(0);
+  bool hasBias = !isa<NoneType>(bias.getType());
+  if (hasBias)
+    preActivation = b.create("onnx.Add", {preActivation, bias});
+  Value gradient = b.create("onnx.ms.FastGeluGrad", {dy[0], preActivation});
+  if (b.needsGradient(0))
+    dx[0] = b.sumToShapeOf(gradient, op->getOperand(0));
+  if (hasBias && b.needsGradient(1))
+    dx[1] = b.sumToShapeOf(gradient, bias);
+  return success();
+}
+
+ODT_GRADIENT_RULE(Scale) {
+  if (b.needsGradient(1)) {
+    b.emitError() << "no gradient rule for Scale's scale";
+    return failure();
+  }
+  SmallVector<NamedAttribute> attrs;
+  if (Attribute down = op->getAttr("scale_down"))
+    attrs.push_back(b.getBuilder().getNamedAttr("scale_down", down));
+  dx[0] = b.create("onnx.ms.Scale", {dy[0], op->getOperand(1)}, attrs);
+  return success();
+}
+
 ODT_GRADIENT_RULE(Where) {
   Value condition = op->getOperand(0);
   Value zero = b.scalar(0.0, elem(y0(op)));
@@ -338,6 +373,9 @@ void attachElementwiseGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(Cos);
   ODT_ATTACH_RULE(Softplus);
   ODT_ATTACH_RULE(Atan);
+  ODT_ATTACH_RULE(BiasGelu);
+  ODT_ATTACH_RULE(FastGelu);
+  ODT_ATTACH_RULE(Scale);
   ODT_ATTACH_RULE(Erf);
   ODT_ATTACH_RULE(Gelu);
   ODT_ATTACH_RULE(MSGelu);

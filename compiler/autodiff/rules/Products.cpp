@@ -67,6 +67,38 @@ ODT_GRADIENT_RULE(Gemm) {
   return success();
 }
 
+ODT_GRADIENT_RULE(FusedMatMul) {
+  // Y = alpha * op(A) @ op(B) over broadcast batch dims; the gradients are
+  // FusedMatMuls again with the transposes as flags (as for Gemm).
+  if (intAttrOr(op, "transBatchA", 0) || intAttrOr(op, "transBatchB", 0)) {
+    b.emitError() << "no gradient rule for FusedMatMul with transBatchA or "
+                     "transBatchB";
+    return failure();
+  }
+  Value a = op->getOperand(0), bm = op->getOperand(1);
+  if (b.rank(a) < 2 || b.rank(bm) < 2) {
+    b.emitError() << "no gradient rule for FusedMatMul with a 1-D operand";
+    return failure();
+  }
+  int64_t transA = intAttrOr(op, "transA", 0);
+  int64_t transB = intAttrOr(op, "transB", 0);
+  float alpha = floatAttrOr(op, "alpha", 1.0f);
+  auto product = [&](Value lhs, Value rhs, int64_t ta, int64_t tb) {
+    return b.create("onnx.ms.FusedMatMul", {lhs, rhs},
+                    {b.floatAttr("alpha", alpha), b.intAttr("transA", ta),
+                     b.intAttr("transB", tb)});
+  };
+  if (b.needsGradient(0))
+    dx[0] = b.sumToShapeOf(transA ? product(bm, dy[0], transB, 1)
+                                  : product(dy[0], bm, 0, !transB),
+                           a);
+  if (b.needsGradient(1))
+    dx[1] = b.sumToShapeOf(transB ? product(dy[0], a, 1, transA)
+                                  : product(a, dy[0], !transA, 0),
+                           bm);
+  return success();
+}
+
 /// Swaps the last two dims of `value`.
 Value transposeLastTwo(GradientBuilder &b, Value value) {
   int64_t rank = b.rank(value);
@@ -184,6 +216,7 @@ ODT_GRADIENT_RULE(GlobalAveragePool) {
 void attachProductGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(Gemm);
   ODT_ATTACH_RULE(MatMul);
+  ODT_ATTACH_RULE(FusedMatMul);
   ODT_ATTACH_RULE(Conv);
   ODT_ATTACH_RULE(ConvTranspose);
   ODT_ATTACH_RULE(MaxPool);

@@ -302,6 +302,18 @@ ODT_GRADIENT_RULE(LayerNormalization) {
       {b.intAttr("axis", axisOfOr(op, -1))}, dx);
 }
 
+ODT_GRADIENT_RULE(SimplifiedLayerNormalization) {
+  // RMS normalization (ORT contrib): ORT's SimplifiedLayerNormalizationGrad.
+  if (dy[1]) {
+    b.emitError() << "no gradient rule through the inv_std_var output";
+    return failure();
+  }
+  return buildPerOperandGradients(
+      b, "onnx.ms.SimplifiedLayerNormalizationGrad",
+      {dy[0], op->getOperand(0), op->getOperand(1), op->getResult(1)},
+      {b.intAttr("axis", axisOfOr(op, -1))}, dx);
+}
+
 ODT_GRADIENT_RULE(SoftmaxCrossEntropyLoss) {
   if (dy[1]) {
     b.emitError() << "no gradient rule through the log_prob output";
@@ -350,6 +362,7 @@ void attachReductionGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(Softmax);
   ODT_ATTACH_RULE(LogSoftmax);
   ODT_ATTACH_RULE(LayerNormalization);
+  ODT_ATTACH_RULE(SimplifiedLayerNormalization);
   ODT_ATTACH_RULE(SoftmaxCrossEntropyLoss);
   ODT_ATTACH_RULE(ReduceMax);
   ODT_ATTACH_RULE(ReduceMin);

@@ -6,8 +6,8 @@
 mlp.onnx        input [batch, 4] -> Gemm(fc1) -> Relu -> Gemm(fc2) -> logits [batch, 3];
                 also an initializer `unused` on no path to the output and an
                 int64 initializer `int_shape` (Reshape's target, a no-op)
-no_rule.onnx    input -> MatMul(w) -> com.microsoft FusedMatMul (node 'fused', no
-                gradient rule)
+no_rule.onnx    input -> MatMul(w) + Range(start, 5, 1) (node 'range': a float
+                Range has no gradient rule)
 int_output.onnx input -> Gemm(w) -> ArgMax (an int64 output)
 rank1.onnx      input -> Gemm(w) -> ReduceSum over axis 1 -> [batch]
 dropout.onnx    input -> Gemm(w) -> Dropout(ratio 0.5, training_mode true), as
@@ -64,11 +64,14 @@ def main():
 
     no_rule = model(
         [helper.make_node("MatMul", ["input", "w"], ["h"], name="matmul"),
-         helper.make_node("FusedMatMul", ["h", "w2"], ["values"], name="fused",
-                          domain="com.microsoft", alpha=2.0)],
+         helper.make_node("Range", ["start", "limit", "delta"], ["ramp"],
+                          name="range"),
+         helper.make_node("Add", ["h", "ramp"], ["values"], name="add")],
         [x],
         [helper.make_tensor_value_info("values", TensorProto.FLOAT, ["batch", 3])],
-        [tensor("w", f32(4, 3)), tensor("w2", f32(3, 3))],
+        [tensor("w", f32(4, 3)), tensor("start", np.array(0.5, np.float32)),
+         tensor("limit", np.array(3.5, np.float32)),
+         tensor("delta", np.array(1.0, np.float32))],
         "no_rule")
     onnx.save(no_rule, os.path.join(out, "no_rule.onnx"))
 
