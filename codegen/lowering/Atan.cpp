@@ -1,4 +1,5 @@
-//===- Atan.cpp - onnx.Atan -> linalg --------------------------------------===//
+//===- Atan.cpp - onnx.Atan -> linalg
+//--------------------------------------===//
 
 #include "codegen/lowering/ElementwiseUtil.h"
 

@@ -105,9 +105,9 @@ FailureOr<GradientResult> differentiate(func::FuncOp func, Value loss,
         continue;
       if (gradient.getType() != operand.getType() &&
           shapes.getShape(gradient).size() != shapes.getShape(operand).size()) {
-        gradients.emitError() << "internal: the gradient of operand #" << index
-                              << " has type " << gradient.getType()
-                              << ", the operand " << operand.getType();
+        gradients.emitError()
+            << "internal: the gradient of operand #" << index << " has type "
+            << gradient.getType() << ", the operand " << operand.getType();
         return failure();
       }
       Value &sum = gradientOf[operand];

@@ -101,8 +101,8 @@ Value GradientBuilder::scalar(double value, Type elementType) {
 }
 
 Value GradientBuilder::int64s(ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({(int64_t)values.size()},
-                                    builder.getI64Type());
+  auto type =
+      RankedTensorType::get({(int64_t)values.size()}, builder.getI64Type());
   auto op = onnx::ConstantOp::create(builder, builder.getUnknownLoc(), type,
                                      DenseElementsAttr::get(type, values));
   shapes.setShape(op, {onnx::Dim::size(values.size())}, builder.getI64Type());
@@ -178,8 +178,8 @@ Value GradientBuilder::countOver(Value value, ArrayRef<int64_t> axes) {
   for (int64_t axis : dynamicAxes) {
     Value dim = create("onnx.Gather", {shapeValue, int64s({axis})},
                        {intAttr("axis", 0)});
-    Value asFloat = create("onnx.Cast", {dim},
-                           {intAttr("to", getONNXDataType(type))});
+    Value asFloat =
+        create("onnx.Cast", {dim}, {intAttr("to", getONNXDataType(type))});
     Value scalarDim = create("onnx.Squeeze", {asFloat, int64s({0})});
     count = create("onnx.Mul", {count, scalarDim});
   }

@@ -65,9 +65,8 @@ LogicalResult fillValueInfo(::onnx::ValueInfoProto &info, StringRef name,
   auto ranked = dyn_cast<RankedTensorType>(type);
   int32_t dataType = ranked ? getONNXDataType(ranked.getElementType()) : 0;
   if (!dataType)
-    return emitError(loc) << "graph input or output '" << name
-                          << "' has type " << type
-                          << ", which ONNX cannot describe";
+    return emitError(loc) << "graph input or output '" << name << "' has type "
+                          << type << ", which ONNX cannot describe";
   info.set_name(name.str());
   auto *tensorType = info.mutable_type()->mutable_tensor_type();
   tensorType->set_elem_type(dataType);
@@ -141,16 +140,16 @@ public:
     graph.Clear();
     graph.set_name(func.getSymName().str());
     for (BlockArgument arg : func.getArguments()) {
-      auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                    kNameAttr);
+      auto name =
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
       if (!name)
         return emitError(arg.getLoc())
-               << "argument #" << arg.getArgNumber() << " has no "
-               << kNameAttr << "; cannot name the graph input";
+               << "argument #" << arg.getArgNumber() << " has no " << kNameAttr
+               << "; cannot name the graph input";
       if (failed(claim(arg, name.getValue(), arg.getLoc())))
         return failure();
-      auto dims = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
-                                                   kDimsAttr);
+      auto dims =
+          func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), kDimsAttr);
       if (failed(fillValueInfo(*graph.add_input(), name.getValue(),
                                arg.getType(), dims, arg.getLoc())))
         return failure();
@@ -196,8 +195,8 @@ public:
       writeValueInfos(returnOp);
     for (auto &[value, name] : renamedOutputs) {
       if (!used.insert(name).second)
-        return returnOp.emitError() << "output name '" << name
-                                    << "' is used twice";
+        return returnOp.emitError()
+               << "output name '" << name << "' is used twice";
       auto *node = graph.add_node();
       node->set_op_type("Identity");
       node->set_name(name + "_identity");
@@ -217,8 +216,8 @@ public:
 private:
   LogicalResult claim(Value value, StringRef name, Location loc) {
     if (!used.insert(name).second)
-      return emitError(loc) << "the name '" << name
-                            << "' is given to two values";
+      return emitError(loc)
+             << "the name '" << name << "' is given to two values";
     names[value] = name.str();
     return success();
   }

@@ -144,11 +144,11 @@ LogicalResult Generator::checkBroadcast(const TensorValue &value,
                                         StringRef option,
                                         RankedTensorType outputType,
                                         ArrayRef<onnx::Dim> outputShape) {
-  bool fits =
-      value.dataType == getONNXDataType(outputType.getElementType()) &&
-      value.dims.size() <= outputShape.size();
+  bool fits = value.dataType == getONNXDataType(outputType.getElementType()) &&
+              value.dims.size() <= outputShape.size();
   for (size_t i = 0; fits && i < value.dims.size(); ++i) {
-    const onnx::Dim &dim = outputShape[outputShape.size() - value.dims.size() + i];
+    const onnx::Dim &dim =
+        outputShape[outputShape.size() - value.dims.size() + i];
     fits = value.dims[i] == 1 ||
            (dim.isStatic() && dim.getSize() == value.dims[i]);
   }
@@ -222,10 +222,10 @@ ArrayAttr dimsAttr(Builder &builder, onnx::ShapeContext &shapes,
                    ArrayRef<onnx::Dim> dims) {
   SmallVector<Attribute> attrs;
   for (const onnx::Dim &dim : dims)
-    attrs.push_back(dim.isStatic()
-                        ? Attribute(builder.getI64IntegerAttr(dim.getSize()))
-                        : Attribute(builder.getStringAttr(
-                              shapes.symbolName(dim))));
+    attrs.push_back(
+        dim.isStatic()
+            ? Attribute(builder.getI64IntegerAttr(dim.getSize()))
+            : Attribute(builder.getStringAttr(shapes.symbolName(dim))));
   return builder.getArrayAttr(attrs);
 }
 
@@ -323,21 +323,22 @@ LogicalResult Generator::addLoss(func::FuncOp func) {
                        << shapes.symbolName(classes) << ")";
       operands.push_back(constantOf(b, shapes, weight, "loss.weight"));
     }
-    Operation *op = b.createOp("onnx.SoftmaxCrossEntropyLoss", operands,
-                               attrs, 2);
+    Operation *op =
+        b.createOp("onnx.SoftmaxCrossEntropyLoss", operands, attrs, 2);
     lossValue = op ? op->getResult(0) : Value();
   } else if (loss == "MSELoss" || loss == "L1Loss" ||
              loss == "BCEWithLogitsLoss") {
-    Value target = addArgument(
-        func, numUserInputs, outputType, "target", ArgRole::UserInput,
-        dimsAttr(attrBuilder, shapes, outputShape));
+    Value target = addArgument(func, numUserInputs, outputType, "target",
+                               ArgRole::UserInput,
+                               dimsAttr(attrBuilder, shapes, outputShape));
     shapes.setShape(target, outputShape, outputType.getElementType());
     Value perElement;
     if (loss == "MSELoss") {
       Value diff = b.create("onnx.Sub", {output, target});
       perElement = b.create("onnx.Mul", {diff, diff});
     } else if (loss == "L1Loss") {
-      perElement = b.create("onnx.Abs", {b.create("onnx.Sub", {output, target})});
+      perElement =
+          b.create("onnx.Abs", {b.create("onnx.Sub", {output, target})});
     } else if (!options.posWeight) {
       // max(x, 0) - x t + log(1 + exp(-|x|)): no overflow for any x.
       Value positive = b.create("onnx.Relu", {output});
@@ -349,32 +350,32 @@ LogicalResult Generator::addLoss(func::FuncOp func) {
     } else {
       // PyTorch's -[p t log s(x) + (1 - t) log(1 - s(x))] with
       // -log s(x) = softplus(-x): (1 - t) x + (1 + (p - 1) t) softplus(-x).
-      if (failed(checkBroadcast(*options.posWeight, "--pos-weight",
-                                outputType, outputShape)))
+      if (failed(checkBroadcast(*options.posWeight, "--pos-weight", outputType,
+                                outputShape)))
         return failure();
-      Value posWeight = constantOf(b, shapes, *options.posWeight,
-                                   "loss.pos_weight");
+      Value posWeight =
+          constantOf(b, shapes, *options.posWeight, "loss.pos_weight");
       Type element = outputType.getElementType();
       Value one = b.scalar(1.0, element);
-      Value softplus = b.create("onnx.Softplus", {b.create("onnx.Neg", {output})});
-      Value negativeTerm = b.create(
-          "onnx.Mul", {b.create("onnx.Sub", {one, target}), output});
+      Value softplus =
+          b.create("onnx.Softplus", {b.create("onnx.Neg", {output})});
+      Value negativeTerm =
+          b.create("onnx.Mul", {b.create("onnx.Sub", {one, target}), output});
       Value scale = b.create(
           "onnx.Add",
           {one, b.create("onnx.Mul",
                          {b.create("onnx.Sub", {posWeight, one}), target})});
-      perElement = b.create("onnx.Add",
-                            {negativeTerm,
-                             b.create("onnx.Mul", {scale, softplus})});
+      perElement = b.create(
+          "onnx.Add", {negativeTerm, b.create("onnx.Mul", {scale, softplus})});
     }
     if (options.lossWeight) {
       if (failed(checkBroadcast(*options.lossWeight, "--loss-weight",
                                 outputType, outputShape)))
         return failure();
-      perElement = b.create(
-          "onnx.Mul",
-          {perElement, constantOf(b, shapes, *options.lossWeight,
-                                  "loss.weight")});
+      perElement =
+          b.create("onnx.Mul",
+                   {perElement,
+                    constantOf(b, shapes, *options.lossWeight, "loss.weight")});
     }
     lossValue = reduce(perElement);
   } else {
@@ -439,8 +440,8 @@ LogicalResult Generator::buildTraining(func::FuncOp func) {
     return failure();
   auto returnOp = cast<func::ReturnOp>(func.front().getTerminator());
   Value loss = returnOp.getOperand(0);
-  unsigned firstParameter = func.getNumArguments() - trainable.size() -
-                            frozen.size();
+  unsigned firstParameter =
+      func.getNumArguments() - trainable.size() - frozen.size();
   SmallVector<Value> parameters;
   for (unsigned i = 0; i < trainable.size(); ++i)
     parameters.push_back(func.getArgument(firstParameter + i));
@@ -452,10 +453,9 @@ LogicalResult Generator::buildTraining(func::FuncOp func) {
   Builder attrBuilder(&context);
   SmallVector<Value> buffers;
   for (auto [name, parameter] : llvm::zip(trainable, parameters))
-    buffers.push_back(addArgument(func, func.getNumArguments(),
-                                  parameter.getType(),
-                                  name + "_grad.accumulation.buffer",
-                                  ArgRole::GradientBuffer));
+    buffers.push_back(addArgument(
+        func, func.getNumArguments(), parameter.getType(),
+        name + "_grad.accumulation.buffer", ArgRole::GradientBuffer));
   auto flagType = RankedTensorType::get({1}, attrBuilder.getI1Type());
   Value lazyReset = addArgument(func, func.getNumArguments(), flagType,
                                 "lazy_reset_grad", ArgRole::LazyResetGrad);
@@ -476,7 +476,8 @@ LogicalResult Generator::buildTraining(func::FuncOp func) {
   for (unsigned i = 0; i < trainable.size(); ++i) {
     Value gradient = gradients->gradients[i];
     if (!gradient) {
-      emitWarning(fileLoc) << "'" << options.modelPath << "': parameter '" << trainable[i]
+      emitWarning(fileLoc) << "'" << options.modelPath << "': parameter '"
+                           << trainable[i]
                            << "' has no path to the loss; its gradient is "
                               "zero (freeze it with --frozen)";
       auto type = cast<RankedTensorType>(parameters[i].getType());
@@ -496,9 +497,9 @@ LogicalResult Generator::buildTraining(func::FuncOp func) {
       return failure();
     results.push_back(accumulate->getResult(0));
     resultAttrs.push_back(attrBuilder.getDictionaryAttr(
-        {attrBuilder.getNamedAttr(
-             kNameAttr,
-             attrBuilder.getStringAttr(trainable[i] + "_grad.accumulation.out")),
+        {attrBuilder.getNamedAttr(kNameAttr,
+                                  attrBuilder.getStringAttr(
+                                      trainable[i] + "_grad.accumulation.out")),
          attrBuilder.getNamedAttr(
              kRoleAttr,
              attrBuilder.getStringAttr(getRoleName(ArgRole::GradAccumFlag)))}));
@@ -519,8 +520,7 @@ LogicalResult Generator::simplifyAndType(func::FuncOp func) {
   return pm.run(func);
 }
 
-LogicalResult Generator::exportModel(func::FuncOp func,
-                                     ::onnx::ModelProto &out,
+LogicalResult Generator::exportModel(func::FuncOp func, ::onnx::ModelProto &out,
                                      const GraphExportOptions &exportOptions) {
   out.set_ir_version(model->ir_version());
   out.set_producer_name("odt");
@@ -666,6 +666,10 @@ LogicalResult Generator::run() {
   func::FuncOp eval = *imported;
   if (failed(addLoss(eval)))
     return failure();
+  // CSE before differentiating (a value computed twice would get two
+  // gradient chains) and after (the rules recompute shapes and constants).
+  if (failed(simplifyAndType(eval)))
+    return failure();
   func::FuncOp training = eval.clone();
   training.setSymName("train");
   module->push_back(training);
@@ -674,8 +678,7 @@ LogicalResult Generator::run() {
     return failure();
   // The eval graph normalizes with the running statistics...
   eval.walk([&](onnx::BatchNormalizationOp norm) {
-    norm->setAttr("training_mode",
-                  Builder(&context).getI64IntegerAttr(0));
+    norm->setAttr("training_mode", Builder(&context).getI64IntegerAttr(0));
   });
   // ...and runs Dropout in inference mode (PyTorch's training-mode exports
   // feed training_mode = true): the input is dropped, as absent.

@@ -1,4 +1,5 @@
-//===- GenerateArtifacts.h - training artifacts from a forward model -*- C++ -*-===//
+//===- GenerateArtifacts.h - training artifacts from a forward model -*- C++
+//-*-===//
 //
 // What `odt-compile generate-artifacts` computes: from a plain forward ONNX
 // model, ORT's artifact trio (training, eval and optimizer graphs) and the

@@ -1,8 +1,9 @@
 //===- odt-compile.cpp - ONNX training artifacts to native code -----------===//
 //
 //   odt-compile ARTIFACT_DIR -o OUT_DIR
-//   odt-compile --train F [--eval F] [--optimizer F] [--checkpoint F] -o OUT_DIR
-//   odt-compile generate-artifacts MODEL.onnx -o ARTIFACT_DIR [--loss ...]
+//   odt-compile --train F [--eval F] [--optimizer F] [--checkpoint F] -o
+//   OUT_DIR odt-compile generate-artifacts MODEL.onnx -o ARTIFACT_DIR [--loss
+//   ...]
 //
 // Writes OUT_DIR/model.o (link into an application), OUT_DIR/model.h, the
 // loadable OUT_DIR/libmodel.so and OUT_DIR/model.json (the descriptor, for
@@ -20,14 +21,14 @@
 #include "Checkpoint.h"
 #include "Npy.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -39,15 +40,13 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("odt-compile options");
-static cl::opt<std::string> artifactDir(cl::Positional,
-                                        cl::desc("[ARTIFACT_DIR]"),
-                                        cl::cat(category));
+static cl::opt<std::string>
+    artifactDir(cl::Positional, cl::desc("[ARTIFACT_DIR]"), cl::cat(category));
 static cl::opt<std::string> outputDir("o", cl::desc("Output folder"),
                                       cl::value_desc("OUT_DIR"),
                                       cl::cat(category));
-static cl::opt<std::string> trainPath("train",
-                                      cl::desc("Training model (.onnx)"),
-                                      cl::cat(category));
+static cl::opt<std::string>
+    trainPath("train", cl::desc("Training model (.onnx)"), cl::cat(category));
 static cl::opt<std::string> evalPath("eval", cl::desc("Eval model (.onnx)"),
                                      cl::cat(category));
 static cl::opt<std::string> optimizerPath("optimizer",
@@ -86,19 +85,18 @@ static cl::SubCommand generateCommand(
 static cl::opt<std::string> forwardModel(cl::Positional, cl::Required,
                                          cl::desc("MODEL.onnx"),
                                          cl::sub(generateCommand));
-static cl::opt<std::string>
-    generateOut("o", cl::Required, cl::desc("Artifact folder"),
-                cl::value_desc("ARTIFACT_DIR"), cl::sub(generateCommand));
+static cl::opt<std::string> generateOut("o", cl::Required,
+                                        cl::desc("Artifact folder"),
+                                        cl::value_desc("ARTIFACT_DIR"),
+                                        cl::sub(generateCommand));
 static cl::list<std::string> requiresGrad(
     "requires-grad",
     cl::desc("Trainable initializers (default: every floating-point "
              "initializer not frozen)"),
     cl::value_desc("NAME"), cl::CommaSeparated, cl::sub(generateCommand));
-static cl::list<std::string>
-    frozenParams("frozen",
-                 cl::desc("Initializers kept as parameters without gradients"),
-                 cl::value_desc("NAME"), cl::CommaSeparated,
-                 cl::sub(generateCommand));
+static cl::list<std::string> frozenParams(
+    "frozen", cl::desc("Initializers kept as parameters without gradients"),
+    cl::value_desc("NAME"), cl::CommaSeparated, cl::sub(generateCommand));
 static cl::opt<std::string> lossKind(
     "loss",
     cl::desc("MSELoss, CrossEntropyLoss, BCEWithLogitsLoss, L1Loss or none "
@@ -163,8 +161,7 @@ static cl::opt<std::string>
     artifactPrefix("prefix", cl::desc("Prefix of the artifact file names"),
                    cl::sub(generateCommand));
 static cl::opt<std::string>
-    compileAfter("compile",
-                 cl::desc("Then compile the artifacts into OUT_DIR"),
+    compileAfter("compile", cl::desc("Then compile the artifacts into OUT_DIR"),
                  cl::value_desc("OUT_DIR"), cl::sub(generateCommand));
 static cl::opt<uint64_t> externalDataAbove(
     "external-data-above",
@@ -191,9 +188,9 @@ public:
   void stop() {
     if (!current)
       return;
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - begin)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count();
     phases.push_back({current, seconds});
     current = nullptr;
   }
@@ -306,8 +303,8 @@ bool installOutputs(const std::string &staging, const std::string &outDir,
     }
     if (std::error_code ec =
             llvm::sys::fs::rename(joinPath(staging, name), target)) {
-      error = "cannot move '" + name + "' into '" + outDir +
-              "': " + ec.message();
+      error =
+          "cannot move '" + name + "' into '" + outDir + "': " + ec.message();
       rollBack();
       return false;
     }
@@ -450,12 +447,13 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
       parameter->name = value.name;
       parameter->dtype = static_cast<odt::DataType>(value.dataType);
       parameter->requiresGrad = false;
-      parameter->data = odt::Tensor::copyOf(parameter->dtype, value.dims,
-                                            value.bytes.data());
+      parameter->data =
+          odt::Tensor::copyOf(parameter->dtype, value.dims, value.bytes.data());
       state.parameters.push_back(parameter);
     }
-    odt::Status saved = odt::saveCheckpoint(
-        state, joinPath(staging, "checkpoint"), /*includeOptimizerState=*/false);
+    odt::Status saved =
+        odt::saveCheckpoint(state, joinPath(staging, "checkpoint"),
+                            /*includeOptimizerState=*/false);
     if (!saved) {
       cleanup();
       return fail(saved.message());
@@ -483,7 +481,6 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
     timer.print();
   return 0;
 }
-
 
 /// generate-artifacts: builds the trio and the checkpoint in memory, writes
 /// them to a staging folder inside ARTIFACT_DIR and moves the complete set
@@ -523,9 +520,9 @@ int generate() {
     if (!tensor)
       return fail(std::string(option) + ": " + tensor.getStatus().message());
     const char *bytes = static_cast<const char *>(tensor->data());
-    *target = odt::TensorValue{static_cast<int32_t>(tensor->dtype()),
-                               tensor->shape(),
-                               std::string(bytes, tensor->byteSize())};
+    *target =
+        odt::TensorValue{static_cast<int32_t>(tensor->dtype()), tensor->shape(),
+                         std::string(bytes, tensor->byteSize())};
   }
   if (options.ignoreIndex && options.loss != "CrossEntropyLoss")
     return fail("--ignore-index applies to --loss CrossEntropyLoss only");
@@ -585,8 +582,8 @@ int generate() {
     parameter->dtype = static_cast<odt::DataType>(value.dataType);
     parameter->requiresGrad = value.trainable;
     auto empty = std::make_shared<odt::Parameter>(*parameter);
-    parameter->data = odt::Tensor::copyOf(parameter->dtype, value.dims,
-                                          value.bytes.data());
+    parameter->data =
+        odt::Tensor::copyOf(parameter->dtype, value.dims, value.bytes.data());
     state.parameters.push_back(parameter);
     nominal.parameters.push_back(empty);
   }
@@ -609,15 +606,16 @@ int generate() {
   }
   cleanup();
   if (!beQuiet)
-    llvm::errs() << "odt-compile: wrote " << llvm::join(names, ", ")
-                 << " to '" << outDir << "'\n";
+    llvm::errs() << "odt-compile: wrote " << llvm::join(names, ", ") << " to '"
+                 << outDir << "'\n";
   if (compileDir.empty())
     return 0;
-  odt::ArtifactPaths paths{joinPath(outDir, filePrefix + "training_model.onnx"),
-                           joinPath(outDir, filePrefix + "eval_model.onnx"),
-                           joinPath(outDir, filePrefix + "optimizer_model.onnx"),
-                           joinPath(outDir, filePrefix + "checkpoint"),
-                           {}};
+  odt::ArtifactPaths paths{
+      joinPath(outDir, filePrefix + "training_model.onnx"),
+      joinPath(outDir, filePrefix + "eval_model.onnx"),
+      joinPath(outDir, filePrefix + "optimizer_model.onnx"),
+      joinPath(outDir, filePrefix + "checkpoint"),
+      {}};
   return compile(paths, compileDir, beQuiet);
 }
 
@@ -644,8 +642,8 @@ int main(int argc, char **argv) {
   // llvm::cl option when it links.
   const std::string outDir = outputDir;
   const bool beQuiet = quiet;
-  odt::ArtifactPaths paths{trainPath, evalPath, optimizerPath, checkpointPath,
-                           {}};
+  odt::ArtifactPaths paths{
+      trainPath, evalPath, optimizerPath, checkpointPath, {}};
   if (!artifactDir.empty()) {
     if (!trainPath.empty() || !evalPath.empty() || !optimizerPath.empty())
       return fail("give either ARTIFACT_DIR or --train/--eval/--optimizer");
@@ -676,7 +674,8 @@ int main(int argc, char **argv) {
     std::string name = entry.substr(0, eq);
     odt::Result<odt::Tensor> tensor = odt::readNpy(entry.substr(eq + 1));
     if (!tensor)
-      return fail("--input-value " + name + ": " + tensor.getStatus().message());
+      return fail("--input-value " + name + ": " +
+                  tensor.getStatus().message());
     const char *bytes = static_cast<const char *>(tensor->data());
     odt::InputValue value{static_cast<int32_t>(tensor->dtype()),
                           tensor->shape(),
@@ -691,7 +690,10 @@ int main(int argc, char **argv) {
   bool printsOnly = !emit.empty() && emit != "obj";
   if (!printsOnly && outDir.empty())
     return fail("no output folder (-o OUT_DIR)");
-  if (!llvm::StringRef(prefix).ltrim("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789").empty() ||
+  if (!llvm::StringRef(prefix)
+           .ltrim("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+                  "0123456789")
+           .empty() ||
       prefix.empty() || llvm::isDigit(prefix[0]))
     return fail("--name must be a C identifier");
 

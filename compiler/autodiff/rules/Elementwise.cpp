@@ -66,9 +66,8 @@ ODT_GRADIENT_RULE(Pow) {
     Value power = b.create("onnx.Pow", {base, lowered});
     Value castExponent = exponent;
     if (elem(exponent) != elem(base))
-      castExponent = b.create(
-          "onnx.Cast", {exponent},
-          {b.intAttr("to", getONNXDataType(elem(base)))});
+      castExponent = b.create("onnx.Cast", {exponent},
+                              {b.intAttr("to", getONNXDataType(elem(base)))});
     Value derivative = b.create("onnx.Mul", {castExponent, power});
     dx[0] = b.sumToShapeOf(b.create("onnx.Mul", {dy[0], derivative}), base);
   }
@@ -76,8 +75,7 @@ ODT_GRADIENT_RULE(Pow) {
     // d(a^e)/de = a^e * ln(a).
     Value log = b.create("onnx.Log", {base});
     Value derivative = b.create("onnx.Mul", {y0(op), log});
-    dx[1] =
-        b.sumToShapeOf(b.create("onnx.Mul", {dy[0], derivative}), exponent);
+    dx[1] = b.sumToShapeOf(b.create("onnx.Mul", {dy[0], derivative}), exponent);
   }
   return success();
 }
@@ -94,8 +92,8 @@ ODT_GRADIENT_RULE(Identity) {
 
 ODT_GRADIENT_RULE(Abs) {
   Value negative = b.create("onnx.Less", {x0(op), b.scalar(0.0, elem(x0(op)))});
-  dx[0] = b.create("onnx.Where",
-                   {negative, b.create("onnx.Neg", {dy[0]}), dy[0]});
+  dx[0] =
+      b.create("onnx.Where", {negative, b.create("onnx.Neg", {dy[0]}), dy[0]});
   return success();
 }
 
@@ -196,7 +194,8 @@ ODT_GRADIENT_RULE(MSGelu) {
 }
 
 ODT_GRADIENT_RULE(BiasGelu) {
-  Value preActivation = b.create("onnx.Add", {op->getOperand(0), op->getOperand(1)});
+  Value preActivation =
+      b.create("onnx.Add", {op->getOperand(0), op->getOperand(1)});
   Value gradient = b.create("onnx.ms.GeluGrad", {dy[0], preActivation});
   if (b.needsGradient(0))
     dx[0] = b.sumToShapeOf(gradient, op->getOperand(0));
@@ -282,8 +281,8 @@ ODT_GRADIENT_RULE(Max) { return extremumGradient(op, b, dy, dx); }
 ODT_GRADIENT_RULE(Min) { return extremumGradient(op, b, dy, dx); }
 
 ODT_GRADIENT_RULE(Mean) {
-  Value share = b.create(
-      "onnx.Div", {dy[0], b.scalar(op->getNumOperands(), elem(y0(op)))});
+  Value share = b.create("onnx.Div",
+                         {dy[0], b.scalar(op->getNumOperands(), elem(y0(op)))});
   for (unsigned i = 0; i < op->getNumOperands(); ++i)
     if (b.needsGradient(i))
       dx[i] = b.sumToShapeOf(share, op->getOperand(i));
@@ -306,9 +305,9 @@ ODT_GRADIENT_RULE(Clip) {
   if (!isa<NoneType>(op->getOperand(2).getType()))
     both(b.create("onnx.Not",
                   {b.create("onnx.Greater", {x, op->getOperand(2)})}));
-  dx[0] = inside ? b.create("onnx.Where",
-                            {inside, dy[0], b.scalar(0.0, elem(x))})
-                 : dy[0];
+  dx[0] = inside
+              ? b.create("onnx.Where", {inside, dy[0], b.scalar(0.0, elem(x))})
+              : dy[0];
   return success();
 }
 
@@ -332,9 +331,10 @@ ODT_GRADIENT_RULE(HardSigmoid) {
   Value inside = b.create(
       "onnx.And", {b.create("onnx.Greater", {y, b.scalar(0.0, elem(y))}),
                    b.create("onnx.Less", {y, b.scalar(1.0, elem(y))})});
-  dx[0] = b.create("onnx.Where",
-                   {inside, b.create("onnx.Mul", {dy[0], b.scalar(alpha, elem(y))}),
-                    b.scalar(0.0, elem(y))});
+  dx[0] =
+      b.create("onnx.Where",
+               {inside, b.create("onnx.Mul", {dy[0], b.scalar(alpha, elem(y))}),
+                b.scalar(0.0, elem(y))});
   return success();
 }
 
@@ -345,8 +345,8 @@ ODT_GRADIENT_RULE(Dropout) {
     dx[0] = dy[0];
     return success();
   }
-  dx[0] = b.create("onnx.ms.DropoutGrad", {dy[0], op->getResult(1),
-                                           op->getOperand(1), trainingMode});
+  dx[0] = b.create("onnx.ms.DropoutGrad",
+                   {dy[0], op->getResult(1), op->getOperand(1), trainingMode});
   return success();
 }
 

@@ -31,8 +31,8 @@ SmallVector<NamedAttribute> copyAttrs(Operation *op,
   SmallVector<NamedAttribute> attrs;
   for (StringRef name : names)
     if (Attribute attr = op->getAttr(name))
-      attrs.push_back(NamedAttribute(StringAttr::get(op->getContext(), name),
-                                     attr));
+      attrs.push_back(
+          NamedAttribute(StringAttr::get(op->getContext(), name), attr));
   return attrs;
 }
 
@@ -60,8 +60,8 @@ ODT_GRADIENT_RULE(Gemm) {
   if (b.needsGradient(2)) {
     Value scaled = dy[0];
     if (beta != 1.0f)
-      scaled = b.create("onnx.Mul",
-                        {dy[0], b.scalar(beta, GradientBuilder::elementType(c))});
+      scaled = b.create(
+          "onnx.Mul", {dy[0], b.scalar(beta, GradientBuilder::elementType(c))});
     dx[2] = b.sumToShapeOf(scaled, c);
   }
   return success();
@@ -115,7 +115,8 @@ ODT_GRADIENT_RULE(MatMul) {
     b.emitError() << "no gradient rule for MatMul with a 1-D operand";
     return failure();
   }
-  onnx::Shape aShape = b.shape(a), bShape = b.shape(bm), yShape = b.shape(dy[0]);
+  onnx::Shape aShape = b.shape(a), bShape = b.shape(bm),
+              yShape = b.shape(dy[0]);
   bool matrices = aShape.size() == 2 && bShape.size() == 2;
   if (b.needsGradient(0)) {
     // dA = dY * B^T, summed over the batch dims A was broadcast along.
@@ -144,11 +145,11 @@ ODT_GRADIENT_RULE(MatMul) {
 }
 
 ODT_GRADIENT_RULE(Conv) {
-  auto attrs = copyAttrs(op, {"auto_pad", "dilations", "group",
-                              "kernel_shape", "pads", "strides"});
-  return buildPerOperandGradients(
-      b, "onnx.ms.ConvGrad", {dy[0], op->getOperand(0), op->getOperand(1)},
-      attrs, dx);
+  auto attrs = copyAttrs(op, {"auto_pad", "dilations", "group", "kernel_shape",
+                              "pads", "strides"});
+  return buildPerOperandGradients(b, "onnx.ms.ConvGrad",
+                                  {dy[0], op->getOperand(0), op->getOperand(1)},
+                                  attrs, dx);
 }
 
 ODT_GRADIENT_RULE(ConvTranspose) {
@@ -166,8 +167,8 @@ ODT_GRADIENT_RULE(ConvTranspose) {
     b.emitError() << "no gradient rule for ConvTranspose with auto_pad";
     return failure();
   }
-  auto attrs = copyAttrs(op, {"dilations", "group", "kernel_shape", "pads",
-                              "strides"});
+  auto attrs =
+      copyAttrs(op, {"dilations", "group", "kernel_shape", "pads", "strides"});
   Value x = op->getOperand(0), w = op->getOperand(1);
   if (b.needsGradient(0))
     dx[0] = b.create("onnx.Conv", {dy[0], w}, attrs);
@@ -187,9 +188,9 @@ ODT_GRADIENT_RULE(ConvTranspose) {
 }
 
 ODT_GRADIENT_RULE(MaxPool) {
-  auto attrs = copyAttrs(op, {"auto_pad", "ceil_mode", "dilations",
-                              "kernel_shape", "pads", "storage_order",
-                              "strides"});
+  auto attrs =
+      copyAttrs(op, {"auto_pad", "ceil_mode", "dilations", "kernel_shape",
+                     "pads", "storage_order", "strides"});
   dx[0] = b.create("onnx.MaxPoolGrad", {dy[0], op->getResult(1)}, attrs);
   return success();
 }

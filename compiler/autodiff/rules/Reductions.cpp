@@ -4,8 +4,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
-#include <limits>
 #include "llvm/ADT/TypeSwitch.h"
+#include <limits>
 
 using namespace mlir;
 
@@ -54,18 +54,17 @@ ODT_GRADIENT_RULE(ReduceMean) {
   Value spread;
   if (failed(spreadOverAxes(op, b, dy[0], spread, axes)))
     return failure();
-  dx[0] = axes.empty() ? spread
-                       : b.create("onnx.Div", {spread, b.countOver(
-                                                           op->getOperand(0),
-                                                           axes)});
+  dx[0] = axes.empty()
+              ? spread
+              : b.create("onnx.Div",
+                         {spread, b.countOver(op->getOperand(0), axes)});
   return success();
 }
 
 /// ReduceMax and ReduceMin: the gradient goes to the elements equal to the
 /// result, shared equally among ties.
 LogicalResult extremumReduction(Operation *op, GradientBuilder &b,
-                                ArrayRef<Value> dy,
-                                MutableArrayRef<Value> dx) {
+                                ArrayRef<Value> dy, MutableArrayRef<Value> dx) {
   SmallVector<int64_t> axes;
   Value spreadGradient, spreadResult;
   if (failed(spreadOverAxes(op, b, dy[0], spreadGradient, axes)) ||
@@ -104,9 +103,9 @@ ODT_GRADIENT_RULE(ReduceL2) {
   if (failed(spreadOverAxes(op, b, dy[0], spreadGradient, axes)) ||
       failed(spreadOverAxes(op, b, op->getResult(0), spreadResult, axes)))
     return failure();
-  dx[0] = b.create("onnx.Mul", {spreadGradient,
-                                b.create("onnx.Div", {op->getOperand(0),
-                                                      spreadResult})});
+  dx[0] = b.create("onnx.Mul",
+                   {spreadGradient,
+                    b.create("onnx.Div", {op->getOperand(0), spreadResult})});
   return success();
 }
 
@@ -242,12 +241,14 @@ ODT_GRADIENT_RULE(BatchNormalization) {
   for (int64_t d = 2; d < rank; ++d)
     notChannel.push_back(d);
   auto perChannel = [&](Value v) {
-    return trailing.empty() ? v
-                            : b.create("onnx.Unsqueeze", {v, b.int64s(trailing)});
+    return trailing.empty()
+               ? v
+               : b.create("onnx.Unsqueeze", {v, b.int64s(trailing)});
   };
-  Value inv = b.create(
-      "onnx.Reciprocal",
-      {b.create("onnx.Sqrt", {b.create("onnx.Add", {var, b.scalar(eps, type)})})});
+  Value inv =
+      b.create("onnx.Reciprocal",
+               {b.create("onnx.Sqrt",
+                         {b.create("onnx.Add", {var, b.scalar(eps, type)})})});
   Value centered = b.create("onnx.Sub", {x, perChannel(mean)});
   Value scaleInv = b.create("onnx.Mul", {scale, inv});
   if (b.needsGradient(0))
@@ -260,22 +261,22 @@ ODT_GRADIENT_RULE(BatchNormalization) {
   if (b.needsGradient(2))
     dx[2] = b.reduceSum(dy[0], notChannel, /*keepDims=*/false);
   if (b.needsGradient(3))
-    dx[3] = b.create("onnx.Neg",
-                     {b.create("onnx.Mul",
-                               {b.reduceSum(dy[0], notChannel, false), scaleInv})});
+    dx[3] =
+        b.create("onnx.Neg",
+                 {b.create("onnx.Mul",
+                           {b.reduceSum(dy[0], notChannel, false), scaleInv})});
   if (b.needsGradient(4)) {
     // d inv / d var = -inv^3 / 2.
     Value cubed = b.create("onnx.Mul", {b.create("onnx.Mul", {inv, inv}), inv});
-    Value factor = b.create(
-        "onnx.Mul", {b.create("onnx.Mul", {scale, cubed}), b.scalar(-0.5, type)});
-    dx[4] = b.create(
-        "onnx.Mul",
-        {b.reduceSum(b.create("onnx.Mul", {dy[0], centered}), notChannel, false),
-         factor});
+    Value factor = b.create("onnx.Mul", {b.create("onnx.Mul", {scale, cubed}),
+                                         b.scalar(-0.5, type)});
+    dx[4] = b.create("onnx.Mul",
+                     {b.reduceSum(b.create("onnx.Mul", {dy[0], centered}),
+                                  notChannel, false),
+                      factor});
   }
   return success();
 }
-
 
 ODT_GRADIENT_RULE(Softmax) {
   dx[0] = b.create("onnx.ms.SoftmaxGrad_13", {dy[0], op->getResult(0)},
@@ -295,11 +296,10 @@ ODT_GRADIENT_RULE(LayerNormalization) {
                      "InvStdDev outputs";
     return failure();
   }
-  return buildPerOperandGradients(
-      b, "onnx.ms.LayerNormalizationGrad",
-      {dy[0], op->getOperand(0), op->getOperand(1), op->getResult(1),
-       op->getResult(2)},
-      {b.intAttr("axis", axisOfOr(op, -1))}, dx);
+  return buildPerOperandGradients(b, "onnx.ms.LayerNormalizationGrad",
+                                  {dy[0], op->getOperand(0), op->getOperand(1),
+                                   op->getResult(1), op->getResult(2)},
+                                  {b.intAttr("axis", axisOfOr(op, -1))}, dx);
 }
 
 ODT_GRADIENT_RULE(SimplifiedLayerNormalization) {
@@ -327,10 +327,9 @@ ODT_GRADIENT_RULE(SoftmaxCrossEntropyLoss) {
   for (StringRef name : {"ignore_index", "reduction"})
     if (Attribute attr = op->getAttr(name))
       attrs.push_back(b.getBuilder().getNamedAttr(name, attr));
-  dx[0] = b.create("onnx.ms.SoftmaxCrossEntropyLossGrad",
-                   {dy[0], op->getResult(1), op->getOperand(1),
-                    op->getOperand(2)},
-                   attrs);
+  dx[0] = b.create(
+      "onnx.ms.SoftmaxCrossEntropyLossGrad",
+      {dy[0], op->getResult(1), op->getOperand(1), op->getOperand(2)}, attrs);
   return success();
 }
 
@@ -347,11 +346,10 @@ ODT_GRADIENT_RULE(BatchNormInternal) {
   SmallVector<NamedAttribute> attrs;
   if (Attribute eps = op->getAttr("epsilon"))
     attrs.push_back(b.getBuilder().getNamedAttr("epsilon", eps));
-  return buildPerOperandGradients(
-      b, "onnx.ms.BatchNormalizationGrad",
-      {dy[0], op->getOperand(0), op->getOperand(1), op->getResult(3),
-       op->getResult(4)},
-      attrs, dx.take_front(3));
+  return buildPerOperandGradients(b, "onnx.ms.BatchNormalizationGrad",
+                                  {dy[0], op->getOperand(0), op->getOperand(1),
+                                   op->getResult(3), op->getResult(4)},
+                                  attrs, dx.take_front(3));
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- RuleSupport.h - declaring gradient rules ------------------*- C++ -*-===//
+//===- RuleSupport.h - declaring gradient rules ------------------*- C++
+//-*-===//
 //
 // ODT_GRADIENT_RULE(Op) { body } declares the external model that gives
 // onnx::<Op>Op its gradient rule; in the body `op` is the forward op, `b` the
@@ -31,7 +32,8 @@
       ::llvm::ArrayRef<::mlir::Value> dy,                                      \
       ::llvm::MutableArrayRef<::mlir::Value> dx) const
 
-#define ODT_ATTACH_RULE(OP) ::odt::onnx::OP##Op::attachInterface<OP##Gradient>(*context)
+#define ODT_ATTACH_RULE(OP)                                                    \
+  ::odt::onnx::OP##Op::attachInterface<OP##Gradient>(*context)
 
 namespace odt {
 void attachElementwiseGradients(mlir::MLIRContext *context);
@@ -41,10 +43,11 @@ void attachStructureGradients(mlir::MLIRContext *context);
 
 /// Builds gradient op `name` with one result per operand gradient (ORT's
 /// ConvGrad, LayerNormalizationGrad) and hands out the ones needed.
-mlir::LogicalResult buildPerOperandGradients(
-    GradientBuilder &b, llvm::StringRef name, mlir::ValueRange operands,
-    llvm::ArrayRef<mlir::NamedAttribute> attrs,
-    llvm::MutableArrayRef<mlir::Value> dx);
+mlir::LogicalResult
+buildPerOperandGradients(GradientBuilder &b, llvm::StringRef name,
+                         mlir::ValueRange operands,
+                         llvm::ArrayRef<mlir::NamedAttribute> attrs,
+                         llvm::MutableArrayRef<mlir::Value> dx);
 
 /// The gradient of a result the rule needs but nothing differentiable used:
 /// zeros shaped like the result.

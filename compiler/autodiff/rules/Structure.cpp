@@ -63,7 +63,8 @@ ODT_GRADIENT_RULE(Transpose) {
 ODT_GRADIENT_RULE(Concat) {
   Value y = op->getResult(0);
   int64_t rank = b.rank(y);
-  int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getValue().getSExtValue();
+  int64_t axis =
+      op->getAttrOfType<IntegerAttr>("axis").getValue().getSExtValue();
   if (axis < 0)
     axis += rank;
   int64_t offset = 0;
@@ -93,10 +94,10 @@ ODT_GRADIENT_RULE(Slice) {
 
 ODT_GRADIENT_RULE(Gather) {
   auto axis = op->getAttrOfType<IntegerAttr>("axis");
-  dx[0] = b.create("onnx.ms.GatherGrad",
-                   {b.shapeOf(op->getOperand(0)), op->getOperand(1), dy[0]},
-                   {b.intAttr("axis", axis ? axis.getValue().getSExtValue()
-                                           : 0)});
+  dx[0] =
+      b.create("onnx.ms.GatherGrad",
+               {b.shapeOf(op->getOperand(0)), op->getOperand(1), dy[0]},
+               {b.intAttr("axis", axis ? axis.getValue().getSExtValue() : 0)});
   return success();
 }
 
@@ -147,8 +148,8 @@ ODT_GRADIENT_RULE(Pad) {
     ends.push_back((*pads)[n + i] ? -(*pads)[n + i]
                                   : std::numeric_limits<int64_t>::max());
   }
-  dx[0] = b.create("onnx.Slice", {dy[0], b.int64s(starts), b.int64s(ends),
-                                  b.int64s(axes)});
+  dx[0] = b.create("onnx.Slice",
+                   {dy[0], b.int64s(starts), b.int64s(ends), b.int64s(axes)});
   return success();
 }
 
@@ -158,9 +159,8 @@ ODT_GRADIENT_RULE(Tile) {
   std::optional<SmallVector<int64_t>> repeats =
       b.staticValues(op->getOperand(1));
   onnx::Shape dims = b.shape(x);
-  if (!repeats || llvm::any_of(dims, [](const onnx::Dim &d) {
-        return !d.isStatic();
-      })) {
+  if (!repeats ||
+      llvm::any_of(dims, [](const onnx::Dim &d) { return !d.isStatic(); })) {
     b.emitError() << "no gradient rule for Tile with run-time repeats or "
                      "input dims";
     return failure();

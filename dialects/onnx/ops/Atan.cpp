@@ -1,4 +1,5 @@
-//===- Atan.cpp - onnx.Atan ------------------------------------------------===//
+//===- Atan.cpp - onnx.Atan
+//------------------------------------------------===//
 
 #include "dialects/onnx/ops/Elementwise.h"
 
