@@ -61,14 +61,25 @@ ODT_GRADIENT_RULE(ReduceMean) {
   return success();
 }
 
+/// Both dY and the reduction's result spread back over the reduced axes
+/// (for rules that compare or combine X with the result).
+LogicalResult spreadGradientAndResult(Operation *op, GradientBuilder &b,
+                                      Value dy, Value &spreadGradient,
+                                      Value &spreadResult,
+                                      SmallVectorImpl<int64_t> &axes) {
+  if (failed(spreadOverAxes(op, b, dy, spreadGradient, axes)))
+    return failure();
+  return spreadOverAxes(op, b, op->getResult(0), spreadResult, axes);
+}
+
 /// ReduceMax and ReduceMin: the gradient goes to the elements equal to the
 /// result, shared equally among ties.
 LogicalResult extremumReduction(Operation *op, GradientBuilder &b,
                                 ArrayRef<Value> dy, MutableArrayRef<Value> dx) {
   SmallVector<int64_t> axes;
   Value spreadGradient, spreadResult;
-  if (failed(spreadOverAxes(op, b, dy[0], spreadGradient, axes)) ||
-      failed(spreadOverAxes(op, b, op->getResult(0), spreadResult, axes)))
+  if (failed(spreadGradientAndResult(op, b, dy[0], spreadGradient, spreadResult,
+                                     axes)))
     return failure();
   Value x = op->getOperand(0);
   Value mask = b.create(
@@ -87,8 +98,8 @@ ODT_GRADIENT_RULE(ReduceLogSumExp) {
   // d/dx log(sum(exp(x))) = exp(x - y).
   SmallVector<int64_t> axes;
   Value spreadGradient, spreadResult;
-  if (failed(spreadOverAxes(op, b, dy[0], spreadGradient, axes)) ||
-      failed(spreadOverAxes(op, b, op->getResult(0), spreadResult, axes)))
+  if (failed(spreadGradientAndResult(op, b, dy[0], spreadGradient, spreadResult,
+                                     axes)))
     return failure();
   Value weights = b.create(
       "onnx.Exp", {b.create("onnx.Sub", {op->getOperand(0), spreadResult})});
@@ -100,8 +111,8 @@ ODT_GRADIENT_RULE(ReduceL2) {
   // d sqrt(sum x^2) = x / y.
   SmallVector<int64_t> axes;
   Value spreadGradient, spreadResult;
-  if (failed(spreadOverAxes(op, b, dy[0], spreadGradient, axes)) ||
-      failed(spreadOverAxes(op, b, op->getResult(0), spreadResult, axes)))
+  if (failed(spreadGradientAndResult(op, b, dy[0], spreadGradient, spreadResult,
+                                     axes)))
     return failure();
   dx[0] = b.create("onnx.Mul",
                    {spreadGradient,
