@@ -40,4 +40,20 @@ def DecomposeTrainingOps
   }];
 }
 
+def FuseDecomposedOps : Pass<"odt-fuse-decomposed-ops", "mlir::func::FuncOp"> {
+  let summary = "Recognize PyTorch's decomposed LayerNormalization and "
+                "Erf-based GELU and rewrite them into single ops";
+  let description = [{
+    PyTorch exports LayerNorm before opset 17 as ReduceMean, Sub, Pow,
+    ReduceMean, Add(epsilon), Sqrt, Div, Mul(scale), Add(bias), and exact
+    GELU as Div(sqrt 2), Erf, Add(1), Mul(x), Mul(0.5). generate-artifacts
+    runs this before differentiating, as ORT's generator does, so the
+    gradient is ORT's LayerNormalizationGrad / GeluGrad instead of a dozen
+    elementwise gradients each holding an intermediate alive. A pattern is
+    rewritten only when its inner values have no other uses and its
+    constants have the exact values; the fused ops keep the location of the
+    last node they replace.
+  }];
+}
+
 #endif // ODT_COMPILER_PASSES

@@ -664,6 +664,14 @@ LogicalResult Generator::run() {
   if (failed(imported))
     return failure();
   func::FuncOp eval = *imported;
+  // PyTorch's decomposed LayerNorm and GELU become single ops first, as in
+  // ORT's generator: one gradient op each instead of a dozen.
+  {
+    PassManager pm(&context, func::FuncOp::getOperationName());
+    pm.addPass(createFuseDecomposedOps());
+    if (failed(pm.run(eval)))
+      return failure();
+  }
   if (failed(addLoss(eval)))
     return failure();
   // CSE before differentiating (a value computed twice would get two

@@ -99,16 +99,6 @@ ODT_GRADIENT_RULE(FusedMatMul) {
   return success();
 }
 
-/// Swaps the last two dims of `value`.
-Value transposeLastTwo(GradientBuilder &b, Value value) {
-  int64_t rank = b.rank(value);
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    perm.push_back(d);
-  std::swap(perm[rank - 1], perm[rank - 2]);
-  return b.create("onnx.Transpose", {value}, {b.intsAttr("perm", perm)});
-}
-
 ODT_GRADIENT_RULE(MatMul) {
   Value a = op->getOperand(0), bm = op->getOperand(1);
   if (b.rank(a) < 2 || b.rank(bm) < 2) {
@@ -119,12 +109,14 @@ ODT_GRADIENT_RULE(MatMul) {
               yShape = b.shape(dy[0]);
   bool matrices = aShape.size() == 2 && bShape.size() == 2;
   if (b.needsGradient(0)) {
-    // dA = dY * B^T, summed over the batch dims A was broadcast along.
+    // dA = dY * B^T, summed over the batch dims A was broadcast along (ORT's
+    // FusedMatMul takes the transpose as a flag, so none is materialized).
     if (bShape.size() == 2 && aShape.size() == 2)
       dx[0] = b.create("onnx.Gemm", {dy[0], bm}, {b.intAttr("transB", 1)});
     else
-      dx[0] = b.sumToShapeOf(
-          b.create("onnx.MatMul", {dy[0], transposeLastTwo(b, bm)}), a);
+      dx[0] = b.sumToShapeOf(b.create("onnx.ms.FusedMatMul", {dy[0], bm},
+                                      {b.intAttr("transB", 1)}),
+                             a);
   }
   if (b.needsGradient(1)) {
     const onnx::Dim &k = aShape.back(), &n = yShape.back();
@@ -138,7 +130,8 @@ ODT_GRADIENT_RULE(MatMul) {
       dx[1] = b.create("onnx.Gemm", {rowsA, rowsY}, {b.intAttr("transA", 1)});
     } else {
       dx[1] = b.sumToShapeOf(
-          b.create("onnx.MatMul", {transposeLastTwo(b, a), dy[0]}), bm);
+          b.create("onnx.ms.FusedMatMul", {a, dy[0]}, {b.intAttr("transA", 1)}),
+          bm);
     }
   }
   return success();
