@@ -164,6 +164,23 @@ def OutlineParallelLoops
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect"];
 }
 
+def FreeAfterLastUse : Pass<"odt-free-after-last-use", "mlir::func::FuncOp"> {
+  let summary = "Move each intermediate's dealloc to just after its last use";
+  let description = [{
+    Ownership-based deallocation frees every intermediate at the end of the
+    function, so a step held all of them at once. For an allocation and its
+    unconditional dealloc in the function's top-level block, this pass moves
+    the dealloc right after the last top-level op that uses the buffer or
+    anything derived from it (views, casts, results of ops that take it: a
+    conservative alias closure; uses inside loops count at the loop). The
+    runtime's step allocator then hands the freed block to a later
+    allocation of the same size, so the step's peak memory follows the
+    live intermediates, not their sum. Buffers that reach the terminator
+    keep their place.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def SplitSharedFills : Pass<"odt-split-shared-fills", "mlir::func::FuncOp"> {
   let summary = "Give every user of a shared linalg.fill its own fill";
   let description = [{

@@ -119,6 +119,9 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-deallocation-pipeline,"
       "canonicalize, cse,"
+      // Intermediates are freed after their last use, so later ones reuse
+      // their blocks.
+      "func.func(odt-free-after-last-use),"
       // 5. Loops, then the LLVM dialect.
       //    expand-strided-metadata emits affine.apply for dynamic offsets
       //    (slices at run-time positions), so it runs before lower-affine.
