@@ -181,6 +181,24 @@ def FreeAfterLastUse : Pass<"odt-free-after-last-use", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def ReportPeakMemory : Pass<"odt-report-peak-memory", "mlir::ModuleOp"> {
+  let summary = "Record each entry point's peak of live intermediate bytes";
+  let description = [{
+    After bufferization (and odt-free-after-last-use), walks each function's
+    top-level ops in order, adding an allocation's bytes (rounded up to its
+    64-byte alignment) when it is made and removing them when it is freed;
+    an op with allocations inside (a loop) adds its own inner peak while it
+    runs. Sizes are polynomials of the entry's symbolic dims (read from the
+    `onnx.dims` names of the arguments whose memref.dim they come from). The
+    peak is the coefficient-wise maximum over program points: exact when one
+    point dominates, otherwise an upper bound for every dim value.
+    Allocations sized by data computed at run time (a Reshape target built
+    by the graph) are left out and counted. It is stored as the module
+    attribute `odt.peak_memory` (entry name -> formula
+    string), which odt-compile prints; it is the size one arena would need.
+  }];
+}
+
 def SplitSharedFills : Pass<"odt-split-shared-fills", "mlir::func::FuncOp"> {
   let summary = "Give every user of a shared linalg.fill its own fill";
   let description = [{

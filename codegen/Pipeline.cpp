@@ -121,7 +121,7 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
       "canonicalize, cse,"
       // Intermediates are freed after their last use, so later ones reuse
       // their blocks.
-      "func.func(odt-free-after-last-use),"
+      "func.func(odt-free-after-last-use), odt-report-peak-memory,"
       // 5. Loops, then the LLVM dialect.
       //    expand-strided-metadata emits affine.apply for dynamic offsets
       //    (slices at run-time positions), so it runs before lower-affine.

@@ -401,6 +401,14 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   timer.start("llvm");
   if (failed(odt::runLLVMPipeline(*module, prefix, !simpleCodegen)))
     return 1;
+  // The peak of live intermediates per entry point (the arena one static
+  // plan would need), in bytes, as a formula of the symbolic dims.
+  if (auto peaks = (*module)->getAttrOfType<DictionaryAttr>("odt.peak_memory");
+      peaks && !beQuiet)
+    for (NamedAttribute entry : peaks)
+      llvm::errs() << "odt-compile: " << entry.getName().getValue()
+                   << ": peak intermediates "
+                   << cast<StringAttr>(entry.getValue()).getValue() << "\n";
 
   timer.start("codegen");
   llvm::LLVMContext llvmContext;

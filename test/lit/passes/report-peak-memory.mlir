@@ -1,0 +1,32 @@
+// RUN: odt-opt %s --odt-report-peak-memory | FileCheck %s
+
+// Peak live bytes per entry, as a formula of the entry's named dims: %a and
+// %b (64 + 4*batch*16 bytes) live together, %c only after %a is freed;
+// the loop's inner buffer counts while the loop runs; a buffer whose size
+// comes from data is counted apart.
+// CHECK: module attributes {odt.peak_memory = {sized_by_data = "0 bytes + 1 buffer(s) sized by data at run time", step = "64*batch + 192 bytes"}}
+func.func @step(%x: memref<?x16xf32> {onnx.dims = ["batch", 16]}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = memref.dim %x, %c0 : memref<?x16xf32>
+  %a = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  %b = memref.alloc(%n) {alignment = 64 : i64} : memref<?x16xf32>
+  memref.dealloc %a : memref<16xf32>
+  %c = memref.alloc() {alignment = 64 : i64} : memref<8xf32>
+  scf.for %i = %c0 to %c2 step %c1 {
+    %t = memref.alloc() {alignment = 64 : i64} : memref<32xf32>
+    memref.dealloc %t : memref<32xf32>
+  }
+  memref.dealloc %c : memref<8xf32>
+  memref.dealloc %b : memref<?x16xf32>
+  return
+}
+
+func.func @sized_by_data(%shape: memref<1xindex>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.load %shape[%c0] : memref<1xindex>
+  %a = memref.alloc(%n) : memref<?xf32>
+  memref.dealloc %a : memref<?xf32>
+  return
+}
