@@ -59,9 +59,11 @@ LogicalResult ConcatTrainingOp::inferShapes(ShapeContext &context) {
     result[axis] = freshDim(context, *this, "concat_result", axis);
   context.setShape(getConcatResult(), context.resolve(result),
                    ShapeContext::getElementType(getInputs().front()));
-  context.setShape(getPerInputLength(),
-                   {Dim::size(getInputs().size())},
+  context.setShape(getPerInputLength(), {Dim::size(getInputs().size())},
                    IntegerType::get(getContext(), 64));
+  // ORT's generator turns the Concat of a Reshape's target shape into
+  // ConcatTraining: its values must flow like Concat's.
+  propagateConcatValues(context, getInputs(), axis, getConcatResult());
   return success();
 }
 
@@ -110,18 +112,19 @@ LogicalResult SplitTrainingOp::inferShapes(ShapeContext &context) {
   Shape input = context.getShape(getInput());
   int64_t rank = input.size();
   int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
-  std::optional<Shape> lengths = splitLengths(context, *this, axis, input[axis]);
+  std::optional<Shape> lengths =
+      splitLengths(context, *this, axis, input[axis]);
   if (lengths && lengths->size() != getNumResults())
-    return emitNodeError(*this) << "split has " << lengths->size()
-                                << " lengths for " << getNumResults()
-                                << " outputs";
+    return emitNodeError(*this)
+           << "split has " << lengths->size() << " lengths for "
+           << getNumResults() << " outputs";
   int64_t total = 0;
   bool allStatic = lengths.has_value();
   for (unsigned i = 0; i < getNumResults(); ++i) {
     Shape shape = input;
-    shape[axis] = lengths ? (*lengths)[i]
-                          : freshDim(context, *this, "output" + std::to_string(i),
-                                     axis);
+    shape[axis] =
+        lengths ? (*lengths)[i]
+                : freshDim(context, *this, "output" + std::to_string(i), axis);
     if (shape[axis].isStatic())
       total += shape[axis].getSize();
     else

@@ -23,6 +23,11 @@ mlir::LogicalResult verifySameElementType(mlir::Operation *op, mlir::Value a,
                                           mlir::Value b, llvm::StringRef what);
 
 /// Result `result` gets the shape of `source` (elementwise ops).
+/// Records the known values of a Concat(Training) result from its inputs
+/// (shape computations such as Reshape targets).
+void propagateConcatValues(ShapeContext &context, mlir::ValueRange inputs,
+                           int64_t axis, mlir::Value concatResult);
+
 mlir::LogicalResult inferSameShape(ShapeContext &context, mlir::Value source,
                                    mlir::Value result);
 

@@ -28,6 +28,25 @@ func.func @reshape_from_shape_chain(%x: tensor<?x1x28x28xf32> {onnx.dims = ["N",
 
 // -----
 
+// The same chain after ORT's generator turned the Concat into
+// com.microsoft ConcatTraining: the values flow through it too.
+// CHECK-LABEL: func.func @reshape_from_concat_training
+// CHECK-SAME:    -> (tensor<?x28x28xf32> {onnx.dims = ["N", 28, 28]})
+// CHECK:         onnx.Reshape({{.*}}) : (tensor<?x1x28x28xf32>, tensor<3xi64>) -> tensor<?x28x28xf32>
+func.func @reshape_from_concat_training(%x: tensor<?x1x28x28xf32> {onnx.dims = ["N", 1, 28, 28]}) -> tensor<*xf32> {
+  %s = onnx.Shape(%x) : (tensor<?x1x28x28xf32>) -> tensor<*xi64>
+  %i = onnx.Constant {value = dense<0> : tensor<i64>} : tensor<i64>
+  %n = onnx.Gather(%s, %i) : (tensor<*xi64>, tensor<i64>) -> tensor<*xi64>
+  %axes = onnx.Constant {value = dense<0> : tensor<1xi64>} : tensor<1xi64>
+  %n1 = onnx.Unsqueeze(%n, %axes) : (tensor<*xi64>, tensor<1xi64>) -> tensor<*xi64>
+  %rest = onnx.Constant {value = dense<[28, 28]> : tensor<2xi64>} : tensor<2xi64>
+  %target, %lengths = onnx.ms.ConcatTraining(%n1, %rest) {axis = 0 : i64} : (tensor<*xi64>, tensor<2xi64>) -> (tensor<*xi64>, tensor<*xi64>)
+  %r = onnx.Reshape(%x, %target) : (tensor<?x1x28x28xf32>, tensor<*xi64>) -> tensor<*xf32>
+  return %r : tensor<*xf32>
+}
+
+// -----
+
 // Products of symbols: Flatten of [N, C, H, W] with every dim symbolic.
 // CHECK-LABEL: func.func @flatten_symbolic
 // CHECK-SAME:    -> (tensor<?x?xf32> {onnx.dims = ["N", "C*H*W"]}, tensor<?x?xf32> {onnx.dims = ["N*C", "H*W"]}, tensor<1x?xf32> {onnx.dims = [1, "N*C*H*W"]})
