@@ -7,6 +7,7 @@
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -144,18 +145,9 @@ private:
     APInt known;
     if (matchPattern(value, m_ConstantInt(&known)))
       return constant(known.getSExtValue());
-    if (auto dim = value.getDefiningOp<memref::DimOp>()) {
-      auto arg = dyn_cast<BlockArgument>(dim.getSource());
-      std::optional<int64_t> index = dim.getConstantIndex();
-      if (arg && index && arg.getOwner()->isEntryBlock() &&
-          arg.getOwner()->getParentOp() == func) {
-        auto dims =
-            func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "onnx.dims");
-        if (dims && *index < (int64_t)dims.size())
-          if (auto name = dyn_cast<StringAttr>(dims[*index]))
-            return Polynomial{{{name.str()}, 1}};
-      }
-    }
+    if (auto dim = value.getDefiningOp<memref::DimOp>())
+      if (std::optional<int64_t> index = dim.getConstantIndex())
+        return dimOf(dim.getSource(), *index);
     if (Operation *op = value.getDefiningOp();
         op && isa<arith::MulIOp, arith::AddIOp>(op)) {
       std::optional<Polynomial> lhs = indexValue(op->getOperand(0));
@@ -163,6 +155,50 @@ private:
       if (!lhs || !rhs)
         return std::nullopt;
       return isa<arith::MulIOp>(op) ? multiply(*lhs, *rhs) : add(*lhs, *rhs);
+    }
+    return std::nullopt;
+  }
+
+  /// Dim `d` of a buffer, through what made it: an argument (its
+  /// `onnx.dims` name), an allocation's size operand, a cast, or a reshape
+  /// of another buffer.
+  std::optional<Polynomial> dimOf(Value buffer, int64_t d) {
+    auto type = dyn_cast<MemRefType>(buffer.getType());
+    if (!type || d >= type.getRank())
+      return std::nullopt;
+    if (!type.isDynamicDim(d))
+      return constant(type.getDimSize(d));
+    if (auto arg = dyn_cast<BlockArgument>(buffer)) {
+      if (arg.getOwner()->getParentOp() != func ||
+          !arg.getOwner()->isEntryBlock())
+        return std::nullopt;
+      auto dims =
+          func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "onnx.dims");
+      if (dims && d < (int64_t)dims.size())
+        if (auto name = dyn_cast<StringAttr>(dims[d]))
+          return Polynomial{{{name.str()}, 1}};
+      return std::nullopt;
+    }
+    Operation *producer = buffer.getDefiningOp();
+    if (auto alloc = dyn_cast_or_null<memref::AllocOp>(producer))
+      return indexValue(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)]);
+    if (auto cast = dyn_cast_or_null<memref::CastOp>(producer))
+      return dimOf(cast.getSource(), d);
+    if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(producer)) {
+      OpFoldResult size = expand.getMixedOutputShape()[d];
+      if (auto value = dyn_cast<Value>(size))
+        return indexValue(value);
+      return constant(*getConstantIntValue(size));
+    }
+    if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(producer)) {
+      Polynomial product = constant(1);
+      for (int64_t source : collapse.getReassociationIndices()[d]) {
+        std::optional<Polynomial> size = dimOf(collapse.getSrc(), source);
+        if (!size)
+          return std::nullopt;
+        product = multiply(product, *size);
+      }
+      return product;
     }
     return std::nullopt;
   }

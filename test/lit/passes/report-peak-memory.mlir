@@ -4,7 +4,7 @@
 // %b (64 + 4*batch*16 bytes) live together, %c only after %a is freed;
 // the loop's inner buffer counts while the loop runs; a buffer whose size
 // comes from data is counted apart.
-// CHECK: module attributes {odt.peak_memory = {sized_by_data = "0 bytes + 1 buffer(s) sized by data at run time", step = "64*batch + 192 bytes"}}
+// CHECK: module attributes {odt.peak_memory = {sized_by_data = "0 bytes + 1 buffer(s) sized by data at run time", step = "64*batch + 192 bytes", through_views = "384*batch bytes"}}
 func.func @step(%x: memref<?x16xf32> {onnx.dims = ["batch", 16]}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -28,5 +28,19 @@ func.func @sized_by_data(%shape: memref<1xindex>) {
   %n = memref.load %shape[%c0] : memref<1xindex>
   %a = memref.alloc(%n) : memref<?xf32>
   memref.dealloc %a : memref<?xf32>
+  return
+}
+
+// Sizes traced through the buffers they are read from: an allocation's size
+// operand, a collapse_shape of it (batch*4 rows of 16 floats, twice).
+func.func @through_views(%x: memref<?x16xf32> {onnx.dims = ["batch", 16]}) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x16xf32>
+  %a = memref.alloc(%n) : memref<?x4x16xf32>
+  %flat = memref.collapse_shape %a [[0, 1], [2]] : memref<?x4x16xf32> into memref<?x16xf32>
+  %rows = memref.dim %flat, %c0 : memref<?x16xf32>
+  %b = memref.alloc(%rows) : memref<?x8xf32>
+  memref.dealloc %b : memref<?x8xf32>
+  memref.dealloc %a : memref<?x4x16xf32>
   return
 }
