@@ -164,8 +164,11 @@ public:
       if (!resultNames)
         return WalkResult::advance();
       for (auto [result, name] : llvm::zip(op->getResults(), resultNames))
+        // A name taken already (an argument odt added, such as `labels`)
+        // leaves the value a fresh one.
         if (auto string = dyn_cast<StringAttr>(name);
-            string && !string.empty() && !names.count(result))
+            string && !string.empty() && !names.count(result) &&
+            !used.contains(string.getValue()))
           if (failed(claim(result, string.getValue(), op->getLoc())))
             return WalkResult::interrupt();
       return WalkResult::advance();
@@ -182,7 +185,10 @@ public:
       if (!name)
         return returnOp.emitError()
                << "result #" << index << " has no " << kNameAttr;
-      if (names.count(result) || !isa<OpResult>(result))
+      auto named = names.find(result);
+      if (named != names.end() && named->second == name.getValue())
+        continue; // Already carries the output's name.
+      if (named != names.end() || !isa<OpResult>(result))
         renamedOutputs.push_back({result, name.str()});
       else if (failed(claim(result, name.getValue(), result.getLoc())))
         return failure();
@@ -286,7 +292,7 @@ private:
     // outputs; an unused result before a used one gets a name.
     unsigned lastUsed = 0;
     for (OpResult result : op.getResults())
-      if (!result.use_empty() || names.count(result))
+      if (!result.use_empty())
         lastUsed = result.getResultNumber() + 1;
     lastUsed = std::max(lastUsed, 1u);
     // A variadic output (Split's pieces) keeps every result: their number is
@@ -332,8 +338,8 @@ private:
         continue;
       for (Value result : op.getResults()) {
         auto it = names.find(result);
-        if (it == names.end() || outputs.contains(result) ||
-            !options.shapes->hasShape(result))
+        if (it == names.end() || result.use_empty() ||
+            outputs.contains(result) || !options.shapes->hasShape(result))
           continue;
         SmallVector<Attribute> dims;
         for (const onnx::Dim &dim : options.shapes->getShape(result))

@@ -27,36 +27,63 @@ static constexpr int64_t kMaxOpset = 21;
 Type convertElementType(MLIRContext *context, int32_t dataType) {
   Builder b(context);
   switch (dataType) {
-  case ::onnx::TensorProto::FLOAT: return b.getF32Type();
-  case ::onnx::TensorProto::DOUBLE: return b.getF64Type();
-  case ::onnx::TensorProto::FLOAT16: return b.getF16Type();
-  case ::onnx::TensorProto::BFLOAT16: return b.getBF16Type();
-  case ::onnx::TensorProto::INT8: return b.getIntegerType(8);
-  case ::onnx::TensorProto::INT16: return b.getIntegerType(16);
-  case ::onnx::TensorProto::INT32: return b.getIntegerType(32);
-  case ::onnx::TensorProto::INT64: return b.getIntegerType(64);
-  case ::onnx::TensorProto::UINT8: return b.getIntegerType(8, false);
-  case ::onnx::TensorProto::UINT16: return b.getIntegerType(16, false);
-  case ::onnx::TensorProto::UINT32: return b.getIntegerType(32, false);
-  case ::onnx::TensorProto::UINT64: return b.getIntegerType(64, false);
-  case ::onnx::TensorProto::BOOL: return b.getI1Type();
-  default: return nullptr;
+  case ::onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case ::onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case ::onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case ::onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case ::onnx::TensorProto::INT8:
+    return b.getIntegerType(8);
+  case ::onnx::TensorProto::INT16:
+    return b.getIntegerType(16);
+  case ::onnx::TensorProto::INT32:
+    return b.getIntegerType(32);
+  case ::onnx::TensorProto::INT64:
+    return b.getIntegerType(64);
+  case ::onnx::TensorProto::UINT8:
+    return b.getIntegerType(8, false);
+  case ::onnx::TensorProto::UINT16:
+    return b.getIntegerType(16, false);
+  case ::onnx::TensorProto::UINT32:
+    return b.getIntegerType(32, false);
+  case ::onnx::TensorProto::UINT64:
+    return b.getIntegerType(64, false);
+  case ::onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    return nullptr;
   }
 }
 
 int32_t getONNXDataType(Type type) {
-  if (type.isF32()) return ::onnx::TensorProto::FLOAT;
-  if (type.isF64()) return ::onnx::TensorProto::DOUBLE;
-  if (type.isF16()) return ::onnx::TensorProto::FLOAT16;
-  if (type.isBF16()) return ::onnx::TensorProto::BFLOAT16;
+  if (type.isF32())
+    return ::onnx::TensorProto::FLOAT;
+  if (type.isF64())
+    return ::onnx::TensorProto::DOUBLE;
+  if (type.isF16())
+    return ::onnx::TensorProto::FLOAT16;
+  if (type.isBF16())
+    return ::onnx::TensorProto::BFLOAT16;
   if (auto integer = dyn_cast<IntegerType>(type)) {
     bool isUnsigned = integer.isUnsigned();
     switch (integer.getWidth()) {
-    case 1: return ::onnx::TensorProto::BOOL;
-    case 8: return isUnsigned ? ::onnx::TensorProto::UINT8 : ::onnx::TensorProto::INT8;
-    case 16: return isUnsigned ? ::onnx::TensorProto::UINT16 : ::onnx::TensorProto::INT16;
-    case 32: return isUnsigned ? ::onnx::TensorProto::UINT32 : ::onnx::TensorProto::INT32;
-    case 64: return isUnsigned ? ::onnx::TensorProto::UINT64 : ::onnx::TensorProto::INT64;
+    case 1:
+      return ::onnx::TensorProto::BOOL;
+    case 8:
+      return isUnsigned ? ::onnx::TensorProto::UINT8
+                        : ::onnx::TensorProto::INT8;
+    case 16:
+      return isUnsigned ? ::onnx::TensorProto::UINT16
+                        : ::onnx::TensorProto::INT16;
+    case 32:
+      return isUnsigned ? ::onnx::TensorProto::UINT32
+                        : ::onnx::TensorProto::INT32;
+    case 64:
+      return isUnsigned ? ::onnx::TensorProto::UINT64
+                        : ::onnx::TensorProto::INT64;
     }
   }
   return 0;
@@ -136,8 +163,9 @@ LogicalResult Importer::checkOpsets() {
     usesMicrosoft |= node.domain() == "com.microsoft";
   }
   if (usesDefault && (opset < kMinOpset || opset > kMaxOpset)) {
-    emitGraphError() << "unsupported ai.onnx opset " << opset << " (odt supports "
-                     << kMinOpset << " to " << kMaxOpset << ")";
+    emitGraphError() << "unsupported ai.onnx opset " << opset
+                     << " (odt supports " << kMinOpset << " to " << kMaxOpset
+                     << ")";
     return failure();
   }
   if (usesMicrosoft && getOpsetVersion(model, "com.microsoft") != 1) {
@@ -221,8 +249,8 @@ FailureOr<std::vector<const ::onnx::NodeProto *>> Importer::sortNodes() {
         continue;
       for (const auto &input : graph.node(i).input())
         if (!available.contains(input)) {
-          emitGraphError() << "node '" << graph.node(i).name()
-                           << "' reads '" << input
+          emitGraphError() << "node '" << graph.node(i).name() << "' reads '"
+                           << input
                            << "', which no node, input or initializer "
                               "defines (or the graph has a cycle)";
           return failure();
@@ -236,7 +264,8 @@ FailureOr<RankedTensorType>
 Importer::convertTensorType(const ::onnx::TypeProto &type, StringRef name,
                             std::vector<std::string> &dims) {
   if (!type.has_tensor_type()) {
-    emitGraphError() << "'" << name << "' is not a tensor (sequences, maps "
+    emitGraphError() << "'" << name
+                     << "' is not a tensor (sequences, maps "
                         "and optionals are supported only as optimizer "
                         "inputs)";
     return failure();
@@ -267,8 +296,8 @@ Importer::convertTensorType(const ::onnx::TypeProto &type, StringRef name,
   return RankedTensorType::get(shape, elementType);
 }
 
-FailureOr<ElementsAttr> Importer::convertTensor(const ::onnx::TensorProto &tensor,
-                                                Location loc) {
+FailureOr<ElementsAttr>
+Importer::convertTensor(const ::onnx::TensorProto &tensor, Location loc) {
   return convertTensorProto(context, tensor, options.sourcePath, loc);
 }
 
@@ -332,9 +361,8 @@ FailureOr<ElementsAttr> convertTensorProto(MLIRContext *context,
 
   if (raw) {
     if (raw->size() != expectedBytes) {
-      emitError(loc) << "tensor '" << tensor.name() << "' holds "
-                     << raw->size() << " bytes, its dims need "
-                     << expectedBytes;
+      emitError(loc) << "tensor '" << tensor.name() << "' holds " << raw->size()
+                     << " bytes, its dims need " << expectedBytes;
       return failure();
     }
     if (bitWidth == 1) {
@@ -508,8 +536,8 @@ LogicalResult Importer::importConstant(const ::onnx::NodeProto &node,
     value = DenseElementsAttr::get(type, ArrayRef<float>(data));
   } else if (name == "value_int" || name == "value_ints") {
     bool scalar = name == "value_int";
-    if (attr.type() != (scalar ? ::onnx::AttributeProto::INT
-                               : ::onnx::AttributeProto::INTS))
+    if (attr.type() !=
+        (scalar ? ::onnx::AttributeProto::INT : ::onnx::AttributeProto::INTS))
       return wrongType();
     SmallVector<int64_t> data;
     if (scalar)
@@ -566,7 +594,8 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
         auto constant = onnx::ConstantOp::create(
             builder, nameLoc(input), cast<RankedTensorType>(value->getType()),
             *value);
-        shapes.setShape(constant, shapes.shapeFromType(constant.getType(), input),
+        shapes.setShape(constant,
+                        shapes.shapeFromType(constant.getType(), input),
                         constant.getType().getElementType());
         it = values.insert({input, {constant.getResult()}}).first;
       } else {
@@ -619,9 +648,10 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
   unsigned groupSize = 1;
   bool perOutputResults = false;
   if (iface->hasVariadicONNXOutputs()) {
-    auto firstSequence = llvm::find_if(node.input(), [&](const std::string &in) {
-      return sequenceNames.contains(in);
-    });
+    auto firstSequence =
+        llvm::find_if(node.input(), [&](const std::string &in) {
+          return sequenceNames.contains(in);
+        });
     if (firstSequence != node.input().end()) {
       groupSize = values[*firstSequence].size();
     } else if (numOutputs == 1) {
@@ -640,13 +670,13 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
   // Sequence ops: the optimizers have one single result (the updated flag)
   // before their groups; an op whose one output is a sequence
   // (InplaceClipGradNorm) has only the group.
-  unsigned numSingle = perOutputResults ? node.output_size()
+  unsigned numSingle = perOutputResults                   ? node.output_size()
                        : !iface->hasVariadicONNXOutputs() ? numOutputs
                        : numOutputs > 1                   ? 1
                                                           : 0;
-  unsigned numResults =
-      perOutputResults ? numSingle
-                       : numSingle + (numOutputs - numSingle) * groupSize;
+  unsigned numResults = perOutputResults
+                            ? numSingle
+                            : numSingle + (numOutputs - numSingle) * groupSize;
   state.types.assign(numResults, UnrankedTensorType::get(builder.getF32Type()));
   Operation *op = builder.create(state);
 
@@ -655,6 +685,14 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
   if (failed(op->getName().verifyInvariants(op)) ||
       failed(onnx::inferOp(op, shapes)))
     return failure();
+  if (options.keepValueNames && !perOutputResults && groupSize == 1) {
+    SmallVector<Attribute> names(op->getNumResults(),
+                                 builder.getStringAttr(""));
+    for (auto [index, output] : llvm::enumerate(node.output()))
+      if (index < names.size())
+        names[index] = builder.getStringAttr(output);
+    op->setAttr(kResultNamesAttr, builder.getArrayAttr(names));
+  }
   for (auto [index, output] : llvm::enumerate(node.output())) {
     if (output.empty())
       continue;
@@ -698,11 +736,13 @@ FailureOr<func::FuncOp> Importer::run(StringRef funcName) {
         argTypes.push_back(expansion.elementTypes[i]);
         NamedAttrList attrs;
         attrs.set(kNameAttr, builder.getStringAttr(expansion.elementNames[i]));
-        attrs.set(kRoleAttr, builder.getStringAttr(getRoleName(expansion.role)));
+        attrs.set(kRoleAttr,
+                  builder.getStringAttr(getRoleName(expansion.role)));
         attrs.set(kParamAttr,
                   builder.getI64IntegerAttr(expansion.parameterIndices[i]));
         argAttrs.push_back(attrs);
-        pending.push_back({expansion.elementNames[i], expansion.elementDims[i]});
+        pending.push_back(
+            {expansion.elementNames[i], expansion.elementDims[i]});
       }
       sequenceArgs.push_back({input.name(), indices});
       continue;
@@ -742,7 +782,8 @@ FailureOr<func::FuncOp> Importer::run(StringRef funcName) {
       dims.push_back(std::to_string(dim));
     NamedAttrList attrs;
     attrs.set(kNameAttr, builder.getStringAttr(name));
-    attrs.set(kRoleAttr, builder.getStringAttr(getRoleName(ArgRole::Parameter)));
+    attrs.set(kRoleAttr,
+              builder.getStringAttr(getRoleName(ArgRole::Parameter)));
     attrs.set(kParamAttr, builder.getI64IntegerAttr(param));
     argTypes.push_back(RankedTensorType::get(shape, elementType));
     argAttrs.push_back(attrs);
@@ -767,8 +808,8 @@ FailureOr<func::FuncOp> Importer::run(StringRef funcName) {
       else if (!dim.empty())
         shape.push_back(shapes.namedSymbol(dim));
       else
-        shape.push_back(shapes.newSymbol(pending[index].name + "_dim" +
-                                         std::to_string(d)));
+        shape.push_back(
+            shapes.newSymbol(pending[index].name + "_dim" + std::to_string(d)));
     }
     shapes.setShape(arg, shape, onnx::ShapeContext::getElementType(arg));
     values[pending[index].name] = {arg};
@@ -825,8 +866,8 @@ FailureOr<func::FuncOp> Importer::run(StringRef funcName) {
     }
     // A declared output type must agree with the inferred one.
     if (output.type().has_tensor_type()) {
-      Type declared = convertElementType(
-          context, output.type().tensor_type().elem_type());
+      Type declared =
+          convertElementType(context, output.type().tensor_type().elem_type());
       if (declared && declared != onnx::ShapeContext::getElementType(value)) {
         emitGraphError() << "graph output '" << output.name()
                          << "' is declared " << declared << " but computes "

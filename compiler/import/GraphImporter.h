@@ -55,6 +55,10 @@ struct GraphImportOptions {
   /// Initializers that become parameters (arguments after the graph
   /// inputs, role parameter) instead of constants: (name, parameter index).
   std::vector<std::pair<std::string, int>> initializerParameters;
+  /// Record each node's output names on its op (kResultNamesAttr), so an
+  /// exported graph keeps them (generate-artifacts). Off for compiling: the
+  /// names would keep CSE from merging identical nodes.
+  bool keepValueNames = false;
 };
 
 /// Imports `model`'s graph as function `funcName` in `module`. Emits located

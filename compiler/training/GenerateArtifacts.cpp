@@ -654,6 +654,7 @@ LogicalResult Generator::run() {
     return std::make_pair(ArgRole::UserInput, -1);
   };
   importOptions.classifyOutput = [](StringRef) { return ArgRole::UserOutput; };
+  importOptions.keepValueNames = true;
   int index = 0;
   for (const std::string &name : trainable)
     importOptions.initializerParameters.push_back({name, index++});
