@@ -239,54 +239,35 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
       for (int64_t i = 0; i < n; ++i)
         outSizes.push_back(
             getValueOrCreateConstantIndexOp(rewriter, loc, dySizes[2 + i]));
-      dX =
-          sumOver(
-              rewriter, loc, domain, reduced, {w},
-              {AffineMap::get(rank, 0, wExprs, context)}, {type},
-              [&](OpBuilder &b, Location l, ValueRange args) {
-                auto index = [&](int64_t i) -> Value {
-                  return linalg::IndexOp::create(b, l, i);
-                };
-                auto cst = [&](int64_t v) { return indexConstant(b, l, v); };
-                Value zeroIndex = cst(0);
-                Value channel = arith::AddIOp::create(
-                    b, l,
-                    arith::MulIOp::create(
-                        b, l, arith::DivUIOp::create(b, l, index(1), cst(cg)),
-                        cst(mg)),
-                    index(2 + n));
-                SmallVector<Value> at = {index(0), channel};
-                Value valid;
-                for (int64_t i = 0; i < n; ++i) {
-                  Value t = arith::SubIOp::create(
-                      b, l,
-                      arith::AddIOp::create(b, l, index(2 + i),
-                                            cst(window->padsBegin[i])),
-                      arith::MulIOp::create(b, l, index(3 + n + i),
-                                            cst(window->dilations[i])));
-                  Value s = cst(window->strides[i]);
-                  Value o = arith::DivSIOp::create(b, l, t, s);
-                  Value ok = arith::AndIOp::create(
-                      b, l,
-                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, t,
-                                            zeroIndex),
-                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                            arith::RemSIOp::create(b, l, t, s),
-                                            zeroIndex));
-                  ok = arith::AndIOp::create(
-                      b, l, ok,
-                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, o,
-                                            outSizes[i]));
-                  valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
-                  at.push_back(arith::SelectOp::create(b, l, ok, o, zeroIndex));
-                }
-                Value grad = tensor::ExtractOp::create(b, l, dY, at);
-                Value product = arith::MulFOp::create(b, l, grad, args[0]);
-                Value zero = createScalar(b, l, product.getType(), 0.0);
-                return SmallVector<Value>{
-                    arith::SelectOp::create(b, l, valid, product, zero)};
-              })
-              .front();
+      dX = sumOver(
+               rewriter, loc, domain, reduced, {w},
+               {AffineMap::get(rank, 0, wExprs, context)}, {type},
+               [&](OpBuilder &b, Location l, ValueRange args) {
+                 auto index = [&](int64_t i) -> Value {
+                   return linalg::IndexOp::create(b, l, i);
+                 };
+                 auto cst = [&](int64_t v) { return indexConstant(b, l, v); };
+                 Value channel = arith::AddIOp::create(
+                     b, l,
+                     arith::MulIOp::create(
+                         b, l, arith::DivUIOp::create(b, l, index(1), cst(cg)),
+                         cst(mg)),
+                     index(2 + n));
+                 SmallVector<Value> at = {index(0), channel};
+                 Value valid;
+                 for (int64_t i = 0; i < n; ++i) {
+                   auto [o, ok] = windowAt(b, l, index(2 + i), index(3 + n + i),
+                                           *window, i, outSizes[i]);
+                   valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
+                   at.push_back(o);
+                 }
+                 Value grad = tensor::ExtractOp::create(b, l, dY, at);
+                 Value product = arith::MulFOp::create(b, l, grad, args[0]);
+                 Value zero = createScalar(b, l, product.getType(), 0.0);
+                 return SmallVector<Value>{
+                     arith::SelectOp::create(b, l, valid, product, zero)};
+               })
+               .front();
     }
     (void)dyType;
     rewriter.replaceOp(op,

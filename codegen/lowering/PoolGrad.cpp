@@ -16,16 +16,14 @@
 #include "codegen/lowering/TrainingUtil.h"
 #include "dialects/onnx/ops/TrainingOpHelpers.h"
 
-
 using namespace mlir;
 
 namespace odt::codegen {
 namespace {
 
 /// dX's sizes: batch and channels from dY, spatial dims static.
-FailureOr<SmallVector<OpFoldResult>> pooledInputSizes(OpBuilder &b,
-                                                      Location loc, Value dY,
-                                                      RankedTensorType type) {
+FailureOr<SmallVector<OpFoldResult>>
+pooledInputSizes(OpBuilder &b, Location loc, Value dY, RankedTensorType type) {
   SmallVector<OpFoldResult> sizes = getSizes(b, loc, dY);
   for (int64_t i = 2; i < type.getRank(); ++i) {
     if (type.isDynamicDim(i))
@@ -60,7 +58,8 @@ struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
     SmallVector<OpFoldResult> dySizes = getSizes(rewriter, loc, dY);
     SmallVector<Value> outSizes, inSizes;
     for (int64_t i = 0; i < n + 2; ++i) {
-      inSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, (*sizes)[i]));
+      inSizes.push_back(
+          getValueOrCreateConstantIndexOp(rewriter, loc, (*sizes)[i]));
       if (i >= 2)
         outSizes.push_back(
             getValueOrCreateConstantIndexOp(rewriter, loc, dySizes[i]));
@@ -72,56 +71,38 @@ struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
       reduced.push_back(2 + n + i);
     }
     Value dX =
-        sumOver(
-            rewriter, loc, domain, reduced, {}, {}, {type},
-            [&](OpBuilder &b, Location l, ValueRange) {
-              auto index = [&](int64_t i) -> Value {
-                return linalg::IndexOp::create(b, l, i);
-              };
-              auto cst = [&](int64_t v) { return indexConstant(b, l, v); };
-              Value zeroIndex = cst(0);
-              SmallVector<Value> at = {index(0), index(1)};
-              // The flat (row-major) position of this dX element.
-              Value flat = index(0);
-              for (int64_t i = 1; i < n + 2; ++i)
-                flat = arith::AddIOp::create(
-                    b, l, arith::MulIOp::create(b, l, flat, inSizes[i]), index(i));
-              Value valid;
-              for (int64_t i = 0; i < n; ++i) {
-                Value t = arith::SubIOp::create(
-                    b, l,
-                    arith::AddIOp::create(b, l, index(2 + i),
-                                          cst(window->padsBegin[i])),
-                    arith::MulIOp::create(b, l, index(2 + n + i),
-                                          cst(window->dilations[i])));
-                Value s = cst(window->strides[i]);
-                Value o = arith::DivSIOp::create(b, l, t, s);
-                Value ok = arith::AndIOp::create(
-                    b, l,
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, t,
-                                          zeroIndex),
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                          arith::RemSIOp::create(b, l, t, s),
-                                          zeroIndex));
-                ok = arith::AndIOp::create(
-                    b, l, ok,
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, o,
-                                          outSizes[i]));
-                valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
-                at.push_back(arith::SelectOp::create(b, l, ok, o, zeroIndex));
-              }
-              Value chosen = arith::IndexCastOp::create(
-                  b, l, b.getIndexType(),
-                  tensor::ExtractOp::create(b, l, indices, at));
-              Value hit = arith::AndIOp::create(
-                  b, l, valid,
-                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, chosen,
-                                        flat));
-              Value grad = tensor::ExtractOp::create(b, l, dY, at);
-              Value zero = createScalar(b, l, type, 0.0);
-              return SmallVector<Value>{
-                  arith::SelectOp::create(b, l, hit, grad, zero)};
-            })
+        sumOver(rewriter, loc, domain, reduced, {}, {}, {type},
+                [&](OpBuilder &b, Location l, ValueRange) {
+                  auto index = [&](int64_t i) -> Value {
+                    return linalg::IndexOp::create(b, l, i);
+                  };
+                  SmallVector<Value> at = {index(0), index(1)};
+                  // The flat (row-major) position of this dX element.
+                  Value flat = index(0);
+                  for (int64_t i = 1; i < n + 2; ++i)
+                    flat = arith::AddIOp::create(
+                        b, l, arith::MulIOp::create(b, l, flat, inSizes[i]),
+                        index(i));
+                  Value valid;
+                  for (int64_t i = 0; i < n; ++i) {
+                    auto [o, ok] =
+                        windowAt(b, l, index(2 + i), index(2 + n + i), *window,
+                                 i, outSizes[i]);
+                    valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
+                    at.push_back(o);
+                  }
+                  Value chosen = arith::IndexCastOp::create(
+                      b, l, b.getIndexType(),
+                      tensor::ExtractOp::create(b, l, indices, at));
+                  Value hit = arith::AndIOp::create(
+                      b, l, valid,
+                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                            chosen, flat));
+                  Value grad = tensor::ExtractOp::create(b, l, dY, at);
+                  Value zero = createScalar(b, l, type, 0.0);
+                  return SmallVector<Value>{
+                      arith::SelectOp::create(b, l, hit, grad, zero)};
+                })
             .front();
     rewriter.replaceOp(op, castTensor(rewriter, loc, dX, resultType));
     return success();
@@ -199,8 +180,10 @@ struct LowerAveragePoolGrad : OpConversionPattern<onnx::AveragePoolGradOp> {
                   // The window of `safe` clipped to [0, in).
                   Value start = arith::SubIOp::create(
                       b, l, arith::MulIOp::create(b, l, safe, s), pad);
-                  Value end = arith::AddIOp::create(b, l, start, cst(kernel[i]));
-                  Value in = getValueOrCreateConstantIndexOp(b, l, (*sizes)[2 + i]);
+                  Value end =
+                      arith::AddIOp::create(b, l, start, cst(kernel[i]));
+                  Value in =
+                      getValueOrCreateConstantIndexOp(b, l, (*sizes)[2 + i]);
                   Value extent = arith::SubIOp::create(
                       b, l, arith::MinSIOp::create(b, l, end, in),
                       arith::MaxSIOp::create(b, l, start, zeroIndex));

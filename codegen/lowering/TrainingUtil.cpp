@@ -83,7 +83,8 @@ SmallVector<Value> sumOver(OpBuilder &b, Location loc,
   ValueRange sums = buildGeneric(
       b, loc, operands, inits, maps, iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        SmallVector<Value> contributions = body(nb, l, args.take_front(numInputs));
+        SmallVector<Value> contributions =
+            body(nb, l, args.take_front(numInputs));
         SmallVector<Value> results;
         for (auto [acc, contribution] :
              llvm::zip(args.drop_front(numOperands), contributions)) {
@@ -150,8 +151,8 @@ Value insertUnitDims(OpBuilder &b, Location loc, Value value,
   for (auto [index, kept] : llvm::enumerate(keep))
     shape.push_back(kept ? sourceType.getDimSize(source++) : 1);
   auto expandedType = RankedTensorType::get(shape, type.getElementType());
-  Value expanded = tensor::ExpandShapeOp::create(
-      b, loc, expandedType, value, unitDimGroups(keep), sizes);
+  Value expanded = tensor::ExpandShapeOp::create(b, loc, expandedType, value,
+                                                 unitDimGroups(keep), sizes);
   return castTensor(b, loc, expanded, type);
 }
 
@@ -175,13 +176,13 @@ Value sumToShape(OpBuilder &b, Location loc, Value full,
   }
   if (reduced.empty())
     return castTensor(b, loc, full, target);
-  Value sum = sumOver(b, loc, getSizes(b, loc, full), reduced, {full},
-                      {identityMap(b.getContext(), rank)},
-                      {target.getElementType()},
-                      [](OpBuilder &, Location, ValueRange args) {
-                        return SmallVector<Value>{args[0]};
-                      })
-                  .front();
+  Value sum =
+      sumOver(b, loc, getSizes(b, loc, full), reduced, {full},
+              {identityMap(b.getContext(), rank)}, {target.getElementType()},
+              [](OpBuilder &, Location, ValueRange args) {
+                return SmallVector<Value>{args[0]};
+              })
+          .front();
   return insertUnitDims(b, loc, sum, target, keep);
 }
 
@@ -192,13 +193,13 @@ Value reduceSumAxes(OpBuilder &b, Location loc, Value data,
     return castTensor(b, loc, data, resultType);
   auto type = cast<RankedTensorType>(data.getType());
   int64_t rank = type.getRank();
-  Value sum = sumOver(b, loc, getSizes(b, loc, data), axes, {data},
-                      {identityMap(b.getContext(), rank)},
-                      {type.getElementType()},
-                      [](OpBuilder &, Location, ValueRange args) {
-                        return SmallVector<Value>{args[0]};
-                      })
-                  .front();
+  Value sum =
+      sumOver(b, loc, getSizes(b, loc, data), axes, {data},
+              {identityMap(b.getContext(), rank)}, {type.getElementType()},
+              [](OpBuilder &, Location, ValueRange args) {
+                return SmallVector<Value>{args[0]};
+              })
+          .front();
   if (!keepdims)
     return castTensor(b, loc, sum, resultType);
   SmallVector<bool> keep;
@@ -237,9 +238,9 @@ Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
                 ArrayRef<OpFoldResult> sizes) {
   SmallVector<OpFoldResult> mixed;
   for (int64_t i = 0; i < type.getRank(); ++i)
-    mixed.push_back(type.isDynamicDim(i) ? sizes[i]
-                                         : OpFoldResult(b.getIndexAttr(
-                                               type.getDimSize(i))));
+    mixed.push_back(type.isDynamicDim(i)
+                        ? sizes[i]
+                        : OpFoldResult(b.getIndexAttr(type.getDimSize(i))));
   return createEmpty(b, loc, mixed, type.getElementType());
 }
 
@@ -269,6 +270,27 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
     rest = arith::DivUIOp::create(b, loc, rest, sizes[i]);
   }
   return coords;
+}
+
+std::pair<Value, Value> windowAt(OpBuilder &b, Location loc, Value position,
+                                 Value offset, const onnx::GradWindow &window,
+                                 int64_t axis, Value outSize) {
+  auto cst = [&](int64_t v) { return indexConstant(b, loc, v); };
+  Value zero = cst(0);
+  Value t = arith::SubIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, position, cst(window.padsBegin[axis])),
+      arith::MulIOp::create(b, loc, offset, cst(window.dilations[axis])));
+  Value stride = cst(window.strides[axis]);
+  Value o = arith::DivSIOp::create(b, loc, t, stride);
+  Value exists = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, t, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            arith::RemSIOp::create(b, loc, t, stride), zero));
+  exists = arith::AndIOp::create(
+      b, loc, exists,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, o, outSize));
+  return {arith::SelectOp::create(b, loc, exists, o, zero), exists};
 }
 
 } // namespace odt::codegen

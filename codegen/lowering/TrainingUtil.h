@@ -11,6 +11,7 @@
 #define ODT_CODEGEN_LOWERING_TRAININGUTIL_H
 
 #include "codegen/lowering/Common.h"
+#include "dialects/onnx/ops/TrainingOpHelpers.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 
@@ -19,14 +20,12 @@ namespace odt::codegen {
 using BodyFn = llvm::function_ref<llvm::SmallVector<Value>(
     OpBuilder &, Location, mlir::ValueRange)>;
 
-
 /// A linalg.generic with the given maps (inputs then outputs) and iterators;
 /// the body gets the input scalars then the output scalars.
-mlir::ValueRange buildGeneric(OpBuilder &b, Location loc,
-                              mlir::ValueRange inputs, mlir::ValueRange outputs,
-                              llvm::ArrayRef<mlir::AffineMap> maps,
-                              llvm::ArrayRef<mlir::utils::IteratorType> iterators,
-                              BodyFn body);
+mlir::ValueRange
+buildGeneric(OpBuilder &b, Location loc, mlir::ValueRange inputs,
+             mlir::ValueRange outputs, llvm::ArrayRef<mlir::AffineMap> maps,
+             llvm::ArrayRef<mlir::utils::IteratorType> iterators, BodyFn body);
 
 /// The map of a `rank`-dim domain onto the dims `dims` (in that order).
 mlir::AffineMap projection(mlir::MLIRContext *context, unsigned rank,
@@ -41,11 +40,12 @@ llvm::SmallVector<int64_t> keptDims(unsigned rank,
 /// like the kept dims (in order), starting from 0. `inputs` are read
 /// through `inputMaps` (maps of the full domain); the body gets the input
 /// scalars and yields one contribution per result.
-llvm::SmallVector<Value>
-sumOver(OpBuilder &b, Location loc, llvm::ArrayRef<OpFoldResult> domain,
-        llvm::ArrayRef<int64_t> reduced, mlir::ValueRange inputs,
-        llvm::ArrayRef<mlir::AffineMap> inputMaps, mlir::TypeRange types,
-        BodyFn body);
+llvm::SmallVector<Value> sumOver(OpBuilder &b, Location loc,
+                                 llvm::ArrayRef<OpFoldResult> domain,
+                                 llvm::ArrayRef<int64_t> reduced,
+                                 mlir::ValueRange inputs,
+                                 llvm::ArrayRef<mlir::AffineMap> inputMaps,
+                                 mlir::TypeRange types, BodyFn body);
 
 /// Collapses the static unit dims of `value` that `keep` marks false (all
 /// of them must be static 1s), leaving a tensor of the kept dims.
@@ -83,13 +83,22 @@ Value emptyLike(OpBuilder &b, Location loc, mlir::RankedTensorType type,
 
 /// The sizes of a result of type `type` whose dims a 1-D integer shape
 /// tensor holds: static dims from the type, dynamic ones read from `shape`.
-llvm::SmallVector<OpFoldResult> sizesFromShapeTensor(OpBuilder &b, Location loc,
-                                                     Value shape,
-                                                     mlir::RankedTensorType type);
+llvm::SmallVector<OpFoldResult>
+sizesFromShapeTensor(OpBuilder &b, Location loc, Value shape,
+                     mlir::RankedTensorType type);
 
 /// The coordinates of the row-major `linear` index in a tensor of `sizes`.
 llvm::SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                      llvm::ArrayRef<Value> sizes);
+
+/// The sliding window (of ConvGrad's input gradient, of MaxPoolGrad) whose
+/// kernel offset `offset` lands on input position `position` along spatial
+/// axis `axis`: o = (position + padsBegin - offset * dilation) / stride when
+/// the division is exact and 0 <= o < `outSize`. Returns o (0 when there is
+/// no such window, so it can still index) and whether the window exists.
+std::pair<Value, Value> windowAt(OpBuilder &b, Location loc, Value position,
+                                 Value offset, const onnx::GradWindow &window,
+                                 int64_t axis, Value outSize);
 
 } // namespace odt::codegen
 

@@ -48,25 +48,9 @@ FailureOr<GradientResult> differentiate(func::FuncOp func, Value loss,
   OpBuilder builder(block.getTerminator());
   GradientBuilder gradients(builder, shapes);
   GradientResult result;
-  Type lossElement = GradientBuilder::elementType(loss);
-  auto lossType = cast<RankedTensorType>(loss.getType());
-  if (lossType.hasStaticShape()) {
-    auto op = onnx::ConstantOp::create(
-        builder, builder.getUnknownLoc(), lossType,
-        DenseElementsAttr::get(lossType,
-                               builder.getFloatAttr(lossElement, 1.0)));
-    shapes.setShape(op, shapes.getShape(loss), lossElement);
-    result.seed = op;
-  } else {
-    auto one = RankedTensorType::get({1}, lossElement);
-    result.seed = gradients.create(
-        "onnx.ConstantOfShape", {gradients.shapeOf(loss)},
-        {builder.getNamedAttr(
-            "value", DenseElementsAttr::get(
-                         one, builder.getFloatAttr(lossElement, 1.0)))});
-    if (!result.seed)
-      return failure();
-  }
+  result.seed = gradients.fullLike(loss, 1.0);
+  if (!result.seed)
+    return failure();
 
   llvm::DenseMap<Value, Value> gradientOf;
   gradientOf[loss] = result.seed;

@@ -116,6 +116,21 @@ Value GradientBuilder::noValue() {
   return cachedNoValue;
 }
 
+Value GradientBuilder::fullLike(Value like, double value) {
+  auto type = cast<RankedTensorType>(like.getType());
+  Attribute element = builder.getFloatAttr(type.getElementType(), value);
+  if (type.hasStaticShape()) {
+    auto op = onnx::ConstantOp::create(builder, builder.getUnknownLoc(), type,
+                                       DenseElementsAttr::get(type, element));
+    shapes.setShape(op, shapes.getShape(like), type.getElementType());
+    return op;
+  }
+  auto one = RankedTensorType::get({1}, type.getElementType());
+  return create(
+      "onnx.ConstantOfShape", {shapeOf(like)},
+      {builder.getNamedAttr("value", DenseElementsAttr::get(one, element))});
+}
+
 Value GradientBuilder::shapeOf(Value value) {
   return create("onnx.Shape", {value});
 }

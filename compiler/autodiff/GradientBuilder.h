@@ -55,6 +55,9 @@ public:
   /// A 1-D i64 constant.
   mlir::Value int64s(llvm::ArrayRef<int64_t> values);
   mlir::Value noValue();
+  /// A tensor shaped like `like` (same type) filled with `value`: a splat
+  /// constant when the shape is static, else ConstantOfShape(Shape(like)).
+  mlir::Value fullLike(mlir::Value like, double value);
 
   /// Shape(`value`) as a value (an i64 vector).
   mlir::Value shapeOf(mlir::Value value);

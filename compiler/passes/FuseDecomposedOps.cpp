@@ -94,7 +94,7 @@ void replaceWith(OpBuilder &builder, Operation *last, StringRef name,
 
 /// LayerNormalization ending at `tail` (the bias Add or the scale Mul).
 bool fuseLayerNorm(OpBuilder &builder, Operation *tail) {
-  Value bias, scaled = tail->getResult(0);
+  Value bias;
   auto mul = dyn_cast<onnx::MulOp>(tail);
   if (auto add = dyn_cast<onnx::AddOp>(tail)) {
     for (Value operand : add->getOperands())
@@ -163,7 +163,6 @@ bool fuseLayerNorm(OpBuilder &builder, Operation *tail) {
   SmallVector<Value> operands = {x, scale};
   if (bias)
     operands.push_back(bias);
-  (void)scaled;
   replaceWith(
       builder, tail, "onnx.LayerNormalization", operands,
       {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)),

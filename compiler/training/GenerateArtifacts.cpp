@@ -480,14 +480,7 @@ LogicalResult Generator::buildTraining(func::FuncOp func) {
                            << trainable[i]
                            << "' has no path to the loss; its gradient is "
                               "zero (freeze it with --frozen)";
-      auto type = cast<RankedTensorType>(parameters[i].getType());
-      auto zero = onnx::ConstantOp::create(
-          builder, fileLoc, type,
-          DenseElementsAttr::get(
-              type, attrBuilder.getFloatAttr(type.getElementType(), 0.0)));
-      shapes.setShape(zero, shapes.getShape(parameters[i]),
-                      type.getElementType());
-      gradient = zero;
+      gradient = b.fullLike(parameters[i], 0.0);
     }
     nameResult(gradient, trainable[i] + "_grad");
     Operation *accumulate =

@@ -480,11 +480,10 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   std::vector<std::string> names;
   for (auto &[name, bytes] : files)
     names.push_back(name);
-  if (!installOutputs(staging, outDir, names, error)) {
-    cleanup();
-    return fail(error);
-  }
+  bool installed = installOutputs(staging, outDir, names, error);
   cleanup();
+  if (!installed)
+    return fail(error);
   if (!beQuiet)
     timer.print();
   return 0;
@@ -608,11 +607,10 @@ int generate() {
     }
     names.push_back(name);
   }
-  if (!installOutputs(staging, outDir, names, error)) {
-    cleanup();
-    return fail(error);
-  }
+  bool installed = installOutputs(staging, outDir, names, error);
   cleanup();
+  if (!installed)
+    return fail(error);
   if (!beQuiet)
     llvm::errs() << "odt-compile: wrote " << llvm::join(names, ", ") << " to '"
                  << outDir << "'\n";

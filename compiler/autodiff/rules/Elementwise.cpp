@@ -103,9 +103,7 @@ ODT_GRADIENT_RULE(Relu) {
 }
 
 ODT_GRADIENT_RULE(LeakyRelu) {
-  float alpha = op->getAttrOfType<FloatAttr>("alpha")
-                    ? op->getAttrOfType<FloatAttr>("alpha").getValueAsDouble()
-                    : 0.01f;
+  float alpha = floatAttrOr(op, "alpha", 0.01);
   dx[0] = b.create("onnx.ms.LeakyReluGrad", {dy[0], y0(op)},
                    {b.floatAttr("alpha", alpha)});
   return success();
@@ -312,8 +310,7 @@ ODT_GRADIENT_RULE(Clip) {
 }
 
 ODT_GRADIENT_RULE(Elu) {
-  auto alphaAttr = op->getAttrOfType<FloatAttr>("alpha");
-  double alpha = alphaAttr ? alphaAttr.getValueAsDouble() : 1.0;
+  double alpha = floatAttrOr(op, "alpha", 1.0);
   Value x = x0(op);
   // For x <= 0, y = alpha (e^x - 1), so dy/dx = y + alpha.
   Value negativeSlope =
@@ -325,8 +322,7 @@ ODT_GRADIENT_RULE(Elu) {
 }
 
 ODT_GRADIENT_RULE(HardSigmoid) {
-  auto alphaAttr = op->getAttrOfType<FloatAttr>("alpha");
-  double alpha = alphaAttr ? alphaAttr.getValueAsDouble() : 0.2;
+  double alpha = floatAttrOr(op, "alpha", 0.2);
   Value y = y0(op);
   Value inside = b.create(
       "onnx.And", {b.create("onnx.Greater", {y, b.scalar(0.0, elem(y))}),

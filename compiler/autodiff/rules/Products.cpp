@@ -14,16 +14,6 @@ using namespace mlir;
 namespace odt {
 namespace {
 
-int64_t intAttrOr(Operation *op, StringRef name, int64_t fallback) {
-  auto attr = op->getAttrOfType<IntegerAttr>(name);
-  return attr ? attr.getValue().getSExtValue() : fallback;
-}
-
-float floatAttrOr(Operation *op, StringRef name, float fallback) {
-  auto attr = op->getAttrOfType<FloatAttr>(name);
-  return attr ? attr.getValueAsDouble() : fallback;
-}
-
 /// The forward op's attributes among `names`, for a gradient op that takes
 /// the same ones.
 SmallVector<NamedAttribute> copyAttrs(Operation *op,

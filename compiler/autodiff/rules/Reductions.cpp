@@ -12,11 +12,6 @@ using namespace mlir;
 namespace odt {
 namespace {
 
-int64_t axisOfOr(Operation *op, int64_t fallback) {
-  auto attr = op->getAttrOfType<IntegerAttr>("axis");
-  return attr ? attr.getValue().getSExtValue() : fallback;
-}
-
 /// dY broadcast back over the reduced axes of X (unsqueezed first when the
 /// reduction dropped them).
 LogicalResult spreadOverAxes(Operation *op, GradientBuilder &b, Value dy,
@@ -37,8 +32,7 @@ LogicalResult spreadOverAxes(Operation *op, GradientBuilder &b, Value dy,
     spread = dy;
     return success();
   }
-  auto keepDims = op->getAttrOfType<IntegerAttr>("keepdims");
-  if (keepDims && keepDims.getInt() == 0)
+  if (intAttrOr(op, "keepdims", 1) == 0)
     dy = b.create("onnx.Unsqueeze", {dy, b.int64s(axes)});
   spread = b.create("onnx.Expand", {dy, b.shapeOf(x)});
   return success();
@@ -129,16 +123,8 @@ ODT_GRADIENT_RULE(NegativeLogLikelihoodLoss) {
   // w * dY / normalizer with the same ignore_index, weights and reductions;
   // with log_prob = -inf the first term vanishes, leaving NLL's gradient
   // -onehot * w * dY / normalizer.
-  Value input = op->getOperand(0);
-  Type element = GradientBuilder::elementType(input);
-  auto one = RankedTensorType::get({1}, element);
-  Value noProbability = b.create(
-      "onnx.ConstantOfShape", {b.shapeOf(input)},
-      {b.getBuilder().getNamedAttr(
-          "value",
-          DenseElementsAttr::get(
-              one, b.getBuilder().getFloatAttr(
-                       element, -std::numeric_limits<double>::infinity())))});
+  Value noProbability =
+      b.fullLike(op->getOperand(0), -std::numeric_limits<double>::infinity());
   SmallVector<NamedAttribute> attrs;
   for (StringRef name : {"ignore_index", "reduction"})
     if (Attribute attr = op->getAttr(name))
@@ -151,13 +137,9 @@ ODT_GRADIENT_RULE(NegativeLogLikelihoodLoss) {
 
 ODT_GRADIENT_RULE(CumSum) {
   // The gradient of a running sum is the running sum the other way.
-  auto flag = [&](StringRef name) {
-    auto attr = op->getAttrOfType<IntegerAttr>(name);
-    return attr ? attr.getValue().getSExtValue() : 0;
-  };
   dx[0] = b.create("onnx.CumSum", {dy[0], op->getOperand(1)},
-                   {b.intAttr("exclusive", flag("exclusive")),
-                    b.intAttr("reverse", !flag("reverse"))});
+                   {b.intAttr("exclusive", intAttrOr(op, "exclusive", 0)),
+                    b.intAttr("reverse", !intAttrOr(op, "reverse", 0))});
   return success();
 }
 
@@ -166,7 +148,7 @@ ODT_GRADIENT_RULE(TopK) {
   Value x = op->getOperand(0);
   dx[0] = b.create("onnx.ms.GatherElementsGrad",
                    {dy[0], b.shapeOf(x), op->getResult(1)},
-                   {b.intAttr("axis", axisOfOr(op, -1))});
+                   {b.intAttr("axis", intAttrOr(op, "axis", -1))});
   return success();
 }
 
@@ -231,8 +213,7 @@ ODT_GRADIENT_RULE(Einsum) {
 }
 
 ODT_GRADIENT_RULE(BatchNormalization) {
-  auto training = op->getAttrOfType<IntegerAttr>("training_mode");
-  if (training && training.getInt() != 0) {
+  if (intAttrOr(op, "training_mode", 0) != 0) {
     // generate-artifacts rewrites it into BatchNormInternal first.
     b.emitError() << "no gradient rule for BatchNormalization in training "
                      "mode (use com.microsoft BatchNormInternal)";
@@ -243,8 +224,7 @@ ODT_GRADIENT_RULE(BatchNormalization) {
   Value x = op->getOperand(0), scale = op->getOperand(1),
         mean = op->getOperand(3), var = op->getOperand(4);
   Type type = GradientBuilder::elementType(x);
-  auto epsAttr = op->getAttrOfType<FloatAttr>("epsilon");
-  double eps = epsAttr ? epsAttr.getValueAsDouble() : 1e-5;
+  double eps = floatAttrOr(op, "epsilon", 1e-5);
   int64_t rank = b.rank(x);
   SmallVector<int64_t> trailing, notChannel = {0};
   for (int64_t d = 1; d + 1 < rank; ++d)
@@ -291,13 +271,13 @@ ODT_GRADIENT_RULE(BatchNormalization) {
 
 ODT_GRADIENT_RULE(Softmax) {
   dx[0] = b.create("onnx.ms.SoftmaxGrad_13", {dy[0], op->getResult(0)},
-                   {b.intAttr("axis", axisOfOr(op, -1))});
+                   {b.intAttr("axis", intAttrOr(op, "axis", -1))});
   return success();
 }
 
 ODT_GRADIENT_RULE(LogSoftmax) {
   dx[0] = b.create("onnx.ms.LogSoftmaxGrad_13", {dy[0], op->getResult(0)},
-                   {b.intAttr("axis", axisOfOr(op, -1))});
+                   {b.intAttr("axis", intAttrOr(op, "axis", -1))});
   return success();
 }
 
@@ -307,10 +287,11 @@ ODT_GRADIENT_RULE(LayerNormalization) {
                      "InvStdDev outputs";
     return failure();
   }
-  return buildPerOperandGradients(b, "onnx.ms.LayerNormalizationGrad",
-                                  {dy[0], op->getOperand(0), op->getOperand(1),
-                                   op->getResult(1), op->getResult(2)},
-                                  {b.intAttr("axis", axisOfOr(op, -1))}, dx);
+  return buildPerOperandGradients(
+      b, "onnx.ms.LayerNormalizationGrad",
+      {dy[0], op->getOperand(0), op->getOperand(1), op->getResult(1),
+       op->getResult(2)},
+      {b.intAttr("axis", intAttrOr(op, "axis", -1))}, dx);
 }
 
 ODT_GRADIENT_RULE(SimplifiedLayerNormalization) {
@@ -322,7 +303,7 @@ ODT_GRADIENT_RULE(SimplifiedLayerNormalization) {
   return buildPerOperandGradients(
       b, "onnx.ms.SimplifiedLayerNormalizationGrad",
       {dy[0], op->getOperand(0), op->getOperand(1), op->getResult(1)},
-      {b.intAttr("axis", axisOfOr(op, -1))}, dx);
+      {b.intAttr("axis", intAttrOr(op, "axis", -1))}, dx);
 }
 
 ODT_GRADIENT_RULE(SoftmaxCrossEntropyLoss) {
@@ -347,8 +328,7 @@ ODT_GRADIENT_RULE(SoftmaxCrossEntropyLoss) {
 ODT_GRADIENT_RULE(BatchNormInternal) {
   // Training mode: ORT's BatchNormalizationGrad from the saved statistics.
   // The running statistics only feed the running outputs: no gradient.
-  auto training = op->getAttrOfType<IntegerAttr>("training_mode");
-  if ((training && training.getInt() == 0) || b.needsGradient(3) ||
+  if (intAttrOr(op, "training_mode", 1) == 0 || b.needsGradient(3) ||
       b.needsGradient(4) || dy[1] || dy[2]) {
     b.emitError() << "no gradient rule for BatchNormInternal's running "
                      "statistics or inference mode";

@@ -6,14 +6,14 @@ using namespace mlir;
 
 namespace odt {
 
-Value zerosLike(GradientBuilder &b, Value value) {
-  Type element = GradientBuilder::elementType(value);
-  auto one = RankedTensorType::get({1}, element);
-  return b.create(
-      "onnx.ConstantOfShape", {b.shapeOf(value)},
-      {b.getBuilder().getNamedAttr(
-          "value", DenseElementsAttr::get(
-                       one, b.getBuilder().getFloatAttr(element, 0.0)))});
+int64_t intAttrOr(Operation *op, StringRef name, int64_t fallback) {
+  auto attr = op->getAttrOfType<IntegerAttr>(name);
+  return attr ? attr.getValue().getSExtValue() : fallback;
+}
+
+double floatAttrOr(Operation *op, StringRef name, double fallback) {
+  auto attr = op->getAttrOfType<FloatAttr>(name);
+  return attr ? attr.getValueAsDouble() : fallback;
 }
 
 LogicalResult buildPerOperandGradients(GradientBuilder &b, StringRef name,

@@ -41,6 +41,11 @@ void attachProductGradients(mlir::MLIRContext *context);
 void attachReductionGradients(mlir::MLIRContext *context);
 void attachStructureGradients(mlir::MLIRContext *context);
 
+/// The forward op's integer or float attribute `name`, or `fallback` when
+/// absent (its ONNX default).
+int64_t intAttrOr(mlir::Operation *op, llvm::StringRef name, int64_t fallback);
+double floatAttrOr(mlir::Operation *op, llvm::StringRef name, double fallback);
+
 /// Builds gradient op `name` with one result per operand gradient (ORT's
 /// ConvGrad, LayerNormalizationGrad) and hands out the ones needed.
 mlir::LogicalResult
@@ -49,9 +54,6 @@ buildPerOperandGradients(GradientBuilder &b, llvm::StringRef name,
                          llvm::ArrayRef<mlir::NamedAttribute> attrs,
                          llvm::MutableArrayRef<mlir::Value> dx);
 
-/// The gradient of a result the rule needs but nothing differentiable used:
-/// zeros shaped like the result.
-mlir::Value zerosLike(GradientBuilder &b, mlir::Value value);
 } // namespace odt
 
 #endif // ODT_COMPILER_AUTODIFF_RULES_RULESUPPORT_H

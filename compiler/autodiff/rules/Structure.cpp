@@ -63,8 +63,7 @@ ODT_GRADIENT_RULE(Transpose) {
 ODT_GRADIENT_RULE(Concat) {
   Value y = op->getResult(0);
   int64_t rank = b.rank(y);
-  int64_t axis =
-      op->getAttrOfType<IntegerAttr>("axis").getValue().getSExtValue();
+  int64_t axis = intAttrOr(op, "axis", 0);
   if (axis < 0)
     axis += rank;
   int64_t offset = 0;
@@ -93,23 +92,20 @@ ODT_GRADIENT_RULE(Slice) {
 }
 
 ODT_GRADIENT_RULE(Gather) {
-  auto axis = op->getAttrOfType<IntegerAttr>("axis");
-  dx[0] =
-      b.create("onnx.ms.GatherGrad",
-               {b.shapeOf(op->getOperand(0)), op->getOperand(1), dy[0]},
-               {b.intAttr("axis", axis ? axis.getValue().getSExtValue() : 0)});
+  dx[0] = b.create("onnx.ms.GatherGrad",
+                   {b.shapeOf(op->getOperand(0)), op->getOperand(1), dy[0]},
+                   {b.intAttr("axis", intAttrOr(op, "axis", 0))});
   return success();
 }
 
 ODT_GRADIENT_RULE(Split) {
   // The pieces' gradients side by side again; a piece nothing
   // differentiable used contributes zeros.
-  auto axisAttr = op->getAttrOfType<IntegerAttr>("axis");
   SmallVector<Value> pieces;
   for (auto [result, gradient] : llvm::zip(op->getResults(), dy))
-    pieces.push_back(gradient ? gradient : zerosLike(b, result));
+    pieces.push_back(gradient ? gradient : b.fullLike(result, 0.0));
   dx[0] = b.create("onnx.Concat", pieces,
-                   {b.intAttr("axis", axisAttr ? axisAttr.getInt() : 0)});
+                   {b.intAttr("axis", intAttrOr(op, "axis", 0))});
   return success();
 }
 
@@ -176,15 +172,10 @@ ODT_GRADIENT_RULE(Tile) {
   return success();
 }
 
-int64_t axisAttr(Operation *op) {
-  auto attr = op->getAttrOfType<IntegerAttr>("axis");
-  return attr ? attr.getValue().getSExtValue() : 0;
-}
-
 ODT_GRADIENT_RULE(GatherElements) {
   dx[0] = b.create("onnx.ms.GatherElementsGrad",
                    {dy[0], b.shapeOf(op->getOperand(0)), op->getOperand(1)},
-                   {b.intAttr("axis", axisAttr(op))});
+                   {b.intAttr("axis", intAttrOr(op, "axis", 0))});
   return success();
 }
 
@@ -197,13 +188,13 @@ ODT_GRADIENT_RULE(ScatterElements) {
     return failure();
   }
   Value indices = op->getOperand(1), updates = op->getOperand(2);
-  NamedAttribute axis = b.intAttr("axis", axisAttr(op));
+  NamedAttribute axis = b.intAttr("axis", intAttrOr(op, "axis", 0));
   // data: where an update overwrote it, its gradient is zero (unless the
   // updates were added to it).
   if (b.needsGradient(0))
     dx[0] = add ? dy[0]
                 : b.create("onnx.ScatterElements",
-                           {dy[0], indices, zerosLike(b, updates)}, {axis});
+                           {dy[0], indices, b.fullLike(updates, 0.0)}, {axis});
   if (b.needsGradient(2))
     dx[2] = b.create("onnx.GatherElements", {dy[0], indices}, {axis});
   return success();
