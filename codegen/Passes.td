@@ -164,6 +164,34 @@ def OutlineParallelLoops
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect"];
 }
 
+def ParallelizeElementwise
+    : Pass<"odt-parallelize-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Run large elementwise loops as parallel loops over row chunks";
+  let description = [{
+    On memrefs, before convert-linalg-to-loops. A linalg.generic at the top
+    level of a function whose loops are all parallel, whose body reads no
+    linalg.index, and whose iteration space holds at least `min-elements`
+    elements (a dim unknown at compile time counts as 1) becomes an
+    scf.parallel over chunks of its outermost loop dim that is not 1: each
+    iteration runs the same generic on subviews of at least `chunk-elements`
+    elements (operands that do not span that dim are passed whole). Every
+    output must span the dim, so chunks write disjoint elements.
+    odt-outline-parallel-loops then hands the chunks to the runtime's
+    threads. The optimizer update (one generic per parameter: weight and
+    both moments) and large activations' elementwise passes are the loops
+    this is for: memory-bound, so a second core's bandwidth is the gain.
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", "65536",
+           "Smallest iteration space (elements) worth splitting">,
+    Option<"chunkElements", "chunk-elements", "int64_t", "16384",
+           "Smallest chunk (elements) one parallel iteration runs">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def FreeAfterLastUse : Pass<"odt-free-after-last-use", "mlir::func::FuncOp"> {
   let summary = "Move each intermediate's dealloc to just after its last use";
   let description = [{

@@ -125,7 +125,9 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
       // 5. Loops, then the LLVM dialect.
       //    expand-strided-metadata emits affine.apply for dynamic offsets
       //    (slices at run-time positions), so it runs before lower-affine.
-      "odt-expand-strided-copies, odt-interchange-reductions,"
+      "odt-expand-strided-copies, odt-interchange-reductions," +
+      // Large elementwise loops (the optimizer update) run over threads.
+      (optimize ? "func.func(odt-parallelize-elementwise)," : "") +
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
       "scf-forall-to-parallel, odt-outline-parallel-loops," +
       (optimize ? "odt-approximate-math," : "") +

@@ -1,0 +1,151 @@
+//===- ParallelizeElementwise.cpp - big elementwise loops over threads ----===//
+//
+// See Passes.td. Products and convolutions are parallel by construction
+// (their kernels are scf.forall); elementwise generics became serial loops,
+// so the optimizer's update of a 400k-element weight ran on one core while
+// the other waited. Splitting them by rows keeps each chunk's inner loop
+// contiguous (vectorized as before) and gives each thread its own memory
+// stream.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+namespace odt {
+
+#define GEN_PASS_DEF_PARALLELIZEELEMENTWISE
+#include "codegen/Passes.h.inc"
+
+namespace {
+
+/// Where loop dim `dim` appears among `map`'s results, if it does as a plain
+/// dim (not inside an expression).
+std::optional<unsigned> resultOfDim(AffineMap map, unsigned dim) {
+  for (auto [position, result] : llvm::enumerate(map.getResults()))
+    if (auto expr = dyn_cast<AffineDimExpr>(result);
+        expr && expr.getPosition() == dim)
+      return position;
+  return std::nullopt;
+}
+
+struct ParallelizeElementwisePass
+    : impl::ParallelizeElementwiseBase<ParallelizeElementwisePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    SmallVector<linalg::GenericOp> candidates;
+    for (Operation &op : function.getBody().front())
+      if (auto generic = dyn_cast<linalg::GenericOp>(op))
+        candidates.push_back(generic);
+    for (linalg::GenericOp generic : candidates)
+      parallelize(generic);
+  }
+
+  void parallelize(linalg::GenericOp generic) {
+    if (!generic.hasPureBufferSemantics() ||
+        generic.getNumReductionLoops() != 0 || generic.getNumLoops() == 0 ||
+        generic.hasIndexSemantics())
+      return;
+    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+    // The split dim: the outermost one that is not known to be 1.
+    auto splitDim =
+        llvm::find_if(ranges, [](int64_t size) { return size != 1; });
+    if (splitDim == ranges.end())
+      return;
+    unsigned dim = splitDim - ranges.begin();
+    auto known = [](int64_t size) {
+      return ShapedType::isDynamic(size) ? int64_t(1) : size;
+    };
+    int64_t inner = 1;
+    for (int64_t size : ArrayRef<int64_t>(ranges).drop_front(dim + 1))
+      inner *= known(size);
+    if (inner * known(ranges[dim]) < minElements)
+      return;
+    int64_t rowsPerChunk =
+        std::max<int64_t>(1, llvm::divideCeil(chunkElements, inner));
+
+    // Chunks must write disjoint elements, and the loop's extent is read
+    // from an operand that spans the dim.
+    Value extentSource;
+    unsigned extentPosition = 0;
+    for (OpOperand &operand : generic->getOpOperands()) {
+      auto position =
+          resultOfDim(generic.getMatchingIndexingMap(&operand), dim);
+      bool isOutput = generic.isDpsInit(&operand);
+      if (!position) {
+        if (isOutput)
+          return;
+        continue;
+      }
+      if (!extentSource && isa<MemRefType>(operand.get().getType())) {
+        extentSource = operand.get();
+        extentPosition = *position;
+      }
+    }
+    if (!extentSource)
+      return;
+
+    OpBuilder builder(generic);
+    Location loc = generic.getLoc();
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    Value rows = arith::ConstantIndexOp::create(builder, loc, rowsPerChunk);
+    Value extent =
+        memref::DimOp::create(builder, loc, extentSource, extentPosition);
+    Value chunks = arith::CeilDivUIOp::create(builder, loc, extent, rows);
+    auto loop = scf::ParallelOp::create(builder, loc, ValueRange{zero},
+                                        ValueRange{chunks}, ValueRange{one});
+    builder.setInsertionPointToStart(loop.getBody());
+    Value offset =
+        arith::MulIOp::create(builder, loc, loop.getInductionVars()[0], rows);
+    Value remaining = arith::SubIOp::create(builder, loc, extent, offset);
+    Value size = arith::MinUIOp::create(builder, loc, remaining, rows);
+
+    // A buffer read and written in place (the weight) gets one view.
+    llvm::DenseMap<std::pair<Value, unsigned>, Value> views;
+    SmallVector<Value> operands;
+    for (OpOperand &operand : generic->getOpOperands()) {
+      Value value = operand.get();
+      auto type = dyn_cast<MemRefType>(value.getType());
+      auto position =
+          resultOfDim(generic.getMatchingIndexingMap(&operand), dim);
+      if (!type || !position) {
+        operands.push_back(value);
+        continue;
+      }
+      if (Value view = views.lookup({value, *position})) {
+        operands.push_back(view);
+        continue;
+      }
+      SmallVector<OpFoldResult> offsets(type.getRank(),
+                                        builder.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes =
+          memref::getMixedSizes(builder, loc, value);
+      SmallVector<OpFoldResult> strides(type.getRank(),
+                                        builder.getIndexAttr(1));
+      offsets[*position] = offset;
+      sizes[*position] = size;
+      Value view = memref::SubViewOp::create(builder, loc, value, offsets,
+                                             sizes, strides);
+      views[{value, *position}] = view;
+      operands.push_back(view);
+    }
+    IRMapping mapping;
+    for (auto [old, replacement] : llvm::zip(generic->getOperands(), operands))
+      mapping.map(old, replacement);
+    builder.clone(*generic, mapping);
+    generic.erase();
+  }
+};
+
+} // namespace
+} // namespace odt

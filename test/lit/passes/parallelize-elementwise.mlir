@@ -1,0 +1,100 @@
+// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-parallelize-elementwise{min-elements=4096 chunk-elements=1024}))' | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// An AdamW-like update of a 784x512 weight in place: chunks of 2 rows
+// (1024 elements / 512 columns), 392 of them; the broadcast row operand is
+// passed whole, the others are sliced along dim 0.
+// CHECK-LABEL: func.func @update
+// CHECK-DAG:     %[[ROWS:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[EXTENT:.*]] = memref.dim %arg0, %c0
+// CHECK:         %[[CHUNKS:.*]] = arith.ceildivui %[[EXTENT]], %[[ROWS]]
+// CHECK:         scf.parallel (%[[I:.*]]) = (%c0) to (%[[CHUNKS]]) step (%c1)
+// CHECK:           %[[OFFSET:.*]] = arith.muli %[[I]], %[[ROWS]]
+// CHECK:           %[[LEFT:.*]] = arith.subi %[[EXTENT]], %[[OFFSET]]
+// CHECK:           %[[SIZE:.*]] = arith.minui %[[LEFT]], %[[ROWS]]
+// CHECK:           %[[W:.*]] = memref.subview %arg0[%[[OFFSET]], 0] [%[[SIZE]], 512] [1, 1]
+// CHECK:           %[[G:.*]] = memref.subview %arg1[%[[OFFSET]], 0] [%[[SIZE]], 512] [1, 1]
+// CHECK:           linalg.generic {{.*}} ins(%[[W]], %[[G]], %arg2 : {{.*}}) outs(%[[W]] :
+// CHECK-NOT:     linalg.generic
+func.func @update(%w: memref<784x512xf32>, %g: memref<784x512xf32>,
+                  %b: memref<512xf32>) {
+  linalg.generic {indexing_maps = [#id, #id, #row, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%w, %g, %b : memref<784x512xf32>, memref<784x512xf32>, memref<512xf32>)
+      outs(%w : memref<784x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32, %out: f32):
+    %0 = arith.mulf %y, %z : f32
+    %1 = arith.subf %x, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// The outermost dim is 1, so the split is along the next one; a dim only
+// known at run time counts as 1 toward the size, its extent is read from
+// the operand.
+// CHECK-LABEL: func.func @dynamic
+// CHECK:         %[[EXTENT:.*]] = memref.dim %arg0, %c1
+// CHECK:         scf.parallel
+// CHECK:           memref.subview %arg0[0, %{{.*}}, 0] [1, %{{.*}}, 4096] [1, 1, 1]
+// CHECK:           memref.subview %arg1[0, %{{.*}}, 0] [1, %{{.*}}, 4096] [1, 1, 1]
+func.func @dynamic(%x: memref<1x?x4096xf32>, %y: memref<1x?x4096xf32>) {
+  %c1 = arith.constant 1 : index
+  linalg.generic {indexing_maps = [#id3, #id3],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x?x4096xf32>) outs(%y : memref<1x?x4096xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = math.exp %a : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+#first = affine_map<(d0, d1) -> (d1)>
+
+// Left alone: too small; a reduction; a body reading its position; an
+// output that does not span the split dim (chunks would write the same
+// elements).
+// CHECK-LABEL: func.func @untouched
+// CHECK-NOT:     scf.parallel
+// CHECK-COUNT-4: linalg.generic
+// CHECK-NOT:     scf.parallel
+func.func @untouched(%small: memref<4x512xf32>, %big: memref<64x512xf32>,
+                     %sum: memref<64xf32>, %row: memref<512xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%small : memref<4x512xf32>) outs(%small : memref<4x512xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = arith.addf %a, %a : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%big : memref<64x512xf32>) outs(%sum : memref<64xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = arith.addf %a, %out : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%big : memref<64x512xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i32
+    %f = arith.sitofp %c : i32 to f32
+    linalg.yield %f : f32
+  }
+  linalg.generic {indexing_maps = [#id, #first], iterator_types = ["parallel", "parallel"]}
+      ins(%big : memref<64x512xf32>) outs(%row : memref<512xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
