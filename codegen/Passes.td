@@ -169,13 +169,14 @@ def ParallelizeElementwise
   let summary = "Run large elementwise loops as parallel loops over row chunks";
   let description = [{
     On memrefs, before convert-linalg-to-loops. A linalg.generic at the top
-    level of a function whose loops are all parallel, whose body reads no
-    linalg.index, and whose iteration space holds at least `min-elements`
-    elements (a dim unknown at compile time counts as 1) becomes an
-    scf.parallel over chunks of its outermost loop dim that is not 1: each
-    iteration runs the same generic on subviews of at least `chunk-elements`
-    elements (operands that do not span that dim are passed whole). Every
-    output must span the dim, so chunks write disjoint elements.
+    level of a function whose body reads no linalg.index and whose
+    iteration space holds at least `min-elements` elements (a dim unknown at
+    compile time counts as 1) becomes an scf.parallel over chunks of its
+    outermost parallel loop dim that is not 1 and that every output spans:
+    each iteration runs the same generic on subviews (at least
+    `chunk-elements` iterations each; operands that do not span the dim are
+    passed whole). Chunks write disjoint elements, and each runs its
+    reductions whole, so results do not depend on the thread count.
     odt-outline-parallel-loops then hands the chunks to the runtime's
     threads. The optimizer update (one generic per parameter: weight and
     both moments) and large activations' elementwise passes are the loops
@@ -223,8 +224,32 @@ def ReportPeakMemory : Pass<"odt-report-peak-memory", "mlir::ModuleOp"> {
     Allocations sized by data computed at run time (a Reshape target built
     by the graph) are left out and counted. It is stored as the module
     attribute `odt.peak_memory` (entry name -> formula
-    string), which odt-compile prints; it is the size one arena would need.
+    string), which odt-compile prints next to odt-plan-arena's arena: the
+    least that holding all of them at once needs.
   }];
+}
+
+def PlanArena : Pass<"odt-plan-arena", "mlir::ModuleOp"> {
+  let summary = "Place intermediates in one arena at offsets fixed at "
+                "compile time";
+  let description = [{
+    After odt-free-after-last-use (whose deallocs mark where each buffer's
+    life ends) and odt-report-peak-memory. In each entry point, every
+    allocation of the top-level block that is freed in that block and whose
+    size is a polynomial of the entry's named dims (see
+    odt-report-peak-memory) becomes a memref.view of one arena allocated at
+    the entry and freed before it returns. Offsets and the arena size are
+    polynomials of the dims, chosen so that buffers whose lives overlap
+    never overlap in memory for any dim values (largest buffers first,
+    each at the lowest candidate offset that fits: 0 or the end of a
+    buffer it lives with); every size is rounded up to 64 bytes, so views
+    keep the allocations' alignment. Buffers sized by data at run time and
+    those inside loops keep their own allocations. The module attribute
+    `odt.arena` (entry name -> "FORMULA bytes for N buffers") is what
+    odt-compile reports.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 def SplitSharedFills : Pass<"odt-split-shared-fills", "mlir::func::FuncOp"> {

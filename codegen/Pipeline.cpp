@@ -122,6 +122,8 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
       // Intermediates are freed after their last use, so later ones reuse
       // their blocks.
       "func.func(odt-free-after-last-use), odt-report-peak-memory,"
+      // ... and then live in one arena, at offsets fixed here.
+      "odt-plan-arena,"
       // 5. Loops, then the LLVM dialect.
       //    expand-strided-metadata emits affine.apply for dynamic offsets
       //    (slices at run-time positions), so it runs before lower-affine.

@@ -51,44 +51,51 @@ struct ParallelizeElementwisePass
   }
 
   void parallelize(linalg::GenericOp generic) {
-    if (!generic.hasPureBufferSemantics() ||
-        generic.getNumReductionLoops() != 0 || generic.getNumLoops() == 0 ||
+    if (!generic.hasPureBufferSemantics() || generic.getNumLoops() == 0 ||
         generic.hasIndexSemantics())
       return;
+    // The split dim: the outermost parallel one that is not known to be 1
+    // and that every output spans, so chunks write disjoint elements (and
+    // each chunk runs its reductions whole).
     SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
-    // The split dim: the outermost one that is not known to be 1.
-    auto splitDim =
-        llvm::find_if(ranges, [](int64_t size) { return size != 1; });
-    if (splitDim == ranges.end())
+    SmallVector<utils::IteratorType> iterators =
+        generic.getIteratorTypesArray();
+    auto spannedByOutputs = [&](unsigned dim) {
+      return llvm::all_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
+        return resultOfDim(generic.getMatchingIndexingMap(&init), dim)
+            .has_value();
+      });
+    };
+    std::optional<unsigned> split;
+    for (unsigned dim = 0; dim < ranges.size() && !split; ++dim)
+      if (iterators[dim] == utils::IteratorType::parallel && ranges[dim] != 1 &&
+          spannedByOutputs(dim))
+        split = dim;
+    if (!split)
       return;
-    unsigned dim = splitDim - ranges.begin();
+    unsigned dim = *split;
     auto known = [](int64_t size) {
       return ShapedType::isDynamic(size) ? int64_t(1) : size;
     };
-    int64_t inner = 1;
-    for (int64_t size : ArrayRef<int64_t>(ranges).drop_front(dim + 1))
-      inner *= known(size);
-    if (inner * known(ranges[dim]) < minElements)
+    int64_t others = 1;
+    for (auto [index, size] : llvm::enumerate(ranges))
+      if (index != dim)
+        others *= known(size);
+    if (others * known(ranges[dim]) < minElements)
       return;
     int64_t rowsPerChunk =
-        std::max<int64_t>(1, llvm::divideCeil(chunkElements, inner));
+        std::max<int64_t>(1, llvm::divideCeil(chunkElements, others));
 
-    // Chunks must write disjoint elements, and the loop's extent is read
-    // from an operand that spans the dim.
+    // The loop's extent is read from an operand that spans the dim.
     Value extentSource;
     unsigned extentPosition = 0;
     for (OpOperand &operand : generic->getOpOperands()) {
       auto position =
           resultOfDim(generic.getMatchingIndexingMap(&operand), dim);
-      bool isOutput = generic.isDpsInit(&operand);
-      if (!position) {
-        if (isOutput)
-          return;
-        continue;
-      }
-      if (!extentSource && isa<MemRefType>(operand.get().getType())) {
+      if (position && isa<MemRefType>(operand.get().getType())) {
         extentSource = operand.get();
         extentPosition = *position;
+        break;
       }
     }
     if (!extentSource)

@@ -401,14 +401,21 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   timer.start("llvm");
   if (failed(odt::runLLVMPipeline(*module, prefix, !simpleCodegen)))
     return 1;
-  // The peak of live intermediates per entry point (the arena one static
-  // plan would need), in bytes, as a formula of the symbolic dims.
-  if (auto peaks = (*module)->getAttrOfType<DictionaryAttr>("odt.peak_memory");
-      peaks && !beQuiet)
-    for (NamedAttribute entry : peaks)
+  // Per entry point, as formulas of the symbolic dims: the arena that holds
+  // its intermediates (offsets fixed at compile time) and the peak of live
+  // intermediates it is measured against.
+  auto arenas = (*module)->getAttrOfType<DictionaryAttr>("odt.arena");
+  auto peaks = (*module)->getAttrOfType<DictionaryAttr>("odt.peak_memory");
+  if (arenas && peaks && !beQuiet)
+    for (NamedAttribute entry : arenas) {
       llvm::errs() << "odt-compile: " << entry.getName().getValue()
-                   << ": peak intermediates "
-                   << cast<StringAttr>(entry.getValue()).getValue() << "\n";
+                   << ": arena "
+                   << cast<StringAttr>(entry.getValue()).getValue();
+      if (auto peak = peaks.getAs<StringAttr>(entry.getName()))
+        llvm::errs() << " (peak of live intermediates " << peak.getValue()
+                     << ")";
+      llvm::errs() << "\n";
+    }
 
   timer.start("codegen");
   llvm::LLVMContext llvmContext;

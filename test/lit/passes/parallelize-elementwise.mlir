@@ -59,28 +59,59 @@ func.func @dynamic(%x: memref<1x?x4096xf32>, %y: memref<1x?x4096xf32>) {
 // -----
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
-#col = affine_map<(d0, d1) -> (d0)>
-#first = affine_map<(d0, d1) -> (d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
 
-// Left alone: too small; a reduction; a body reading its position; an
-// output that does not span the split dim (chunks would write the same
-// elements).
+// Reductions split along a parallel dim their output spans: row sums by
+// rows, column sums (reduction outermost) by columns; each chunk reduces
+// whole rows or columns.
+// CHECK-LABEL: func.func @reductions
+// CHECK:         scf.parallel
+// CHECK:           %[[ROWS:.*]] = memref.subview %arg0[%{{.*}}, 0] [%{{.*}}, 512] [1, 1]
+// CHECK:           %[[SUMS:.*]] = memref.subview %arg1[%{{.*}}] [%{{.*}}] [1]
+// CHECK:           linalg.generic {{.*}} ins(%[[ROWS]] : {{.*}}) outs(%[[SUMS]] :
+// CHECK:         scf.parallel
+// CHECK:           %[[COLS:.*]] = memref.subview %arg0[0, %{{.*}}] [64, %{{.*}}] [1, 1]
+// CHECK:           %[[CSUMS:.*]] = memref.subview %arg2[%{{.*}}] [%{{.*}}] [1]
+// CHECK:           linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]{{.*}} ins(%[[COLS]] : {{.*}}) outs(%[[CSUMS]] :
+func.func @reductions(%big: memref<64x512xf32>, %sum: memref<64xf32>,
+                      %colsum: memref<512xf32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%big : memref<64x512xf32>) outs(%sum : memref<64xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = arith.addf %a, %out : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%big : memref<64x512xf32>) outs(%colsum : memref<512xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = arith.addf %a, %out : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#first = affine_map<(d0, d1) -> (d1)>
+#all = affine_map<(d0, d1) -> ()>
+
+// Left alone: too small; a body reading its position; a full reduction
+// (no parallel dim the output spans). The last one's output does not span
+// d0 (every d0 writes the same row), so chunks of d0 would race: it is
+// split along d1 instead.
 // CHECK-LABEL: func.func @untouched
 // CHECK-NOT:     scf.parallel
-// CHECK-COUNT-4: linalg.generic
-// CHECK-NOT:     scf.parallel
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT:     linalg.generic
+// CHECK:         scf.parallel
 func.func @untouched(%small: memref<4x512xf32>, %big: memref<64x512xf32>,
-                     %sum: memref<64xf32>, %row: memref<512xf32>) {
+                     %total: memref<f32>, %row: memref<512xf32>) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%small : memref<4x512xf32>) outs(%small : memref<4x512xf32>) {
   ^bb0(%a: f32, %out: f32):
     %0 = arith.addf %a, %a : f32
-    linalg.yield %0 : f32
-  }
-  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
-      ins(%big : memref<64x512xf32>) outs(%sum : memref<64xf32>) {
-  ^bb0(%a: f32, %out: f32):
-    %0 = arith.addf %a, %out : f32
     linalg.yield %0 : f32
   }
   linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
@@ -90,6 +121,12 @@ func.func @untouched(%small: memref<4x512xf32>, %big: memref<64x512xf32>,
     %c = arith.index_cast %i : index to i32
     %f = arith.sitofp %c : i32 to f32
     linalg.yield %f : f32
+  }
+  linalg.generic {indexing_maps = [#id, #all], iterator_types = ["reduction", "reduction"]}
+      ins(%big : memref<64x512xf32>) outs(%total : memref<f32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = arith.addf %a, %out : f32
+    linalg.yield %0 : f32
   }
   linalg.generic {indexing_maps = [#id, #first], iterator_types = ["parallel", "parallel"]}
       ins(%big : memref<64x512xf32>) outs(%row : memref<512xf32>) {
