@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 
@@ -125,6 +126,24 @@ std::optional<Polynomial> BufferSizes::indexValue(Value value) {
       return std::nullopt;
     return isa<arith::MulIOp>(op) ? multiply(*lhs, *rhs) : add(*lhs, *rhs);
   }
+  // A Reshape's inferred dim: the element count divided by the known dims'
+  // product, exact when every coefficient is a multiple of the divisor.
+  if (Operation *op = value.getDefiningOp();
+      op && isa<arith::DivSIOp, arith::DivUIOp>(op) &&
+      matchPattern(op->getOperand(1), m_ConstantInt(&known)) &&
+      known.getSExtValue() > 0) {
+    int64_t divisor = known.getSExtValue();
+    std::optional<Polynomial> dividend = indexValue(op->getOperand(0));
+    if (!dividend)
+      return std::nullopt;
+    Polynomial quotient;
+    for (auto &[monomial, coefficient] : *dividend) {
+      if (coefficient % divisor != 0)
+        return std::nullopt;
+      quotient[monomial] = coefficient / divisor;
+    }
+    return quotient;
+  }
   return std::nullopt;
 }
 
@@ -153,6 +172,19 @@ std::optional<Polynomial> BufferSizes::dimOf(Value buffer, int64_t d) {
     return indexValue(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)]);
   if (auto cast = dyn_cast_or_null<memref::CastOp>(producer))
     return dimOf(cast.getSource(), d);
+  if (auto subview = dyn_cast_or_null<memref::SubViewOp>(producer)) {
+    // Sizes of the kept dims, in order (rank-reducing views drop some).
+    llvm::SmallBitVector dropped = subview.getDroppedDims();
+    int64_t kept = -1;
+    for (auto [index, size] : llvm::enumerate(subview.getMixedSizes())) {
+      if (dropped.test(index) || ++kept != d)
+        continue;
+      if (auto value = dyn_cast<Value>(size))
+        return indexValue(value);
+      return constantPolynomial(*getConstantIntValue(size));
+    }
+    return std::nullopt;
+  }
   if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(producer)) {
     OpFoldResult size = expand.getMixedOutputShape()[d];
     if (auto value = dyn_cast<Value>(size))

@@ -100,7 +100,7 @@ struct PlanArenaPass : impl::PlanArenaBase<PlanArenaPass> {
     func.walk([&](memref::AllocOp) { ++apart; });
     apart -= buffers.size();
     std::string apartNote =
-        apart ? llvm::formatv(" ({0} allocated apart)", apart).str() : "";
+        apart ? llvm::formatv(" (+{0} allocated apart)", apart).str() : "";
     if (buffers.empty())
       return "0 bytes for 0 buffers" + apartNote;
 

@@ -4,7 +4,7 @@
 // after %a is freed, so it takes %a's place; the one inside the loop and
 // the one sized by data keep their allocations. Offsets and the arena size
 // are formulas of `batch`, read from the argument that names it.
-// CHECK: module attributes {odt.arena = {sized_by_data = "0 bytes for 0 buffers (1 allocated apart)", step = "64*batch + 64 bytes for 3 buffers (1 allocated apart)"}}
+// CHECK: module attributes {odt.arena = {sized_by_data = "0 bytes for 0 buffers (+1 allocated apart)", step = "64*batch + 64 bytes for 3 buffers (+1 allocated apart)"}}
 // CHECK-LABEL: func.func @step
 // CHECK:         %[[C0:.*]] = arith.constant 0 : index
 // CHECK:         %[[BATCH:.*]] = memref.dim %arg0, %[[C0]]

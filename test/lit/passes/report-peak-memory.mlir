@@ -4,7 +4,7 @@
 // %b (64 + 4*batch*16 bytes) live together, %c only after %a is freed;
 // the loop's inner buffer counts while the loop runs; a buffer whose size
 // comes from data is counted apart.
-// CHECK: module attributes {odt.peak_memory = {sized_by_data = "0 bytes + 1 buffer(s) sized by data at run time", step = "64*batch + 192 bytes", through_views = "384*batch bytes"}}
+// CHECK: module attributes {odt.peak_memory = {sized_by_data = "0 bytes + 1 buffer(s) sized by data at run time", step = "64*batch + 192 bytes", through_reshape_target = "512*batch bytes", through_views = "384*batch bytes"}}
 func.func @step(%x: memref<?x16xf32> {onnx.dims = ["batch", 16]}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -42,5 +42,24 @@ func.func @through_views(%x: memref<?x16xf32> {onnx.dims = ["batch", 16]}) {
   %b = memref.alloc(%rows) : memref<?x8xf32>
   memref.dealloc %b : memref<?x8xf32>
   memref.dealloc %a : memref<?x4x16xf32>
+  return
+}
+
+// A Reshape target's inferred dim (elements / product of the known dims,
+// exact division: batch*4 rows of 16 floats) and a dim read through a
+// subview of it: 256*batch bytes, twice.
+func.func @through_reshape_target(%x: memref<?x64xf32> {onnx.dims = ["batch", 64]}) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c16 = arith.constant 16 : index
+  %n = memref.dim %x, %c0 : memref<?x64xf32>
+  %elements = arith.muli %n, %c64 : index
+  %rows = arith.divsi %elements, %c16 : index
+  %a = memref.alloc(%rows) : memref<?x16xf32>
+  %half = memref.subview %a[0, 0] [%rows, 8] [1, 1] : memref<?x16xf32> to memref<?x8xf32, strided<[16, 1]>>
+  %again = memref.dim %half, %c0 : memref<?x8xf32, strided<[16, 1]>>
+  %b = memref.alloc(%again) : memref<?x16xf32>
+  memref.dealloc %b : memref<?x16xf32>
+  memref.dealloc %a : memref<?x16xf32>
   return
 }
