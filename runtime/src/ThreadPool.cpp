@@ -2,6 +2,8 @@
 
 #include "ThreadPool.h"
 
+#include <algorithm>
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -19,14 +21,31 @@ void pause() {
 #endif
 }
 
-/// Spins this many rounds for a new job before sleeping: steps call the
-/// pool several times in quick succession, and a sleeping worker takes tens
-/// of microseconds to wake.
-constexpr int kSpinRounds = 50000;
+/// Rounds of pause between tasks, then rounds of yielding the core, before
+/// sleeping: steps call the pool several times in quick succession, and a
+/// sleeping worker takes tens of microseconds to wake; yielding lets the
+/// caller run when the cores are shared with other work.
+constexpr int kPauseRounds = 4000;
+constexpr int kSpinRounds = 20000;
+
+void backOff(int round) {
+  if (round < kPauseRounds)
+    pause();
+  else
+    std::this_thread::yield();
+}
 
 } // namespace
 
-ThreadPool::ThreadPool(int threads) {
+// ticket = job number << 16 | chunks of that job.
+static uint64_t jobOf(uint64_t ticket) { return ticket >> 16; }
+static int64_t chunksOf(uint64_t ticket) {
+  return static_cast<int64_t>(ticket & 0xffff);
+}
+
+ThreadPool::ThreadPool(int threads) : claims(std::max(threads, 1)) {
+  for (std::atomic<uint64_t> &claim : claims)
+    claim.store(0, std::memory_order_relaxed);
   for (int index = 1; index < threads; ++index)
     workers.emplace_back([this, index] { work(index); });
 }
@@ -34,20 +53,38 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex);
-    stopping = true;
-    generation.fetch_add(1, std::memory_order_release);
+    stopping.store(true, std::memory_order_release);
   }
   wake.notify_all();
   for (std::thread &worker : workers)
     worker.join();
 }
 
-void ThreadPool::runShare(int index) {
-  int64_t threads = size();
-  int64_t begin = count * index / threads;
-  int64_t end = count * (index + 1) / threads;
-  if (begin < end)
-    task(context, begin, end);
+void ThreadPool::sweep(uint64_t seen, int home) {
+  uint64_t job = jobOf(seen);
+  int64_t chunks = chunksOf(seen);
+  for (int64_t step = 0; step < chunks; ++step) {
+    int64_t chunk = (home + step) % chunks;
+    // Job numbers only grow: a claim marked by a later job means this one
+    // is long over (every chunk of it was claimed), so nothing is taken.
+    uint64_t previous = claims[chunk].load(std::memory_order_relaxed);
+    bool claimed = false;
+    while (previous < job && !claimed)
+      claimed = claims[chunk].compare_exchange_weak(
+          previous, job, std::memory_order_acq_rel, std::memory_order_relaxed);
+    if (!claimed)
+      continue;
+    // The job cannot end (and be replaced) before this chunk is finished,
+    // so its fields are this job's; the ticket's release made them visible.
+    int64_t total = count.load(std::memory_order_relaxed);
+    task.load(std::memory_order_relaxed)(
+        context.load(std::memory_order_relaxed), total * chunk / chunks,
+        total * (chunk + 1) / chunks);
+    if (finished.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks) {
+      std::lock_guard<std::mutex> lock(mutex);
+      done.notify_one();
+    }
+  }
 }
 
 void ThreadPool::run(ParallelTask newTask, void *newContext, int64_t newCount) {
@@ -55,51 +92,52 @@ void ThreadPool::run(ParallelTask newTask, void *newContext, int64_t newCount) {
     newTask(newContext, 0, newCount);
     return;
   }
-  task = newTask;
-  context = newContext;
-  count = newCount;
-  pending.store(static_cast<int>(workers.size()), std::memory_order_relaxed);
+  int64_t chunks = std::min<int64_t>(newCount, size());
+  task.store(newTask, std::memory_order_relaxed);
+  context.store(newContext, std::memory_order_relaxed);
+  count.store(newCount, std::memory_order_relaxed);
+  finished.store(0, std::memory_order_relaxed);
+  uint64_t job = jobOf(ticket.load(std::memory_order_relaxed)) + 1;
+  uint64_t announced = job << 16 | static_cast<uint64_t>(chunks);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    generation.fetch_add(1, std::memory_order_release);
+    ticket.store(announced, std::memory_order_release);
   }
   wake.notify_all();
-  runShare(0);
-  for (int round = 0; pending.load(std::memory_order_acquire) != 0; ++round) {
+  sweep(announced, 0);
+  for (int round = 0; finished.load(std::memory_order_acquire) != chunks;
+       ++round) {
     if (round < kSpinRounds) {
-      pause();
+      backOff(round);
       continue;
     }
     std::unique_lock<std::mutex> lock(mutex);
-    done.wait(lock,
-              [this] { return pending.load(std::memory_order_acquire) == 0; });
+    done.wait(lock, [&] {
+      return finished.load(std::memory_order_acquire) == chunks;
+    });
   }
 }
 
 void ThreadPool::work(int index) {
-  uint64_t seen = 0;
+  uint64_t lastJob = 0;
   for (;;) {
-    for (int round = 0; generation.load(std::memory_order_acquire) == seen &&
-                        round < kSpinRounds;
-         ++round)
-      pause();
-    if (generation.load(std::memory_order_acquire) == seen) {
-      std::unique_lock<std::mutex> lock(mutex);
-      wake.wait(lock, [&] {
-        return generation.load(std::memory_order_acquire) != seen;
-      });
-    }
-    seen = generation.load(std::memory_order_acquire);
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (stopping)
+    uint64_t seen = ticket.load(std::memory_order_acquire);
+    for (int round = 0; jobOf(seen) == lastJob; ++round) {
+      if (stopping.load(std::memory_order_acquire))
         return;
+      if (round < kSpinRounds) {
+        backOff(round);
+      } else {
+        std::unique_lock<std::mutex> lock(mutex);
+        wake.wait(lock, [&] {
+          return stopping.load(std::memory_order_acquire) ||
+                 jobOf(ticket.load(std::memory_order_acquire)) != lastJob;
+        });
+      }
+      seen = ticket.load(std::memory_order_acquire);
     }
-    runShare(index);
-    if (pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard<std::mutex> lock(mutex);
-      done.notify_one();
-    }
+    lastJob = jobOf(seen);
+    sweep(seen, index);
   }
 }
 

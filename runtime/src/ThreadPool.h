@@ -2,11 +2,15 @@
 //-*-===//
 //
 // A compiled model calls its parallel hook (P_set_parallel) with a task and
-// an iteration count; the runtime's hook splits [0, count) into one
-// contiguous range per thread of the pool of the session whose step is
-// running on the calling thread, runs the first range itself and waits for
-// the others. The workers are created with the pool (never inside a step),
-// spin briefly between tasks and then sleep. Dispatching allocates nothing.
+// an iteration count; the runtime's hook cuts [0, count) into one
+// contiguous chunk per thread of the pool of the session whose step is
+// running on the calling thread. Each thread claims its own chunk first (the
+// same part of a tensor every step, so it stays in that core's cache), then
+// any chunk nobody has claimed yet: a worker the OS has not scheduled (the
+// core is busy with another process) leaves its chunk to the caller instead
+// of making it wait. The workers are created with the pool (never inside a
+// step), spin briefly between tasks (yielding the core after a while) and
+// then sleep. Dispatching allocates nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,18 +42,23 @@ public:
 
 private:
   void work(int index);
-  void runShare(int index);
+  /// Claims and runs the chunks of the job announced by `seen` that nobody
+  /// has claimed, starting with chunk `home`.
+  void sweep(uint64_t seen, int home);
 
   std::vector<std::thread> workers;
   std::mutex mutex;
   std::condition_variable wake, done;
-  // The current job; written by run() before `generation` is bumped.
-  ParallelTask task = nullptr;
-  void *context = nullptr;
-  int64_t count = 0;
-  std::atomic<uint64_t> generation{0};
-  std::atomic<int> pending{0};
-  bool stopping = false;
+  // The current job, written by run() before the ticket that announces it.
+  std::atomic<ParallelTask> task{nullptr};
+  std::atomic<void *> context{nullptr};
+  std::atomic<int64_t> count{0};
+  // Job number << 16 | number of chunks.
+  std::atomic<uint64_t> ticket{0};
+  // Per chunk, the number of the last job that claimed it.
+  std::vector<std::atomic<uint64_t>> claims;
+  std::atomic<int64_t> finished{0};
+  std::atomic<bool> stopping{false};
 };
 
 /// The number of threads when a session sets none: the machine's cores.

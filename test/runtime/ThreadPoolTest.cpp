@@ -1,0 +1,104 @@
+// The runtime's thread pool: every iteration of a parallel loop runs exactly
+// once, whatever the count and the number of threads, over many jobs in a
+// row (claims are tracked per job number, so a slow thread must never run a
+// chunk of a job that is over); a pool of one thread and nested loops run
+// on the calling thread.
+
+#include "ThreadPool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Visits {
+  std::vector<std::atomic<int>> counts;
+  explicit Visits(int64_t n) : counts(n) {
+    for (auto &count : counts)
+      count.store(0);
+  }
+};
+
+void visit(void *context, int64_t begin, int64_t end) {
+  auto *visits = static_cast<Visits *>(context);
+  for (int64_t i = begin; i < end; ++i)
+    visits->counts[i].fetch_add(1);
+}
+
+TEST(ThreadPoolTest, EveryIterationRunsOnce) {
+  for (int threads : {1, 2, 3, 8}) {
+    odt::ThreadPool pool(threads);
+    for (int64_t count : {0, 1, 2, 3, 7, 8, 9, 64, 1000}) {
+      Visits visits(count);
+      pool.run(visit, &visits, count);
+      for (int64_t i = 0; i < count; ++i)
+        ASSERT_EQ(visits.counts[i].load(), 1)
+            << "threads " << threads << ", count " << count << ", i " << i;
+    }
+  }
+}
+
+TEST(ThreadPoolTest, ManyJobsInARow) {
+  odt::ThreadPool pool(4);
+  for (int job = 0; job < 20000; ++job) {
+    int64_t count = 1 + job % 13;
+    Visits visits(count);
+    pool.run(visit, &visits, count);
+    for (int64_t i = 0; i < count; ++i)
+      ASSERT_EQ(visits.counts[i].load(), 1) << "job " << job << ", i " << i;
+  }
+}
+
+struct Threads {
+  std::mutex mutex;
+  std::set<std::thread::id> seen;
+};
+
+void recordThread(void *context, int64_t, int64_t) {
+  auto *threads = static_cast<Threads *>(context);
+  std::lock_guard<std::mutex> lock(threads->mutex);
+  threads->seen.insert(std::this_thread::get_id());
+}
+
+TEST(ThreadPoolTest, OneThreadRunsOnTheCaller) {
+  odt::ThreadPool pool(1);
+  Threads threads;
+  pool.run(recordThread, &threads, 16);
+  ASSERT_EQ(threads.seen.size(), 1u);
+  EXPECT_EQ(*threads.seen.begin(), std::this_thread::get_id());
+}
+
+struct Nested {
+  Visits inner{10};
+  std::atomic<int> outer{0};
+};
+
+void runNested(void *context, int64_t begin, int64_t end) {
+  auto *nested = static_cast<Nested *>(context);
+  nested->outer.fetch_add(static_cast<int>(end - begin));
+  // A task that dispatches again: parallelFor sees no pool on this thread
+  // (workers have none; the caller's is lifted while it runs) and runs the
+  // inner loop inline instead of waiting on the pool it is part of.
+  for (int64_t outer = begin; outer < end; ++outer) {
+    Visits inner(10);
+    odt::parallelFor(visit, &inner, 10);
+    for (int64_t i = 0; i < 10; ++i)
+      nested->inner.counts[i].fetch_add(inner.counts[i].load());
+  }
+}
+
+TEST(ThreadPoolTest, NestedLoopsRunInline) {
+  odt::ThreadPool pool(2);
+  odt::ScopedPool scope(&pool);
+  Nested nested;
+  odt::parallelFor(runNested, &nested, 4);
+  EXPECT_EQ(nested.outer.load(), 4);
+  for (int64_t i = 0; i < 10; ++i)
+    EXPECT_EQ(nested.inner.counts[i].load(), 4);
+}
+
+} // namespace
