@@ -95,8 +95,22 @@ std::string format(const Polynomial &p) {
 
 std::optional<Polynomial> BufferSizes::bytesOf(memref::AllocOp alloc) {
   MemRefType type = alloc.getType();
-  int64_t elementBytes =
-      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  // Index elements are 64-bit on the targets odt compiles for; vectors
+  // count all their lanes. Other element types have no size known here.
+  Type element = type.getElementType();
+  int64_t elementBits;
+  if (element.isIndex())
+    elementBits = 64;
+  else if (element.isIntOrFloat())
+    elementBits = element.getIntOrFloatBitWidth();
+  else if (auto vector = dyn_cast<VectorType>(element);
+           vector && vector.hasStaticShape() &&
+           vector.getElementType().isIntOrFloat())
+    elementBits =
+        vector.getNumElements() * vector.getElementType().getIntOrFloatBitWidth();
+  else
+    return std::nullopt;
+  int64_t elementBytes = std::max<int64_t>(1, llvm::divideCeil(elementBits, 8));
   Polynomial bytes = constantPolynomial(elementBytes);
   unsigned dynamic = 0;
   for (int64_t dim : type.getShape()) {

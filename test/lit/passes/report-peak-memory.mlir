@@ -4,7 +4,7 @@
 // %b (64 + 4*batch*16 bytes) live together, %c only after %a is freed;
 // the loop's inner buffer counts while the loop runs; a buffer whose size
 // comes from data is counted apart.
-// CHECK: module attributes {odt.peak_memory = {sized_by_data = "0 bytes + 1 buffer(s) sized by data at run time", step = "64*batch + 192 bytes", through_reshape_target = "512*batch bytes", through_views = "384*batch bytes"}}
+// CHECK: module attributes {odt.peak_memory = {sized_by_data = "0 bytes + 1 buffer(s) sized by data at run time", step = "64*batch + 192 bytes", through_reshape_target = "512*batch bytes", through_views = "384*batch bytes", unusual_elements = "128 bytes"}}
 func.func @step(%x: memref<?x16xf32> {onnx.dims = ["batch", 16]}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -61,5 +61,15 @@ func.func @through_reshape_target(%x: memref<?x64xf32> {onnx.dims = ["batch", 64
   %b = memref.alloc(%again) : memref<?x16xf32>
   memref.dealloc %b : memref<?x16xf32>
   memref.dealloc %a : memref<?x16xf32>
+  return
+}
+
+// Index elements count 8 bytes, vector elements all their lanes: 32 + 64
+// bytes, each rounded up to 64.
+func.func @unusual_elements() {
+  %a = memref.alloc() : memref<4xindex>
+  %b = memref.alloc() : memref<2xvector<8xf32>>
+  memref.dealloc %b : memref<2xvector<8xf32>>
+  memref.dealloc %a : memref<4xindex>
   return
 }
