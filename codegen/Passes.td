@@ -168,14 +168,16 @@ def ParallelizeElementwise
     : Pass<"odt-parallelize-elementwise", "mlir::func::FuncOp"> {
   let summary = "Run large elementwise loops as parallel loops over row chunks";
   let description = [{
-    On memrefs, before convert-linalg-to-loops. A linalg.generic at the top
-    level of a function whose body reads no linalg.index and whose
-    iteration space holds at least `min-elements` elements (a dim unknown at
-    compile time counts as 1) becomes an scf.parallel over chunks of its
+    On memrefs, before convert-linalg-to-loops. A linalg op (a generic, or
+    a named op such as the linalg.copy of a strided copy) at the top level
+    of a function whose body reads no linalg.index and whose
+    iteration space holds at least `min-elements` elements, or has a dim
+    known only at run time, becomes an scf.parallel over chunks of its
     outermost parallel loop dim that is not 1 and that every output spans:
-    each iteration runs the same generic on subviews (at least
-    `chunk-elements` iterations each; operands that do not span the dim are
-    passed whole). Chunks write disjoint elements, and each runs its
+    each iteration runs the same op on subviews (at least
+    `chunk-elements` iterations each, counting unknown dims as 1, so a
+    small batch makes a single chunk, run on the calling thread; operands
+    that do not span the dim are passed whole). Chunks write disjoint elements, and each runs its
     reductions whole, so results do not depend on the thread count.
     odt-outline-parallel-loops then hands the chunks to the runtime's
     threads. The optimizer update (one generic per parameter: weight and

@@ -42,27 +42,29 @@ struct ParallelizeElementwisePass
 
   void runOnOperation() override {
     func::FuncOp function = getOperation();
-    SmallVector<linalg::GenericOp> candidates;
+    // Generics and named ops alike (linalg.copy: strided copies such as
+    // the attention heads' transposes, linalg.fill).
+    SmallVector<linalg::LinalgOp> candidates;
     for (Operation &op : function.getBody().front())
-      if (auto generic = dyn_cast<linalg::GenericOp>(op))
-        candidates.push_back(generic);
-    for (linalg::GenericOp generic : candidates)
-      parallelize(generic);
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+        candidates.push_back(linalgOp);
+    for (linalg::LinalgOp linalgOp : candidates)
+      parallelize(linalgOp);
   }
 
-  void parallelize(linalg::GenericOp generic) {
-    if (!generic.hasPureBufferSemantics() || generic.getNumLoops() == 0 ||
-        generic.hasIndexSemantics())
+  void parallelize(linalg::LinalgOp op) {
+    if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+        op.hasIndexSemantics())
       return;
     // The split dim: the outermost parallel one that is not known to be 1
     // and that every output spans, so chunks write disjoint elements (and
     // each chunk runs its reductions whole).
-    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     SmallVector<utils::IteratorType> iterators =
-        generic.getIteratorTypesArray();
+        op.getIteratorTypesArray();
     auto spannedByOutputs = [&](unsigned dim) {
-      return llvm::all_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
-        return resultOfDim(generic.getMatchingIndexingMap(&init), dim)
+      return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+        return resultOfDim(op.getMatchingIndexingMap(&init), dim)
             .has_value();
       });
     };
@@ -81,7 +83,11 @@ struct ParallelizeElementwisePass
     for (auto [index, size] : llvm::enumerate(ranges))
       if (index != dim)
         others *= known(size);
-    if (others * known(ranges[dim]) < minElements)
+    // With a dim known only at run time (the batch), the chunk count is
+    // computed then: a small batch makes one chunk, which the runtime runs
+    // on the calling thread.
+    bool dynamic = llvm::any_of(ranges, ShapedType::isDynamic);
+    if (!dynamic && others * known(ranges[dim]) < minElements)
       return;
     int64_t rowsPerChunk =
         std::max<int64_t>(1, llvm::divideCeil(chunkElements, others));
@@ -89,9 +95,9 @@ struct ParallelizeElementwisePass
     // The loop's extent is read from an operand that spans the dim.
     Value extentSource;
     unsigned extentPosition = 0;
-    for (OpOperand &operand : generic->getOpOperands()) {
+    for (OpOperand &operand : op->getOpOperands()) {
       auto position =
-          resultOfDim(generic.getMatchingIndexingMap(&operand), dim);
+          resultOfDim(op.getMatchingIndexingMap(&operand), dim);
       if (position && isa<MemRefType>(operand.get().getType())) {
         extentSource = operand.get();
         extentPosition = *position;
@@ -101,8 +107,8 @@ struct ParallelizeElementwisePass
     if (!extentSource)
       return;
 
-    OpBuilder builder(generic);
-    Location loc = generic.getLoc();
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
     Value one = arith::ConstantIndexOp::create(builder, loc, 1);
     Value rows = arith::ConstantIndexOp::create(builder, loc, rowsPerChunk);
@@ -120,11 +126,11 @@ struct ParallelizeElementwisePass
     // A buffer read and written in place (the weight) gets one view.
     llvm::DenseMap<std::pair<Value, unsigned>, Value> views;
     SmallVector<Value> operands;
-    for (OpOperand &operand : generic->getOpOperands()) {
+    for (OpOperand &operand : op->getOpOperands()) {
       Value value = operand.get();
       auto type = dyn_cast<MemRefType>(value.getType());
       auto position =
-          resultOfDim(generic.getMatchingIndexingMap(&operand), dim);
+          resultOfDim(op.getMatchingIndexingMap(&operand), dim);
       if (!type || !position) {
         operands.push_back(value);
         continue;
@@ -147,10 +153,10 @@ struct ParallelizeElementwisePass
       operands.push_back(view);
     }
     IRMapping mapping;
-    for (auto [old, replacement] : llvm::zip(generic->getOperands(), operands))
+    for (auto [old, replacement] : llvm::zip(op->getOperands(), operands))
       mapping.map(old, replacement);
-    builder.clone(*generic, mapping);
-    generic.erase();
+    builder.clone(*op, mapping);
+    op->erase();
   }
 };
 

@@ -135,3 +135,19 @@ func.func @untouched(%small: memref<4x512xf32>, %big: memref<64x512xf32>,
   }
   return
 }
+
+// -----
+
+// Named ops too: a strided copy (every other column block of a wider
+// buffer) split by rows like a generic.
+// CHECK-LABEL: func.func @strided_copy
+// CHECK:         scf.parallel
+// CHECK:           %[[FROM:.*]] = memref.subview %arg0[%{{.*}}, 0] [%{{.*}}, 512] [1, 1]
+// CHECK:           %[[TO:.*]] = memref.subview %arg1[%{{.*}}, 0] [%{{.*}}, 512] [1, 1]
+// CHECK:           linalg.copy ins(%[[FROM]] : {{.*}}) outs(%[[TO]] :
+func.func @strided_copy(%from: memref<128x512xf32, strided<[1024, 1]>>,
+                        %to: memref<128x512xf32>) {
+  linalg.copy ins(%from : memref<128x512xf32, strided<[1024, 1]>>)
+              outs(%to : memref<128x512xf32>)
+  return
+}
