@@ -3,6 +3,7 @@
 #include "StepAllocator.h"
 
 #include <cstdlib>
+#include <mutex>
 
 namespace odt {
 namespace {
@@ -79,7 +80,47 @@ ThreadCache &cache() {
   return threadCache;
 }
 
+Header *systemBlock(uint64_t rounded) {
+  auto *block = static_cast<Header *>(
+      std::aligned_alloc(kAlignment, rounded + sizeof(Header)));
+  if (block)
+    block->size = rounded;
+  return block;
+}
+
+struct TaskContext {
+  StepInboxes *inboxes = nullptr;
+  int index = 0;
+};
+thread_local TaskContext taskContext;
+
 } // namespace
+
+struct StepInboxes::Inbox {
+  std::mutex mutex;
+  ThreadCache blocks;
+};
+
+StepInboxes::StepInboxes(int threads)
+    : threads(threads), inboxes(new Inbox[threads > 0 ? threads : 1]) {}
+
+StepInboxes::~StepInboxes() { delete[] inboxes; }
+
+void *StepInboxes::take(int thread, uint64_t size) {
+  std::lock_guard<std::mutex> lock(inboxes[thread].mutex);
+  return inboxes[thread].blocks.take(size);
+}
+
+void StepInboxes::put(int thread, void *block) {
+  std::lock_guard<std::mutex> lock(inboxes[thread].mutex);
+  if (!inboxes[thread].blocks.put(static_cast<Header *>(block)))
+    std::free(block);
+}
+
+void setStepTaskContext(StepInboxes *inboxes, int index) {
+  taskContext.inboxes = inboxes;
+  taskContext.index = index;
+}
 
 void *stepAllocate(uint64_t size) {
   if (size > UINT64_MAX - 2 * kAlignment)
@@ -88,12 +129,18 @@ void *stepAllocate(uint64_t size) {
   if (rounded == 0)
     rounded = kAlignment;
   Header *block = cache().take(rounded);
+  StepInboxes *inboxes = taskContext.inboxes;
+  if (!block && inboxes)
+    block = static_cast<Header *>(inboxes->take(taskContext.index, rounded));
   if (!block) {
-    block = static_cast<Header *>(
-        std::aligned_alloc(kAlignment, rounded + sizeof(Header)));
+    block = systemBlock(rounded);
     if (!block)
       return nullptr;
-    block->size = rounded;
+    // The other threads of the pool will run this loop body too.
+    for (int other = 0; inboxes && other < inboxes->size(); ++other)
+      if (other != taskContext.index)
+        if (Header *spare = systemBlock(rounded))
+          inboxes->put(other, spare);
   }
   return block + 1;
 }

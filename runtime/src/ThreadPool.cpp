@@ -43,7 +43,8 @@ static int64_t chunksOf(uint64_t ticket) {
   return static_cast<int64_t>(ticket & 0xffff);
 }
 
-ThreadPool::ThreadPool(int threads) : claims(std::max(threads, 1)) {
+ThreadPool::ThreadPool(int threads)
+    : claims(std::max(threads, 1)), inboxes(std::max(threads, 1)) {
   for (std::atomic<uint64_t> &claim : claims)
     claim.store(0, std::memory_order_relaxed);
   for (int index = 1; index < threads; ++index)
@@ -61,6 +62,8 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::sweep(uint64_t seen, int home) {
+  // What the tasks allocate may come from this pool's spare blocks.
+  setStepTaskContext(&inboxes, home);
   uint64_t job = jobOf(seen);
   int64_t chunks = chunksOf(seen);
   for (int64_t step = 0; step < chunks; ++step) {
@@ -85,6 +88,7 @@ void ThreadPool::sweep(uint64_t seen, int home) {
       done.notify_one();
     }
   }
+  setStepTaskContext(nullptr, 0);
 }
 
 void ThreadPool::run(ParallelTask newTask, void *newContext, int64_t newCount) {

@@ -17,6 +17,8 @@
 #ifndef ODT_RUNTIME_THREADPOOL_H
 #define ODT_RUNTIME_THREADPOOL_H
 
+#include "StepAllocator.h"
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -59,6 +61,7 @@ private:
   std::vector<std::atomic<uint64_t>> claims;
   std::atomic<int64_t> finished{0};
   std::atomic<bool> stopping{false};
+  StepInboxes inboxes;
 };
 
 /// The number of threads when a session sets none: the machine's cores.

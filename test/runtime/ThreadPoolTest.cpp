@@ -102,3 +102,48 @@ TEST(ThreadPoolTest, NestedLoopsRunInline) {
 }
 
 } // namespace
+
+namespace {
+
+// A thread of a pool that has to ask the system for a block inside a
+// parallel task leaves a spare of the same size for each other thread: the
+// other thread's first run of that loop body finds it in its inbox instead
+// of allocating in the middle of a later step.
+TEST(StepAllocatorTest, SparesForTheOtherThreadsOfThePool) {
+  odt::StepInboxes inboxes(3);
+  constexpr uint64_t kOddSize = 123 * 64 + 8; // a size no other test uses
+  odt::setStepTaskContext(&inboxes, 0);
+  void *first = odt::stepAllocate(kOddSize);
+  odt::setStepTaskContext(nullptr, 0);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
+  // Threads 1 and 2 each have one spare of the rounded size; thread 0 none.
+  EXPECT_EQ(inboxes.take(0, 123 * 64 + 64), nullptr);
+  void *spare1 = inboxes.take(1, 123 * 64 + 64);
+  void *spare2 = inboxes.take(2, 123 * 64 + 64);
+  EXPECT_NE(spare1, nullptr);
+  EXPECT_NE(spare2, nullptr);
+  EXPECT_EQ(inboxes.take(1, 123 * 64 + 64), nullptr);
+  inboxes.put(1, spare1);
+  inboxes.put(2, spare2);
+
+  // Thread 1 inside a task: its miss is served from its inbox (the same
+  // block), with no spare made for the others.
+  std::thread other([&] {
+    odt::setStepTaskContext(&inboxes, 1);
+    void *block = odt::stepAllocate(kOddSize);
+    odt::setStepTaskContext(nullptr, 0);
+    EXPECT_EQ(static_cast<char *>(block) - 64, static_cast<char *>(spare1));
+    EXPECT_EQ(inboxes.take(0, 123 * 64 + 64), nullptr);
+    odt::stepRelease(block);
+  });
+  other.join();
+  odt::stepRelease(first);
+
+  // Outside a task nothing is shared.
+  void *plain = odt::stepAllocate(kOddSize + 64);
+  EXPECT_EQ(inboxes.take(1, 124 * 64 + 64), nullptr);
+  odt::stepRelease(plain);
+}
+
+} // namespace
