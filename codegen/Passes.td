@@ -113,6 +113,25 @@ def PackEntryPoints : Pass<"odt-pack-entry-points", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def FuseGradientAccumulation
+    : Pass<"odt-fuse-gradient-accumulation", "mlir::func::FuncOp"> {
+  let summary = "After a gradient reset, write gradients straight into their "
+                "accumulation buffers";
+  let description = [{
+    On memrefs, after bufferization and before odt-free-after-last-use. The
+    lowering of ORT's InPlaceAccumulatorV2 is an elementwise generic that
+    writes `buffer = reset ? g : buffer + g` in place, where `g` is a fresh
+    allocation. When `g` is written only by a run of consecutive ops just
+    before (a product kernel, or a fill and a sum), read only by that
+    generic, and nothing else touches the buffer, they become
+    `scf.if reset { the producers, writing the buffer instead of g }
+    else { the producers and the generic, unchanged }`. The common case (a
+    reset before each step) then writes each gradient once, where it is
+    kept; results are bit for bit the same in both cases.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 def FuseElementwise : Pass<"odt-fuse-elementwise", "mlir::ModuleOp"> {
   let summary = "Fuse elementwise producers into their consumers, never "
                 "into a product that would recompute them";

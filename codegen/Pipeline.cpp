@@ -118,7 +118,9 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-deallocation-pipeline,"
-      "canonicalize, cse,"
+      "canonicalize, cse," +
+      // After a reset, gradients are written where they accumulate.
+      (optimize ? "func.func(odt-fuse-gradient-accumulation)," : "") +
       // Intermediates are freed after their last use, so later ones reuse
       // their blocks.
       "func.func(odt-free-after-last-use), odt-report-peak-memory,"
