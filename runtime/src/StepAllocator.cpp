@@ -88,39 +88,34 @@ Header *systemBlock(uint64_t rounded) {
   return block;
 }
 
-struct TaskContext {
-  StepInboxes *inboxes = nullptr;
-  int index = 0;
-};
-thread_local TaskContext taskContext;
+thread_local TaskBlockCache *taskCache = nullptr;
 
 } // namespace
 
-struct StepInboxes::Inbox {
+struct TaskBlockCache::Blocks {
   std::mutex mutex;
-  ThreadCache blocks;
+  ThreadCache free;
 };
 
-StepInboxes::StepInboxes(int threads)
-    : threads(threads), inboxes(new Inbox[threads > 0 ? threads : 1]) {}
+TaskBlockCache::TaskBlockCache(int threads)
+    : threadCount(threads > 0 ? threads : 1), blocks(new Blocks) {}
 
-StepInboxes::~StepInboxes() { delete[] inboxes; }
+TaskBlockCache::~TaskBlockCache() { delete blocks; }
 
-void *StepInboxes::take(int thread, uint64_t size) {
-  std::lock_guard<std::mutex> lock(inboxes[thread].mutex);
-  return inboxes[thread].blocks.take(size);
+void *TaskBlockCache::take(uint64_t size) {
+  std::lock_guard<std::mutex> lock(blocks->mutex);
+  Header *block = blocks->free.take(size);
+  return block ? block + 1 : nullptr;
 }
 
-void StepInboxes::put(int thread, void *block) {
-  std::lock_guard<std::mutex> lock(inboxes[thread].mutex);
-  if (!inboxes[thread].blocks.put(static_cast<Header *>(block)))
+void TaskBlockCache::put(void *pointer) {
+  Header *block = static_cast<Header *>(pointer) - 1;
+  std::lock_guard<std::mutex> lock(blocks->mutex);
+  if (!blocks->free.put(block))
     std::free(block);
 }
 
-void setStepTaskContext(StepInboxes *inboxes, int index) {
-  taskContext.inboxes = inboxes;
-  taskContext.index = index;
-}
+void setStepTaskContext(TaskBlockCache *cache) { taskCache = cache; }
 
 void *stepAllocate(uint64_t size) {
   if (size > UINT64_MAX - 2 * kAlignment)
@@ -128,26 +123,32 @@ void *stepAllocate(uint64_t size) {
   uint64_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0)
     rounded = kAlignment;
-  Header *block = cache().take(rounded);
-  StepInboxes *inboxes = taskContext.inboxes;
-  if (!block && inboxes)
-    block = static_cast<Header *>(inboxes->take(taskContext.index, rounded));
-  if (!block) {
-    block = systemBlock(rounded);
+  if (TaskBlockCache *shared = taskCache) {
+    if (void *block = shared->take(rounded))
+      return block;
+    // One for each thread of the pool: they may all run such an iteration
+    // at once, in this step or a later one.
+    Header *block = systemBlock(rounded);
     if (!block)
       return nullptr;
-    // The other threads of the pool will run this loop body too.
-    for (int other = 0; inboxes && other < inboxes->size(); ++other)
-      if (other != taskContext.index)
-        if (Header *spare = systemBlock(rounded))
-          inboxes->put(other, spare);
+    for (int other = 1; other < shared->threads(); ++other)
+      if (Header *spare = systemBlock(rounded))
+        shared->put(spare + 1);
+    return block + 1;
   }
-  return block + 1;
+  Header *block = cache().take(rounded);
+  if (!block)
+    block = systemBlock(rounded);
+  return block ? block + 1 : nullptr;
 }
 
 void stepRelease(void *pointer) {
   if (!pointer)
     return;
+  if (TaskBlockCache *shared = taskCache) {
+    shared->put(pointer);
+    return;
+  }
   Header *block = static_cast<Header *>(pointer) - 1;
   if (!cache().put(block))
     std::free(block);

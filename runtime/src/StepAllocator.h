@@ -6,7 +6,7 @@
 // are kept in a per-thread cache keyed by size and handed out again, so from
 // the second step on a step asks the system for no memory (no malloc, no
 // mmap, no page faults on fresh pages), whichever pool thread runs which
-// parallel iteration (StepInboxes).
+// parallel iteration (TaskBlockCache).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,34 +24,36 @@ void *stepAllocate(uint64_t size);
 /// thread's cache.
 void stepRelease(void *block);
 
-/// Spare blocks for the threads of one thread pool. Any thread of a pool may
-/// run any iteration of a parallel loop (a thread takes over the share of
-/// one that is not running), so the first time a thread runs an iteration
-/// that allocates, its cache is empty. To keep steps after the first free of
-/// system allocations, a thread inside a parallel task that has to ask the
-/// system for a block asks for one more per other thread of the pool and
-/// leaves it in that thread's inbox, where that thread looks on a miss: all
-/// threads run the same loop bodies, so each finds what it will need.
-class StepInboxes {
+/// The blocks that the parallel tasks of one thread pool allocate. Any
+/// thread of a pool may run any iteration of a parallel loop (a thread takes
+/// over the share of one that is not running), so a per-thread cache would
+/// meet an iteration's allocation on a thread for the first time in a late
+/// step. Inside a task, blocks come from and go back to this cache, shared
+/// by the pool's threads; when it has none of a size it asks the system for
+/// one per thread of the pool at once, since each thread may run such an
+/// iteration at the same time. From the second step on, a step's tasks then
+/// find every block they need, whichever thread runs which iteration.
+class TaskBlockCache {
 public:
-  explicit StepInboxes(int threads);
-  ~StepInboxes();
-  StepInboxes(const StepInboxes &) = delete;
-  StepInboxes &operator=(const StepInboxes &) = delete;
+  explicit TaskBlockCache(int threads);
+  ~TaskBlockCache();
+  TaskBlockCache(const TaskBlockCache &) = delete;
+  TaskBlockCache &operator=(const TaskBlockCache &) = delete;
 
-  int size() const { return threads; }
-  void *take(int thread, uint64_t size);
-  void put(int thread, void *block);
+  int threads() const { return threadCount; }
+  /// A cached block of `size` (rounded) bytes, or null.
+  void *take(uint64_t size);
+  void put(void *block);
 
 private:
-  struct Inbox;
-  int threads;
-  Inbox *inboxes;
+  struct Blocks;
+  int threadCount;
+  Blocks *blocks;
 };
 
-/// While set, the calling thread is thread `index` of the pool that owns
-/// `inboxes`, running a parallel task; null clears it.
-void setStepTaskContext(StepInboxes *inboxes, int index);
+/// While set, the calling thread runs a parallel task of the pool that owns
+/// `cache`: stepAllocate and stepRelease use it. Null clears it.
+void setStepTaskContext(TaskBlockCache *cache);
 
 } // namespace odt
 

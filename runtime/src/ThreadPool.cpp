@@ -44,7 +44,7 @@ static int64_t chunksOf(uint64_t ticket) {
 }
 
 ThreadPool::ThreadPool(int threads)
-    : claims(std::max(threads, 1)), inboxes(std::max(threads, 1)) {
+    : claims(std::max(threads, 1)), taskBlocks(std::max(threads, 1)) {
   for (std::atomic<uint64_t> &claim : claims)
     claim.store(0, std::memory_order_relaxed);
   for (int index = 1; index < threads; ++index)
@@ -62,8 +62,8 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::sweep(uint64_t seen, int home) {
-  // What the tasks allocate may come from this pool's spare blocks.
-  setStepTaskContext(&inboxes, home);
+  // What the tasks allocate comes from the pool's shared block cache.
+  setStepTaskContext(&taskBlocks);
   uint64_t job = jobOf(seen);
   int64_t chunks = chunksOf(seen);
   for (int64_t step = 0; step < chunks; ++step) {
@@ -88,7 +88,7 @@ void ThreadPool::sweep(uint64_t seen, int home) {
       done.notify_one();
     }
   }
-  setStepTaskContext(nullptr, 0);
+  setStepTaskContext(nullptr);
 }
 
 void ThreadPool::run(ParallelTask newTask, void *newContext, int64_t newCount) {

@@ -61,7 +61,7 @@ private:
   std::vector<std::atomic<uint64_t>> claims;
   std::atomic<int64_t> finished{0};
   std::atomic<bool> stopping{false};
-  StepInboxes inboxes;
+  TaskBlockCache taskBlocks;
 };
 
 /// The number of threads when a session sets none: the machine's cores.

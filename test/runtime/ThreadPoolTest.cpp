@@ -105,44 +105,53 @@ TEST(ThreadPoolTest, NestedLoopsRunInline) {
 
 namespace {
 
-// A thread of a pool that has to ask the system for a block inside a
-// parallel task leaves a spare of the same size for each other thread: the
-// other thread's first run of that loop body finds it in its inbox instead
-// of allocating in the middle of a later step.
-TEST(StepAllocatorTest, SparesForTheOtherThreadsOfThePool) {
-  odt::StepInboxes inboxes(3);
+// Inside a pool's tasks, blocks come from one cache shared by the pool's
+// threads; a size it lacks is asked from the system once per thread of the
+// pool, so any thread running an iteration later finds its block there.
+TEST(StepAllocatorTest, TaskBlocksAreSharedByThePoolsThreads) {
+  odt::TaskBlockCache shared(3);
   constexpr uint64_t kOddSize = 123 * 64 + 8; // a size no other test uses
-  odt::setStepTaskContext(&inboxes, 0);
+  constexpr uint64_t kRounded = 124 * 64;
+  odt::setStepTaskContext(&shared);
   void *first = odt::stepAllocate(kOddSize);
-  odt::setStepTaskContext(nullptr, 0);
+  odt::setStepTaskContext(nullptr);
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
-  // Threads 1 and 2 each have one spare of the rounded size; thread 0 none.
-  EXPECT_EQ(inboxes.take(0, 123 * 64 + 64), nullptr);
-  void *spare1 = inboxes.take(1, 123 * 64 + 64);
-  void *spare2 = inboxes.take(2, 123 * 64 + 64);
+  // Two spares, for the two other threads.
+  void *spare1 = shared.take(kRounded);
+  void *spare2 = shared.take(kRounded);
   EXPECT_NE(spare1, nullptr);
   EXPECT_NE(spare2, nullptr);
-  EXPECT_EQ(inboxes.take(1, 123 * 64 + 64), nullptr);
-  inboxes.put(1, spare1);
-  inboxes.put(2, spare2);
+  EXPECT_EQ(shared.take(kRounded), nullptr);
+  shared.put(spare1);
+  shared.put(spare2);
 
-  // Thread 1 inside a task: its miss is served from its inbox (the same
-  // block), with no spare made for the others.
+  // Another thread in a task takes a spare; what it releases goes back to
+  // the shared cache, not to its own.
   std::thread other([&] {
-    odt::setStepTaskContext(&inboxes, 1);
+    odt::setStepTaskContext(&shared);
     void *block = odt::stepAllocate(kOddSize);
-    odt::setStepTaskContext(nullptr, 0);
-    EXPECT_EQ(static_cast<char *>(block) - 64, static_cast<char *>(spare1));
-    EXPECT_EQ(inboxes.take(0, 123 * 64 + 64), nullptr);
+    EXPECT_TRUE(block == spare1 || block == spare2);
     odt::stepRelease(block);
+    odt::setStepTaskContext(nullptr);
   });
   other.join();
+  odt::setStepTaskContext(&shared);
   odt::stepRelease(first);
+  odt::setStepTaskContext(nullptr);
+  std::vector<void *> all;
+  for (int i = 0; i < 3; ++i) {
+    all.push_back(shared.take(kRounded));
+    EXPECT_NE(all.back(), nullptr) << i;
+  }
+  EXPECT_EQ(shared.take(kRounded), nullptr);
+  for (void *block : all)
+    if (block)
+      shared.put(block);
 
   // Outside a task nothing is shared.
   void *plain = odt::stepAllocate(kOddSize + 64);
-  EXPECT_EQ(inboxes.take(1, 124 * 64 + 64), nullptr);
+  EXPECT_EQ(shared.take(kRounded + 64), nullptr);
   odt::stepRelease(plain);
 }
 
