@@ -88,7 +88,8 @@ def InterchangeReductions
     one operand and a serial floating-point reduction that LLVM cannot
     vectorize. For a linalg op with at least two parallel loops whose last
     loop is a reduction and whose output's innermost dim is the last
-    parallel loop, this pass orders the loops as: the other parallel loops,
+    parallel loop (all outputs indexed alike: MaxPool's values and
+    positions), this pass orders the loops as: the other parallel loops,
     the reductions, then that last parallel loop. The innermost loop then
     walks the output (and usually an operand) contiguously and carries no
     dependence, so LLVM vectorizes it. Each output element still sums its
@@ -189,15 +190,16 @@ def ParallelizeElementwise
   let description = [{
     On memrefs, before convert-linalg-to-loops. A linalg op (a generic, or
     a named op such as the linalg.copy of a strided copy) at the top level
-    of a function whose body reads no linalg.index and whose
-    iteration space holds at least `min-elements` elements, or has a dim
-    known only at run time, becomes an scf.parallel over chunks of its
-    outermost parallel loop dim that is not 1 and that every output spans:
-    each iteration runs the same op on subviews (at least
-    `chunk-elements` iterations each, counting unknown dims as 1, so a
-    small batch makes a single chunk, run on the calling thread; operands
-    that do not span the dim are passed whole). Chunks write disjoint elements, and each runs its
-    reductions whole, so results do not depend on the thread count.
+    of a function whose iteration space holds at least `min-elements`
+    elements, or has a dim known only at run time, becomes an scf.parallel
+    over chunks of its outermost parallel loop dim that is not 1 and that
+    every output spans: each iteration runs the same op on subviews (at
+    least `chunk-elements` iterations each, counting unknown dims as 1, so
+    a small batch makes a single chunk, run on the calling thread; operands
+    that do not span the dim are passed whole; a body's linalg.index along
+    that dim is shifted by the chunk's offset). Chunks write disjoint
+    elements, and each runs its reductions whole, so results do not depend
+    on the thread count.
     odt-outline-parallel-loops then hands the chunks to the runtime's
     threads. The optimizer update (one generic per parameter: weight and
     both moments) and large activations' elementwise passes are the loops

@@ -31,9 +31,13 @@ std::optional<SmallVector<unsigned>> reductionsOutside(linalg::LinalgOp op) {
   for (auto [index, iterator] : llvm::enumerate(iterators))
     (iterator == utils::IteratorType::parallel ? parallel : reduction)
         .push_back(index);
-  if (parallel.size() < 2 || op.getNumDpsInits() != 1)
+  if (parallel.size() < 2 || op.getNumDpsInits() == 0)
     return std::nullopt;
+  // Several outputs (a max and its position) must be laid out alike.
   AffineMap output = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (op.getMatchingIndexingMap(&init) != output)
+      return std::nullopt;
   if (output.getNumResults() == 0)
     return std::nullopt;
   auto innermost = dyn_cast<AffineDimExpr>(output.getResults().back());

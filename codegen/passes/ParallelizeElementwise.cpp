@@ -53,19 +53,16 @@ struct ParallelizeElementwisePass
   }
 
   void parallelize(linalg::LinalgOp op) {
-    if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
-        op.hasIndexSemantics())
+    if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
       return;
     // The split dim: the outermost parallel one that is not known to be 1
     // and that every output spans, so chunks write disjoint elements (and
     // each chunk runs its reductions whole).
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    SmallVector<utils::IteratorType> iterators =
-        op.getIteratorTypesArray();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     auto spannedByOutputs = [&](unsigned dim) {
       return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
-        return resultOfDim(op.getMatchingIndexingMap(&init), dim)
-            .has_value();
+        return resultOfDim(op.getMatchingIndexingMap(&init), dim).has_value();
       });
     };
     std::optional<unsigned> split;
@@ -96,8 +93,7 @@ struct ParallelizeElementwisePass
     Value extentSource;
     unsigned extentPosition = 0;
     for (OpOperand &operand : op->getOpOperands()) {
-      auto position =
-          resultOfDim(op.getMatchingIndexingMap(&operand), dim);
+      auto position = resultOfDim(op.getMatchingIndexingMap(&operand), dim);
       if (position && isa<MemRefType>(operand.get().getType())) {
         extentSource = operand.get();
         extentPosition = *position;
@@ -129,8 +125,7 @@ struct ParallelizeElementwisePass
     for (OpOperand &operand : op->getOpOperands()) {
       Value value = operand.get();
       auto type = dyn_cast<MemRefType>(value.getType());
-      auto position =
-          resultOfDim(op.getMatchingIndexingMap(&operand), dim);
+      auto position = resultOfDim(op.getMatchingIndexingMap(&operand), dim);
       if (!type || !position) {
         operands.push_back(value);
         continue;
@@ -155,7 +150,18 @@ struct ParallelizeElementwisePass
     IRMapping mapping;
     for (auto [old, replacement] : llvm::zip(op->getOperands(), operands))
       mapping.map(old, replacement);
-    builder.clone(*op, mapping);
+    Operation *chunk = builder.clone(*op, mapping);
+    // Positions along the split dim are relative to the chunk now (an
+    // argmax's index, MaxPool's): shifted back by the chunk's offset.
+    chunk->walk([&](linalg::IndexOp index) {
+      if (index.getDim() != dim)
+        return;
+      OpBuilder after(index->getContext());
+      after.setInsertionPointAfter(index);
+      auto shifted = arith::AddIOp::create(after, index.getLoc(),
+                                           index.getResult(), offset);
+      index.getResult().replaceAllUsesExcept(shifted, shifted);
+    });
     op->erase();
   }
 };

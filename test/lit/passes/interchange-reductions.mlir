@@ -34,3 +34,40 @@ func.func @untouched(%x: memref<4x8xf32>, %s: memref<4xf32>, %y: memref<4x8xf32>
   }
   return
 }
+
+// -----
+
+// A max and its position (MaxPool with indices): two outputs laid out
+// alike, so the window loop moves outside the output's rows too; outputs
+// laid out differently leave the op as it is.
+// CHECK-LABEL: func.func @max_with_position
+// CHECK:         iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK:         iterator_types = ["parallel", "parallel", "reduction"]
+func.func @max_with_position(%x: memref<4x2x8xf32>, %m: memref<4x8xf32>, %i: memref<4x8xi64>,
+                             %t: memref<8x4xi64>) {
+  linalg.generic {indexing_maps = [affine_map<(r, c, k) -> (r, k, c)>, affine_map<(r, c, k) -> (r, c)>,
+                                   affine_map<(r, c, k) -> (r, c)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<4x2x8xf32>) outs(%m, %i : memref<4x8xf32>, memref<4x8xi64>) {
+  ^bb0(%in: f32, %best: f32, %at: i64):
+    %k = linalg.index 2 : index
+    %ki = arith.index_cast %k : index to i64
+    %gt = arith.cmpf ogt, %in, %best : f32
+    %v = arith.select %gt, %in, %best : f32
+    %p = arith.select %gt, %ki, %at : i64
+    linalg.yield %v, %p : f32, i64
+  }
+  linalg.generic {indexing_maps = [affine_map<(r, c, k) -> (r, k, c)>, affine_map<(r, c, k) -> (r, c)>,
+                                   affine_map<(r, c, k) -> (c, r)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<4x2x8xf32>) outs(%m, %t : memref<4x8xf32>, memref<8x4xi64>) {
+  ^bb0(%in: f32, %best: f32, %at: i64):
+    %k = linalg.index 2 : index
+    %ki = arith.index_cast %k : index to i64
+    %gt = arith.cmpf ogt, %in, %best : f32
+    %v = arith.select %gt, %in, %best : f32
+    %p = arith.select %gt, %ki, %at : i64
+    linalg.yield %v, %p : f32, i64
+  }
+  return
+}

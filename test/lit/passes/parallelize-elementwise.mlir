@@ -97,13 +97,13 @@ func.func @reductions(%big: memref<64x512xf32>, %sum: memref<64xf32>,
 #first = affine_map<(d0, d1) -> (d1)>
 #all = affine_map<(d0, d1) -> ()>
 
-// Left alone: too small; a body reading its position; a full reduction
-// (no parallel dim the output spans). The last one's output does not span
+// Left alone: too small; a full reduction (no parallel dim the output
+// spans). The last one's output does not span
 // d0 (every d0 writes the same row), so chunks of d0 would race: it is
 // split along d1 instead.
 // CHECK-LABEL: func.func @untouched
 // CHECK-NOT:     scf.parallel
-// CHECK-COUNT-3: linalg.generic
+// CHECK-COUNT-2: linalg.generic
 // CHECK-NOT:     linalg.generic
 // CHECK:         scf.parallel
 func.func @untouched(%small: memref<4x512xf32>, %big: memref<64x512xf32>,
@@ -113,14 +113,6 @@ func.func @untouched(%small: memref<4x512xf32>, %big: memref<64x512xf32>,
   ^bb0(%a: f32, %out: f32):
     %0 = arith.addf %a, %a : f32
     linalg.yield %0 : f32
-  }
-  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
-      outs(%big : memref<64x512xf32>) {
-  ^bb0(%out: f32):
-    %i = linalg.index 0 : index
-    %c = arith.index_cast %i : index to i32
-    %f = arith.sitofp %c : i32 to f32
-    linalg.yield %f : f32
   }
   linalg.generic {indexing_maps = [#id, #all], iterator_types = ["reduction", "reduction"]}
       ins(%big : memref<64x512xf32>) outs(%total : memref<f32>) {
@@ -149,5 +141,29 @@ func.func @strided_copy(%from: memref<128x512xf32, strided<[1024, 1]>>,
                         %to: memref<128x512xf32>) {
   linalg.copy ins(%from : memref<128x512xf32, strided<[1024, 1]>>)
               outs(%to : memref<128x512xf32>)
+  return
+}
+
+// -----
+
+// A body reading its position along the split dim (an argmax's index) sees
+// it shifted by the chunk's offset; positions along other dims unchanged.
+// CHECK-LABEL: func.func @positions
+// CHECK:         scf.parallel (%[[I:.*]]) =
+// CHECK:           %[[OFFSET:.*]] = arith.muli %[[I]], %{{.*}}
+// CHECK:           linalg.generic
+// CHECK:             %[[ROW:.*]] = linalg.index 0 : index
+// CHECK-NEXT:        %[[SHIFTED:.*]] = arith.addi %[[ROW]], %[[OFFSET]] : index
+// CHECK-NEXT:        %[[COL:.*]] = linalg.index 1 : index
+// CHECK-NEXT:        arith.addi %[[SHIFTED]], %[[COL]] : index
+func.func @positions(%big: memref<64x512xindex>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%big : memref<64x512xindex>) {
+  ^bb0(%out: index):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %s = arith.addi %i, %j : index
+    linalg.yield %s : index
+  }
   return
 }
