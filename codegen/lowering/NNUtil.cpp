@@ -509,6 +509,11 @@ static Value buildConvolutionProduct(OpBuilder &b, Location loc, Value input,
   return forall.getResult(0);
 }
 
+/// Image groups the filter gradient is summed in: a fixed count, so the
+/// order of the sums (and the result) does not depend on how many threads
+/// run them.
+static constexpr int64_t kFilterGradientGroups = 4;
+
 Value buildFilterGradientProduct(OpBuilder &b, Location loc, Value paddedInput,
                                  Value dY, ArrayRef<int64_t> filterShape,
                                  ArrayRef<int64_t> strides,
@@ -517,39 +522,88 @@ Value buildFilterGradientProduct(OpBuilder &b, Location loc, Value paddedInput,
   auto dyType = cast<RankedTensorType>(dY.getType());
   Type f32 = dyType.getElementType();
   SmallVector<OpFoldResult> dySizes = tensor::getMixedSizes(b, loc, dY);
+  int64_t filters = filterShape[0];
   int64_t inner = filterShape[1] * filterShape[2] * filterShape[3];
-  Value init = createFilled(
-      b, loc, {b.getIndexAttr(filterShape[0]), b.getIndexAttr(inner)}, f32,
-      0.0);
-  // Summed image by image (each image's columns stay in L2): per image,
-  // dW[f, k] += dY_n[f, q] * Col_n[q, k] over its positions q; Col_n's rows
-  // are contiguous along k.
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  // Per group of images, in parallel: a partial sum summed image by image
+  // (each image's columns stay in L2): dW[f, k] += dY_n[f, q] * Col_n[q, k]
+  // over its positions q; Col_n's rows are contiguous along k. Then the
+  // groups' partial sums are added.
+  Value partials =
+      createFilled(b, loc,
+                   {b.getIndexAttr(kFilterGradientGroups),
+                    b.getIndexAttr(filters), b.getIndexAttr(inner)},
+                   f32, 0.0);
   Value images = getValueOrCreateConstantIndexOp(b, loc, dySizes[0]);
-  auto loop = scf::ForOp::create(
-      b, loc, zero, images, one, ValueRange{init},
-      [&](OpBuilder &nb, Location l, Value n, ValueRange args) {
-        Value image = sliceImage(nb, l, paddedInput, n);
-        Value columns = buildImageColumns(
-            nb, l, image, filterShape.drop_front(2), {dySizes[2], dySizes[3]},
-            strides, dilations, ColumnLayout::PositionMajor);
-        Value gradients = tensor::CollapseShapeOp::create(
-            nb, l, sliceImage(nb, l, dY, n),
-            ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
-        auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-        // Loops (f, k, q).
-        Value sum = buildMultiplyAccumulate(
-            nb, l, gradients, columns, args[0],
-            {AffineMap::get(3, 0, {d(0), d(2)}, context),
-             AffineMap::get(3, 0, {d(2), d(1)}, context),
-             AffineMap::get(3, 0, {d(0), d(1)}, context)},
-            {utils::IteratorType::parallel, utils::IteratorType::parallel,
-             utils::IteratorType::reduction});
-        scf::YieldOp::create(nb, l, sum);
-      });
+  Value groupCount =
+      arith::ConstantIndexOp::create(b, loc, kFilterGradientGroups);
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(kFilterGradientGroups)},
+      ValueRange{partials}, std::nullopt);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forall.getBody());
+    Value group = forall.getInductionVar(0);
+    Value out = forall.getRegionIterArgs()[0];
+    auto boundary = [&](Value g) -> Value {
+      return arith::DivUIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, images, g), groupCount);
+    };
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value first = boundary(group);
+    Value last = boundary(arith::AddIOp::create(b, loc, group, one));
+    SmallVector<OpFoldResult> offsets = {group, b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {
+        b.getIndexAttr(1), b.getIndexAttr(filters), b.getIndexAttr(inner)};
+    SmallVector<OpFoldResult> unit(3, b.getIndexAttr(1));
+    auto sliceType = RankedTensorType::get({filters, inner}, f32);
+    Value start = tensor::ExtractSliceOp::create(b, loc, sliceType, out,
+                                                 offsets, sizes, unit);
+    auto loop = scf::ForOp::create(
+        b, loc, first, last, one, ValueRange{start},
+        [&](OpBuilder &nb, Location l, Value n, ValueRange args) {
+          Value image = sliceImage(nb, l, paddedInput, n);
+          Value columns = buildImageColumns(
+              nb, l, image, filterShape.drop_front(2), {dySizes[2], dySizes[3]},
+              strides, dilations, ColumnLayout::PositionMajor);
+          Value gradients = tensor::CollapseShapeOp::create(
+              nb, l, sliceImage(nb, l, dY, n),
+              ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+          // Loops (f, k, q).
+          Value sum = buildMultiplyAccumulate(
+              nb, l, gradients, columns, args[0],
+              {AffineMap::get(3, 0, {d(0), d(2)}, context),
+               AffineMap::get(3, 0, {d(2), d(1)}, context),
+               AffineMap::get(3, 0, {d(0), d(1)}, context)},
+              {utils::IteratorType::parallel, utils::IteratorType::parallel,
+               utils::IteratorType::reduction});
+          scf::YieldOp::create(nb, l, sum);
+        });
+    b.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(b, loc, loop.getResult(0), out,
+                                          offsets, sizes, unit);
+  }
+  Value init = createFilled(
+      b, loc, {b.getIndexAttr(filters), b.getIndexAttr(inner)}, f32, 0.0);
+  Value total =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{forall.getResult(0)},
+          ValueRange{init},
+          ArrayRef<AffineMap>{AffineMap::get(3, 0, {d(0), d(1), d(2)}, context),
+                              AffineMap::get(3, 0, {d(1), d(2)}, context)},
+          ArrayRef<utils::IteratorType>{utils::IteratorType::reduction,
+                                        utils::IteratorType::parallel,
+                                        utils::IteratorType::parallel},
+          [](OpBuilder &nb, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, l,
+                ValueRange{arith::AddFOp::create(nb, l, args[1], args[0])
+                               .getResult()});
+          })
+          .getResult(0);
   return tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get(filterShape, f32), loop.getResult(0),
+      b, loc, RankedTensorType::get(filterShape, f32), total,
       ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}},
       getAsIndexOpFoldResult(context, filterShape));
 }
