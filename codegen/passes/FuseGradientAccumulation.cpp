@@ -91,11 +91,14 @@ struct FuseGradientAccumulationPass
           return !isa<memref::LoadOp>(user);
         }))
       return false;
+    if (llvm::any_of(load.getIndices(), [](Value index) {
+          Operation *constant = index.getDefiningOp();
+          return !constant || !constant->hasTrait<OpTrait::ConstantLike>();
+        }))
+      return false;
     OpBuilder builder(point);
     for (OpOperand &index : load.getIndicesMutable()) {
       Operation *constant = index.get().getDefiningOp();
-      if (!constant || !constant->hasTrait<OpTrait::ConstantLike>())
-        return false;
       if (constant->getBlock() == point->getBlock() &&
           !constant->isBeforeInBlock(point))
         index.set(builder.clone(*constant)->getResult(0));

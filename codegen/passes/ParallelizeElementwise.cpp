@@ -15,7 +15,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 
@@ -73,6 +72,18 @@ struct ParallelizeElementwisePass
     if (!split)
       return;
     unsigned dim = *split;
+    // A buffer written and also read other than along the split dim at the
+    // same position (a transpose in place, a row broadcast of itself) would
+    // have one chunk read what another writes.
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto written = resultOfDim(op.getMatchingIndexingMap(&init), dim);
+      for (OpOperand *input : op.getDpsInputOperands())
+        if (input->get() == init.get() &&
+            (op.getMatchingIndexingMap(input) !=
+                 op.getMatchingIndexingMap(&init) ||
+             resultOfDim(op.getMatchingIndexingMap(input), dim) != written))
+          return;
+    }
     auto known = [](int64_t size) {
       return ShapedType::isDynamic(size) ? int64_t(1) : size;
     };
@@ -147,10 +158,10 @@ struct ParallelizeElementwisePass
       views[{value, *position}] = view;
       operands.push_back(view);
     }
-    IRMapping mapping;
-    for (auto [old, replacement] : llvm::zip(op->getOperands(), operands))
-      mapping.map(old, replacement);
-    Operation *chunk = builder.clone(*op, mapping);
+    // By position: one buffer may be read through two different maps, and
+    // so through two different views.
+    Operation *chunk = builder.clone(*op);
+    chunk->setOperands(operands);
     // Positions along the split dim are relative to the chunk now (an
     // argmax's index, MaxPool's): shifted back by the chunk's offset.
     chunk->walk([&](linalg::IndexOp index) {

@@ -1,8 +1,9 @@
 //===- StepAllocator.h - heap buffers reused from step to step --*- C++ -*-===//
 //
-// Compiled models allocate their intermediate buffers on the heap inside a
-// step and free them before it returns (until a static memory plan replaces
-// that). The runtime routes those calls here (P_set_allocator): freed blocks
+// Compiled models allocate inside a step and free before it returns: each
+// entry's arena (odt-plan-arena) and the buffers it leaves apart (inside
+// loops and branches, or sized by data). The runtime routes those calls
+// here (P_set_allocator): freed blocks
 // are kept in a per-thread cache keyed by size and handed out again, so from
 // the second step on a step asks the system for no memory (no malloc, no
 // mmap, no page faults on fresh pages), whichever pool thread runs which

@@ -167,3 +167,38 @@ func.func @positions(%big: memref<64x512xindex>) {
   }
   return
 }
+
+// -----
+
+// One buffer read through two maps (straight and transposed) gets a view
+// per operand, each sliced at that operand's position of the split dim.
+// CHECK-LABEL: func.func @two_maps
+// CHECK:         scf.parallel
+// CHECK-DAG:       %[[ROWS:.*]] = memref.subview %arg0[%[[OFF:.*]], 0] [%[[N:.*]], 512] [1, 1]
+// CHECK-DAG:       %[[HEAD:.*]] = memref.subview %arg0[0, %[[OFF]]] [512, %[[N]]] [1, 1]
+// CHECK:           linalg.generic {{.*}} ins(%[[ROWS]], %[[HEAD]] : {{.*}}) outs(%{{.*}} :
+// A buffer written while it is read transposed is left alone: one chunk
+// would read rows another writes.
+// CHECK-LABEL: func.func @transpose_in_place
+// CHECK-NOT:     scf.parallel
+func.func @two_maps(%x: memref<512x512xf32>, %y: memref<512x512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %x : memref<512x512xf32>, memref<512x512xf32>) outs(%y : memref<512x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+func.func @transpose_in_place(%x: memref<512x512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<512x512xf32>) outs(%x : memref<512x512xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
