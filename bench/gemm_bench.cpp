@@ -1,11 +1,15 @@
 //===- gemm_bench.cpp - generated matrix products against the machine -----===//
 //
 //   odt-gemm-bench MODEL_DIR M N K [--threads T] [--repetitions R]
+//                  [--transpose-a]
 //
-// MODEL_DIR is a model compiled by odt-compile from a one-node graph
-// c = MatMul(a [M, K], b [K, N]) (bench/run.py writes it). Prints one JSON
-// line: the median time and GFLOP/s of the generated product (on the
-// runtime's thread pool and step allocator, as in a training step), of
+// MODEL_DIR is a model compiled by odt-compile from the graph
+// c = MatMul(a [M, K], b [K, N]), or with --transpose-a from
+// c = Gemm(a [K, M], b [K, N], transA=1) (a weight gradient's product:
+// activations transposed times output gradients, A read with m innermost);
+// bench/run.py writes both.
+// Prints one JSON line: the median time and GFLOP/s of the generated product
+// (on the runtime's thread pool and step allocator, as in a training step), of
 // OpenBLAS's cblas_sgemm on the same data (libopenblas.so.0 loaded at run
 // time; absent: null) with the same thread count, and this machine's FMA
 // peak measured by a loop of independent fused multiply-adds on each
@@ -144,11 +148,11 @@ double measurePeak(int threads) {
 
 using Sgemm = void (*)(int, int, int, int, int, int, float, const float *, int,
                        const float *, int, float, float *, int);
-constexpr int kRowMajor = 101, kNoTrans = 111;
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 
 int usage() {
   std::fprintf(stderr, "usage: odt-gemm-bench MODEL_DIR M N K [--threads T] "
-                       "[--repetitions R]\n");
+                       "[--repetitions R] [--transpose-a]\n");
   return 2;
 }
 
@@ -169,9 +173,12 @@ int main(int argc, char **argv) {
   if (*end || k <= 0)
     return usage();
   int threads = 1, repetitions = 10;
+  bool transposeA = false;
   for (int i = 5; i < argc; ++i) {
     std::string arg = argv[i];
-    if ((arg == "--threads" || arg == "--repetitions") && i + 1 < argc) {
+    if (arg == "--transpose-a") {
+      transposeA = true;
+    } else if ((arg == "--threads" || arg == "--repetitions") && i + 1 < argc) {
       int value = std::atoi(argv[++i]);
       if (value <= 0)
         return usage();
@@ -211,8 +218,13 @@ int main(int argc, char **argv) {
     x = uniform(random);
   for (float &x : b)
     x = uniform(random);
-  Descriptor2D da = describe(a, m, k), db = describe(b, k, n),
-               dc = describe(c, m, n);
+  // a[i, p] of the product is a[i * k + p], or a[p * m + i] when stored
+  // transposed.
+  auto elementOfA = [&](int64_t i, int64_t p) {
+    return transposeA ? a[p * m + i] : a[i * k + p];
+  };
+  Descriptor2D da = transposeA ? describe(a, k, m) : describe(a, m, k),
+               db = describe(b, k, n), dc = describe(c, m, n);
   void *args[] = {&da, &db, &dc};
   auto run = [&] {
     odt::ScopedPool scope(&pool);
@@ -225,8 +237,8 @@ int main(int argc, char **argv) {
     int64_t i = random() % m, j = random() % n;
     double exact = 0, magnitude = 0;
     for (int64_t p = 0; p < k; ++p) {
-      exact += double(a[i * k + p]) * b[p * n + j];
-      magnitude += std::fabs(double(a[i * k + p]) * b[p * n + j]);
+      exact += double(elementOfA(i, p)) * b[p * n + j];
+      magnitude += std::fabs(double(elementOfA(i, p)) * b[p * n + j]);
     }
     worst = std::max(worst, std::fabs(c[i * n + j] - exact) / magnitude);
   }
@@ -248,18 +260,20 @@ int main(int argc, char **argv) {
       if (setThreads)
         setThreads(threads);
       double blasSeconds = medianSeconds(repetitions, [&] {
-        sgemm(kRowMajor, kNoTrans, kNoTrans, int(m), int(n), int(k), 1.0f,
-              a.data(), int(k), b.data(), int(n), 0.0f, ref.data(), int(n));
+        sgemm(kRowMajor, transposeA ? kTrans : kNoTrans, kNoTrans, int(m),
+              int(n), int(k), 1.0f, a.data(), transposeA ? int(m) : int(k),
+              b.data(), int(n), 0.0f, ref.data(), int(n));
       });
       blas = std::to_string(flops / blasSeconds / 1e9);
     }
   }
   double peak = measurePeak(threads);
-  std::printf("{\"m\": %lld, \"n\": %lld, \"k\": %lld, \"threads\": %d, "
+  std::printf("{\"m\": %lld, \"n\": %lld, \"k\": %lld, \"transpose_a\": %s, "
+              "\"threads\": %d, "
               "\"odt_ms\": %.4f, \"odt_gflops\": %.2f, \"openblas_gflops\": "
               "%s, \"peak_gflops\": %.2f, \"max_relative_error\": %.3g}\n",
-              (long long)m, (long long)n, (long long)k, threads,
-              odtSeconds * 1e3, flops / odtSeconds / 1e9, blas.c_str(), peak,
-              worst);
+              (long long)m, (long long)n, (long long)k,
+              transposeA ? "true" : "false", threads, odtSeconds * 1e3,
+              flops / odtSeconds / 1e9, blas.c_str(), peak, worst);
   return 0;
 }

@@ -30,11 +30,14 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import zoo  # noqa: E402  (model names and batch sizes; no torch needed here)
 
 THREADS = (1, 2)
-# Matrix products timed alone (odt-gemm-bench): 1024^3, then the zoo's
-# largest: the MLP's first two layers at batch 256 and the transformer's
-# FFN and QKV projections at batch 8 x sequence 128.
-GEMM_SHAPES = ((1024, 1024, 1024), (256, 512, 784), (256, 512, 512),
-               (1024, 512, 128), (1024, 384, 128))
+# Matrix products timed alone (odt-gemm-bench): (M, N, K, A transposed):
+# 1024^3, then the zoo's largest: the MLP's first two layers at batch 256,
+# the transformer's FFN and QKV projections at batch 8 x sequence 128, and
+# the weight gradient of its second FFN layer (hidden^T x output gradient,
+# summed over the 1024 tokens).
+GEMM_SHAPES = ((1024, 1024, 1024, False), (256, 512, 784, False),
+               (256, 512, 512, False), (1024, 512, 128, False),
+               (1024, 384, 128, False), (512, 128, 1024, True))
 
 
 def run(command, **kwargs):
@@ -71,12 +74,15 @@ def gemm_times(build, work, args):
     import onnx
     from onnx import helper, TensorProto
     rows = []
-    for m, n, k in GEMM_SHAPES:
-        folder = os.path.join(work, "gemm_%dx%dx%d" % (m, n, k))
+    for m, n, k, transpose_a in GEMM_SHAPES:
+        folder = os.path.join(work, "gemm_%dx%dx%d%s" % (m, n, k, "_ta" if transpose_a else ""))
         os.makedirs(folder, exist_ok=True)
+        node = (helper.make_node("Gemm", ["a", "b"], ["c"], transA=1) if transpose_a
+                else helper.make_node("MatMul", ["a", "b"], ["c"]))
         graph = helper.make_graph(
-            [helper.make_node("MatMul", ["a", "b"], ["c"])], "gemm",
-            [helper.make_tensor_value_info("a", TensorProto.FLOAT, [m, k]),
+            [node], "gemm",
+            [helper.make_tensor_value_info("a", TensorProto.FLOAT,
+                                           [k, m] if transpose_a else [m, k]),
              helper.make_tensor_value_info("b", TensorProto.FLOAT, [k, n])],
             [helper.make_tensor_value_info("c", TensorProto.FLOAT, [m, n])])
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
@@ -87,7 +93,8 @@ def gemm_times(build, work, args):
             out = run([os.path.join(build, "bin", "odt-gemm-bench"),
                        os.path.join(folder, "compiled"), str(m), str(n), str(k),
                        "--threads", str(threads), "--repetitions",
-                       str(max(args.repetitions // 2, 5))])
+                       str(max(args.repetitions // 2, 5))]
+                      + (["--transpose-a"] if transpose_a else []))
             rows.append(json.loads(out.strip().splitlines()[-1]))
             r = rows[-1]
             print("bench: gemm %dx%dx%d t%d odt %.1f openblas %s peak %.1f GFLOP/s" % (
@@ -231,13 +238,15 @@ def main():
                   "on the runtime's thread pool; OpenBLAS's cblas_sgemm on the same "
                   "data and thread count; the FMA peak measured by independent "
                   "fused multiply-add chains on each thread. Medians.", "",
-                  "| M | N | K | threads | odt GFLOP/s | OpenBLAS GFLOP/s | FMA peak | "
+                  "A^T: A stored [K, M] (Gemm transA, a weight gradient).", "",
+                  "| M | N | K | A | threads | odt GFLOP/s | OpenBLAS GFLOP/s | FMA peak | "
                   "odt/peak | odt/OpenBLAS |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for r in gemms:
             blas = r["openblas_gflops"]
-            lines.append("| %d | %d | %d | %d | %.1f | %s | %.1f | %.0f%% | %s |" % (
-                r["m"], r["n"], r["k"], r["threads"], r["odt_gflops"],
+            lines.append("| %d | %d | %d | %s | %d | %.1f | %s | %.1f | %.0f%% | %s |" % (
+                r["m"], r["n"], r["k"], "A^T" if r.get("transpose_a") else "A",
+                r["threads"], r["odt_gflops"],
                 "%.1f" % blas if blas is not None else "n/a", r["peak_gflops"],
                 100.0 * r["odt_gflops"] / r["peak_gflops"],
                 "%.2f" % (r["odt_gflops"] / blas) if blas else "n/a"))

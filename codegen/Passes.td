@@ -311,6 +311,17 @@ def VectorizeContractions
     one dim, collapsing those dims of both operands.
     Each output element still sums its terms in k order, so results change
     only by the rounding of a fused multiply-add.
+
+    Epilogues (fuse-epilogues): when C starts as a linalg.generic that
+    broadcasts a 1-D bias over the rows (Gemm's C, MatMul + Add), the
+    accumulators of the first k block start from the bias vector and the
+    broadcast is never stored. When the product's only user is an
+    all-parallel generic with identity maps whose body is elementwise arith
+    and math (ReLU, GELU, ReluGrad's mask), that body runs on each finished
+    tile in registers, its other inputs read at the tile, and the kernel
+    writes the consumer's result: the product itself is never stored. The
+    sums and the body's operations are the same, in the same order, as
+    without fusion.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "unsigned", "16",
@@ -319,7 +330,11 @@ def VectorizeContractions
            "Rows of the output computed together (register tile height)">,
     Option<"depth", "depth", "unsigned", "256",
            "k values per packed panel of B (panel: depth x 2 vectors, "
-           "sized for L1)">
+           "sized for L1)">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Start the accumulators from a bias broadcast over the rows, and "
+           "apply the product's elementwise consumer to the finished tile "
+           "in registers">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",

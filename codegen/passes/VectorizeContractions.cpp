@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -210,6 +211,90 @@ std::optional<ContractionPlan> planContraction(linalg::GenericOp op) {
   return plan;
 }
 
+/// What surrounds a product that its kernel does in registers instead: the
+/// row vector C starts from (a bias broadcast over the rows) and the
+/// elementwise op that reads the product (an activation, ReluGrad).
+struct ContractionEpilogue {
+  /// C's initial value is `bias[n]` for every row; `destination` is the
+  /// broadcast's own (unread) destination, which the product writes.
+  Value bias, destination;
+  /// The only user of the product: an all-parallel generic whose operands
+  /// all use the identity map and whose body reads the product and other
+  /// inputs (never its output) with elementwise arith and math ops.
+  linalg::GenericOp consumer;
+};
+
+/// `value` is a linalg.generic broadcasting a 1-D f32 tensor along every
+/// dim but the innermost (C's n): returns that tensor.
+Value broadcastRow(Value value) {
+  auto broadcast = value.getDefiningOp<linalg::GenericOp>();
+  if (!broadcast || broadcast.getNumDpsInputs() != 1 ||
+      broadcast.getNumDpsInits() != 1 || broadcast.getNumReductionLoops() != 0)
+    return Value();
+  Block &body = broadcast.getRegion().front();
+  if (body.getOperations().size() != 1 ||
+      body.getTerminator()->getOperand(0) != body.getArgument(0))
+    return Value();
+  SmallVector<AffineMap> maps = broadcast.getIndexingMapsArray();
+  unsigned rank = maps[1].getNumDims();
+  auto row = dyn_cast<RankedTensorType>(broadcast.getDpsInputs()[0].getType());
+  if (!maps[1].isIdentity() || !row || row.getRank() != 1 ||
+      !row.getElementType().isF32() || maps[0].getNumResults() != 1 ||
+      maps[0].getResult(0) !=
+          getAffineDimExpr(rank - 1, broadcast.getContext()))
+    return Value();
+  return broadcast.getDpsInputs()[0];
+}
+
+/// Whether `op` can run on vectors of its scalar operands as it is: an
+/// elementwise arith or math op on scalars, or a scalar constant.
+bool isVectorizableScalarOp(Operation &op) {
+  if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
+      !op.getResult(0).getType().isIntOrFloat())
+    return false;
+  if (isa<arith::ConstantOp>(op))
+    return true;
+  StringRef dialect = op.getDialect()->getNamespace();
+  return (dialect == "arith" || dialect == "math") &&
+         op.hasTrait<OpTrait::Elementwise>() &&
+         !isa<arith::IndexCastOp, arith::IndexCastUIOp>(op);
+}
+
+/// The consumer the product's kernel can apply in its epilogue, or null.
+linalg::GenericOp epilogueConsumer(linalg::GenericOp product) {
+  Value result = product.getResult(0);
+  if (!result.hasOneUse() && !llvm::all_equal(result.getUsers()))
+    return nullptr;
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!consumer || consumer->getBlock() != product->getBlock() ||
+      !consumer.hasPureTensorSemantics() || consumer.getNumDpsInits() != 1 ||
+      consumer.getNumReductionLoops() != 0 ||
+      consumer.getResult(0).getType() != result.getType())
+    return nullptr;
+  for (AffineMap map : consumer.getIndexingMapsArray())
+    if (!map.isIdentity())
+      return nullptr;
+  for (OpOperand *input : consumer.getDpsInputOperands())
+    if (input->get().getType() != result.getType())
+      return nullptr;
+  Block &body = consumer.getRegion().front();
+  if (!body.getArguments().back().use_empty())
+    return nullptr;
+  for (Operation &op : body.without_terminator()) {
+    if (!isVectorizableScalarOp(op))
+      return nullptr;
+    // Values from outside the body must be constants: a flag computed
+    // between the product and its consumer (gradient accumulation's reset,
+    // which odt-fuse-gradient-accumulation handles on buffers) would not
+    // exist yet where the kernel runs.
+    for (Value operand : op.getOperands())
+      if (operand.getParentRegion() != &consumer.getRegion() &&
+          !matchPattern(operand, m_Constant()))
+        return nullptr;
+  }
+  return consumer;
+}
+
 /// Emits the loops for one planned product.
 ///
 /// Packed path (B transposed, or enough rows to reuse a panel): for each
@@ -220,9 +305,10 @@ std::optional<ContractionPlan> planContraction(linalg::GenericOp op) {
 class ContractionEmitter {
 public:
   ContractionEmitter(linalg::GenericOp op, const ContractionPlan &plan,
-                     unsigned vectorWidth, unsigned rows, unsigned depth)
-      : op(op), plan(plan), rows(rows), columns(2 * vectorWidth), depth(depth),
-        loc(op.getLoc()) {}
+                     const ContractionEpilogue &epilogue, unsigned vectorWidth,
+                     unsigned rows, unsigned depth)
+      : op(op), plan(plan), epilogue(epilogue), rows(rows),
+        columns(2 * vectorWidth), depth(depth), loc(op.getLoc()) {}
 
   /// Column tiles per unit of parallel work: each chunk of columns is an
   /// independent product (its own slice of C and of B, its own panel), as
@@ -246,6 +332,13 @@ public:
         c = fill.getOutputs()[0];
       }
     }
+    bias = epilogue.bias;
+    if (bias)
+      c = epilogue.destination;
+    if (epilogue.consumer)
+      for (OpOperand *input : epilogue.consumer.getDpsInputOperands())
+        if (input->get() != op.getResult(0))
+          extraInputs.push_back(input->get());
 
     SmallVector<Range, 4> ranges = cast<linalg::LinalgOp>(op.getOperation())
                                        .createLoopRanges(builder, loc);
@@ -300,6 +393,12 @@ public:
       a = slice(builder, a, *inA, first, width).value;
     if (std::optional<unsigned> inB = maps[1].getResultPosition(parallelExpr))
       b = slice(builder, b, *inB, first, width).value;
+    // The consumer's other inputs are laid out as C; the bias runs along n.
+    unsigned positionInC = *maps[2].getResultPosition(parallelExpr);
+    for (Value &input : extraInputs)
+      input = slice(builder, input, positionInC, first, width).value;
+    if (bias && parallelDim == plan.n)
+      bias = slice(builder, bias, 0, first, width).value;
     sizes[parallelDim] = width;
 
     Value panel = tensor::EmptyOp::create(
@@ -517,7 +616,15 @@ private:
                        arith::ConstantIndexOp::create(builder, loc, r)));
     SmallVector<Value> accumulators;
     Value splat, firstBlock;
-    if (initialValue) {
+    if (bias) {
+      splat = vector::TransferReadOp::create(builder, loc, vectorType, bias,
+                                             ValueRange{dimValues[plan.n]},
+                                             padding, inBounds);
+      std::optional<int64_t> start = getConstantIntValue(kStart);
+      if (!start || *start != 0)
+        firstBlock = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::eq, kStart, zero);
+    } else if (initialValue) {
       splat =
           vector::BroadcastOp::create(builder, loc, vectorType, initialValue);
       std::optional<int64_t> start = getConstantIntValue(kStart);
@@ -531,7 +638,7 @@ private:
         return vector::TransferReadOp::create(b, loc, vectorType, c,
                                               indicesOf(2), padding, inBounds);
       };
-      if (!initialValue) {
+      if (!splat) {
         accumulators.push_back(read(builder));
       } else if (!firstBlock) {
         accumulators.push_back(splat);
@@ -564,17 +671,93 @@ private:
           }
           scf::YieldOp::create(nested, loc, next);
         });
+    SmallVector<Value> finals(kLoop.getResults());
+    if (epilogue.consumer)
+      finals = emitEpilogue(builder, rowValues, kStart, kCount, finals);
     for (unsigned r = 0; r < count; ++r) {
       dimValues[plan.m] = rowValues[r];
-      c = vector::TransferWriteOp::create(builder, loc, kLoop.getResult(r), c,
+      c = vector::TransferWriteOp::create(builder, loc, finals[r], c,
                                           indicesOf(2), inBounds)
               ->getResult(0);
     }
     return c;
   }
 
+  /// The consumer's body applied to each row's finished sums (after the
+  /// last k block; earlier blocks store the partial sums unchanged).
+  SmallVector<Value> emitEpilogue(OpBuilder &builder, ArrayRef<Value> rowValues,
+                                  Value kStart, Value kCount,
+                                  ArrayRef<Value> sums) {
+    auto apply = [&](OpBuilder &b) {
+      SmallVector<Value> results;
+      Block &body = epilogue.consumer.getRegion().front();
+      for (auto [r, sum] : llvm::enumerate(sums)) {
+        dimValues[plan.m] = rowValues[r];
+        IRMapping mapping;
+        unsigned extra = 0;
+        for (OpOperand *input : epilogue.consumer.getDpsInputOperands()) {
+          BlockArgument argument = body.getArgument(input->getOperandNumber());
+          if (input->get() == op.getResult(0)) {
+            mapping.map(argument, sum);
+            continue;
+          }
+          auto type = VectorType::get(
+              {columns},
+              cast<ShapedType>(input->get().getType()).getElementType());
+          Value zeroElement = arith::ConstantOp::create(
+              b, loc, b.getZeroAttr(type.getElementType()));
+          mapping.map(argument,
+                      vector::TransferReadOp::create(
+                          b, loc, type, extraInputs[extra++], indicesOf(2),
+                          zeroElement, ArrayRef<bool>{columnsInBounds}));
+        }
+        for (Operation &scalar : body.without_terminator()) {
+          // Values from outside the body (and constants) are scalars:
+          // splat them to the tile's width.
+          for (Value operand : scalar.getOperands())
+            if (!mapping.contains(operand))
+              mapping.map(operand,
+                          vector::BroadcastOp::create(
+                              b, loc,
+                              VectorType::get({columns}, operand.getType()),
+                              operand));
+          if (isa<arith::ConstantOp>(scalar)) {
+            Value constant = b.clone(scalar)->getResult(0);
+            mapping.map(scalar.getResult(0),
+                        vector::BroadcastOp::create(
+                            b, loc,
+                            VectorType::get({columns}, constant.getType()),
+                            constant));
+            continue;
+          }
+          Operation *vectorOp = b.clone(scalar, mapping);
+          vectorOp->getResult(0).setType(
+              VectorType::get({columns}, scalar.getResult(0).getType()));
+        }
+        results.push_back(mapping.lookup(body.getTerminator()->getOperand(0)));
+      }
+      return results;
+    };
+    std::optional<int64_t> start = getConstantIntValue(kStart);
+    if (start && *start == 0 && kCount == sizes[plan.k])
+      return apply(builder);
+    Value end = arith::AddIOp::create(builder, loc, kStart, kCount);
+    Value last = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                       end, sizes[plan.k]);
+    auto choice = scf::IfOp::create(
+        builder, loc, last,
+        [&](OpBuilder &then, Location) {
+          scf::YieldOp::create(then, loc, apply(then));
+        },
+        [&](OpBuilder &otherwise, Location) {
+          scf::YieldOp::create(otherwise, loc, sums);
+        });
+    return SmallVector<Value>(choice.getResults());
+  }
+
   linalg::GenericOp op;
   ContractionPlan plan;
+  ContractionEpilogue epilogue;
   int64_t rows, columns, depth;
   Location loc;
   SmallVector<AffineMap> maps;
@@ -582,7 +765,9 @@ private:
   SmallVector<Value> sizes, dimValues;
   VectorType vectorType;
   bool columnsInBounds = false;
-  Value initialValue; // C's fill value when C starts as a constant
+  Value initialValue;             // C's fill value when C starts as a constant
+  Value bias;                     // sliced like C's columns
+  SmallVector<Value> extraInputs; // the consumer's other inputs, sliced
 };
 
 struct VectorizeContractionsPass
@@ -618,13 +803,39 @@ struct VectorizeContractionsPass
         work.push_back({op, *plan});
     }
     for (auto &[op, plan] : work) {
-      rewriter.setInsertionPoint(op);
-      ContractionEmitter emitter(op, plan, vectorWidth, rows, depth);
+      ContractionEpilogue epilogue;
+      if (fuseEpilogues) {
+        epilogue.bias = broadcastRow(op.getDpsInits()[0]);
+        if (epilogue.bias)
+          epilogue.destination = op.getDpsInits()[0]
+                                     .getDefiningOp<linalg::GenericOp>()
+                                     .getDpsInits()[0];
+        epilogue.consumer = epilogueConsumer(op);
+      }
+      // The fused kernel is emitted where the product was (its operands'
+      // lives end as before), unless one of the consumer's other inputs is
+      // defined after it: then where the consumer was.
+      Operation *replaced = epilogue.consumer ? epilogue.consumer.getOperation()
+                                              : op.getOperation();
+      Operation *product = op;
+      bool consumerInputsReady =
+          !epilogue.consumer ||
+          llvm::all_of(epilogue.consumer.getDpsInputs(), [&](Value input) {
+            Operation *definition = input.getDefiningOp();
+            return !definition || definition == product ||
+                   definition->getBlock() != product->getBlock() ||
+                   definition->isBeforeInBlock(product);
+          });
+      rewriter.setInsertionPoint(consumerInputsReady ? op.getOperation()
+                                                     : replaced);
+      ContractionEmitter emitter(op, plan, epilogue, vectorWidth, rows, depth);
       Value result = emitter.emit(rewriter);
-      if (result.getType() != op.getResult(0).getType())
-        result = tensor::CastOp::create(rewriter, op.getLoc(),
-                                        op.getResult(0).getType(), result);
-      rewriter.replaceOp(op, result);
+      if (result.getType() != replaced->getResult(0).getType())
+        result = tensor::CastOp::create(
+            rewriter, op.getLoc(), replaced->getResult(0).getType(), result);
+      rewriter.replaceOp(replaced, result);
+      if (replaced != op.getOperation())
+        rewriter.eraseOp(op);
     }
   }
 };

@@ -242,3 +242,128 @@ func.func @untouched(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16x
   } -> tensor<4xf32>
   return %r, %r64, %sum : tensor<4x16xf32>, tensor<4x16xf64>, tensor<4xf32>
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#row = affine_map<(m, n) -> (n)>
+#id = affine_map<(m, n) -> (m, n)>
+
+// Gemm's bias and the ReLU after it, in the kernel: the accumulators start
+// from the bias vector (the broadcast is never stored) and the ReLU runs on
+// each finished tile before it is written; only after the last k block
+// (k = 784 is four blocks of 256). Nothing is left of the three generics.
+// CHECK-LABEL: func.func @bias_relu
+// CHECK-SAME:    (%[[A:.*]]: tensor<?x784xf32>, %[[W:.*]]: tensor<512x784xf32>, %[[BIAS:.*]]: tensor<512xf32>)
+// CHECK:         scf.forall
+// CHECK:           %[[BS:.*]] = tensor.extract_slice %[[BIAS]][%{{.*}}] [%{{.*}}] [1] : tensor<512xf32> to tensor<?xf32>
+// CHECK:           vector.transfer_read %[[BS]]{{.*}} : tensor<?xf32>, vector<32xf32>
+// CHECK:           vector.fma
+// CHECK:           %[[LAST:.*]] = arith.cmpi eq
+// CHECK:           scf.if %[[LAST]]
+// CHECK-COUNT-8:     arith.maximumf %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK:           } else {
+// CHECK-NOT:     linalg.generic
+func.func @bias_relu(%a: tensor<?x784xf32>, %w: tensor<512x784xf32>, %bias: tensor<512xf32>) -> tensor<?x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %a, %c0 : tensor<?x784xf32>
+  %empty = tensor.empty(%rows) : tensor<?x512xf32>
+  %init = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<512xf32>) outs(%empty : tensor<?x512xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<?x512xf32>
+  %p = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<?x784xf32>, tensor<512x784xf32>) outs(%init : tensor<?x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x512xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<?x512xf32>) outs(%empty : tensor<?x512xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<?x512xf32>
+  return %r : tensor<?x512xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+
+// ReluGrad after dX = dY * W: the mask's other input (the forward
+// activation) is read at the tile, sliced like C; k = 10 is one block, so
+// the epilogue needs no test.
+// CHECK-LABEL: func.func @relu_grad
+// CHECK-SAME:    (%[[DY:.*]]: tensor<?x10xf32>, %[[W:.*]]: tensor<10x512xf32>, %[[Y:.*]]: tensor<?x512xf32>, %[[C:.*]]: tensor<?x512xf32>)
+// CHECK:         scf.forall
+// CHECK:           %[[YS:.*]] = tensor.extract_slice %[[Y]][0, %{{.*}}]
+// CHECK:           vector.fma
+// CHECK:           vector.transfer_read %[[YS]]
+// CHECK:           arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK:           arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<32xi1>, vector<32xf32>
+// CHECK-NOT:     linalg.generic
+func.func @relu_grad(%dy: tensor<?x10xf32>, %w: tensor<10x512xf32>, %y: tensor<?x512xf32>, %c: tensor<?x512xf32>) -> tensor<?x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dy, %w : tensor<?x10xf32>, tensor<10x512xf32>) outs(%c : tensor<?x512xf32>) {
+  ^bb0(%x: f32, %v: f32, %acc: f32):
+    %m = arith.mulf %x, %v : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x512xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %p : tensor<?x512xf32>, tensor<?x512xf32>) outs(%c : tensor<?x512xf32>) {
+  ^bb0(%act: f32, %g: f32, %o: f32):
+    %positive = arith.cmpf ogt, %act, %zero : f32
+    %masked = arith.select %positive, %g, %zero : f32
+    linalg.yield %masked : f32
+  } -> tensor<?x512xf32>
+  return %r : tensor<?x512xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (k, m)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+
+// Gradient accumulation after a weight gradient reads a flag computed
+// between the two: it stays its own generic (odt-fuse-gradient-accumulation
+// handles it on buffers), and the product is still vectorized.
+// CHECK-LABEL: func.func @accumulation_stays
+// CHECK:         vector.fma
+// CHECK:         tensor.extract %{{.*}}[%{{.*}}] : tensor<1xi1>
+// CHECK:         linalg.generic
+// CHECK:           arith.select
+func.func @accumulation_stays(%x: tensor<?x128xf32>, %dy: tensor<?x64xf32>, %buffer: tensor<128x64xf32>, %reset: tensor<1xi1>) -> tensor<128x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %empty = tensor.empty() : tensor<128x64xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty : tensor<128x64xf32>) -> tensor<128x64xf32>
+  %g = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %dy : tensor<?x128xf32>, tensor<?x64xf32>) outs(%fill : tensor<128x64xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<128x64xf32>
+  %flag = tensor.extract %reset[%c0] : tensor<1xi1>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%buffer, %g : tensor<128x64xf32>, tensor<128x64xf32>) outs(%empty : tensor<128x64xf32>) {
+  ^bb0(%old: f32, %new: f32, %o: f32):
+    %sum = arith.addf %old, %new : f32
+    %chosen = arith.select %flag, %new, %sum : f32
+    linalg.yield %chosen : f32
+  } -> tensor<128x64xf32>
+  return %r : tensor<128x64xf32>
+}
