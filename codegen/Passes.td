@@ -204,12 +204,26 @@ def ParallelizeElementwise
     threads. The optimizer update (one generic per parameter: weight and
     both moments) and large activations' elementwise passes are the loops
     this is for: memory-bound, so a second core's bandwidth is the gain.
+
+    Then (merge) a run of consecutive top-level units, each a loop made
+    here or a linalg op left whole, none writing a buffer that another
+    reads or writes (buffers compared through their views), becomes one
+    scf.parallel over all the units' iterations: iteration i runs unit k's
+    iteration i - start(k) for the unit whose range holds i (a chain of
+    scf.if), a whole op counting as one iteration. Pure index arithmetic
+    between the units stays; any other op ends the run. A run is merged
+    when it holds a split loop or its ops reach `min-elements` together.
+    For the optimizer this puts every parameter's update (weights, and the
+    biases that were too small to split) in one parallel loop.
   }];
   let options = [
     Option<"minElements", "min-elements", "int64_t", "65536",
            "Smallest iteration space (elements) worth splitting">,
     Option<"chunkElements", "chunk-elements", "int64_t", "16384",
            "Smallest chunk (elements) one parallel iteration runs">,
+    Option<"merge", "merge", "bool", "true",
+           "Run consecutive independent loops (and the linalg ops between "
+           "them) as one parallel loop">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -35,6 +36,62 @@ std::optional<unsigned> resultOfDim(AffineMap map, unsigned dim) {
   return std::nullopt;
 }
 
+/// Marks the loops this pass creates, so that merging knows them.
+constexpr StringLiteral kRowChunks = "odt.row_chunks";
+
+/// The buffer a view was cut from (through subviews, views and casts).
+Value rootBuffer(Value value) {
+  while (Operation *definition = value.getDefiningOp()) {
+    if (!isa<memref::SubViewOp, memref::ViewOp, memref::CastOp,
+             memref::ReinterpretCastOp, memref::CollapseShapeOp,
+             memref::ExpandShapeOp>(definition))
+      break;
+    value = definition->getOperand(0);
+  }
+  return value;
+}
+
+/// One step of a group that merging runs in a single parallel loop: a loop
+/// of row chunks made here, or a linalg op left whole (one iteration).
+struct MergeUnit {
+  Operation *op;
+  Value count; // iterations; null: one
+  llvm::SmallPtrSet<Value, 4> reads, writes;
+};
+
+/// The unit `op` makes, if it is one: every buffer it touches is an operand
+/// of a linalg op (inputs read, inits written).
+std::optional<MergeUnit> mergeUnit(Operation &op) {
+  MergeUnit unit{&op, Value(), {}, {}};
+  auto record = [&](linalg::LinalgOp linalgOp) {
+    for (OpOperand *input : linalgOp.getDpsInputOperands())
+      if (isa<MemRefType>(input->get().getType()))
+        unit.reads.insert(rootBuffer(input->get()));
+    for (Value init : linalgOp.getDpsInits())
+      unit.writes.insert(rootBuffer(init));
+  };
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    if (!linalgOp.hasPureBufferSemantics())
+      return std::nullopt;
+    record(linalgOp);
+    return unit;
+  }
+  auto loop = dyn_cast<scf::ParallelOp>(op);
+  if (!loop || !loop->hasAttr(kRowChunks))
+    return std::nullopt;
+  for (Operation &inner : loop.getBody()->without_terminator()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(inner)) {
+      if (!linalgOp.hasPureBufferSemantics())
+        return std::nullopt;
+      record(linalgOp);
+    } else if (!isa<memref::SubViewOp>(inner) && !isPure(&inner)) {
+      return std::nullopt;
+    }
+  }
+  unit.count = loop.getUpperBound()[0];
+  return unit;
+}
+
 struct ParallelizeElementwisePass
     : impl::ParallelizeElementwiseBase<ParallelizeElementwisePass> {
   using Base::Base;
@@ -49,6 +106,122 @@ struct ParallelizeElementwisePass
         candidates.push_back(linalgOp);
     for (linalg::LinalgOp linalgOp : candidates)
       parallelize(linalgOp);
+    if (merge)
+      mergeIndependent(function.getBody().front());
+  }
+
+  /// Runs of independent loops (with the linalg ops between them) become
+  /// one parallel loop over all their iterations: the optimizer's updates
+  /// of every parameter, small ones included, are one pass over the pool's
+  /// threads instead of one per large weight with the rest serial.
+  void mergeIndependent(Block &block) {
+    SmallVector<MergeUnit> group;
+    auto flush = [&] {
+      mergeGroup(group);
+      group.clear();
+    };
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      std::optional<MergeUnit> unit = mergeUnit(op);
+      if (!unit) {
+        // Index arithmetic and constants between the loops (their bounds)
+        // may stay where they are; anything else ends the run.
+        if (!isPure(&op) || op.getNumRegions() != 0)
+          flush();
+        continue;
+      }
+      // A unit joins the run only if no buffer it writes is touched by
+      // the run and none it reads is written by it: their order is free.
+      bool independent = true;
+      for (const MergeUnit &earlier : group) {
+        for (Value written : unit->writes)
+          independent &= !earlier.reads.contains(written) &&
+                         !earlier.writes.contains(written);
+        for (Value read : unit->reads)
+          independent &= !earlier.writes.contains(read);
+      }
+      if (!independent)
+        flush();
+      group.push_back(std::move(*unit));
+    }
+    flush();
+  }
+
+  void mergeGroup(ArrayRef<MergeUnit> group) {
+    // Worth a pass over the threads: a loop already split, or linalg ops
+    // that together reach min-elements.
+    int64_t elements = 0;
+    bool split = false;
+    for (const MergeUnit &unit : group) {
+      if (unit.count) {
+        split = true;
+        continue;
+      }
+      int64_t size = 1;
+      for (int64_t range :
+           cast<linalg::LinalgOp>(unit.op).getStaticLoopRanges())
+        size = ShapedType::isDynamic(range) ? minElements : size * range;
+      elements += size;
+    }
+    if (group.size() < 2 || (!split && elements < minElements))
+      return;
+
+    // After the last unit every bound is defined; the units' order among
+    // themselves is free and nothing between them touches memory.
+    Operation *last = group.back().op;
+    OpBuilder builder(last->getContext());
+    builder.setInsertionPointAfter(last);
+    Location loc = last->getLoc();
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    SmallVector<Value> starts, ends;
+    Value end = zero;
+    for (const MergeUnit &unit : group) {
+      starts.push_back(end);
+      end = arith::AddIOp::create(builder, loc, end,
+                                  unit.count ? unit.count : one);
+      ends.push_back(end);
+    }
+    auto loop = scf::ParallelOp::create(builder, loc, ValueRange{zero},
+                                        ValueRange{end}, ValueRange{one});
+    builder.setInsertionPointToStart(loop.getBody());
+    Value index = loop.getInductionVars()[0];
+    // Iteration `index` runs unit k's iteration index - starts[k], for the
+    // first k whose range ends after it.
+    std::function<void(OpBuilder &, size_t)> emitFrom = [&](OpBuilder &nested,
+                                                            size_t k) {
+      auto emitUnit = [&](OpBuilder &body) {
+        const MergeUnit &unit = group[k];
+        if (!unit.count) {
+          body.clone(*unit.op);
+          return;
+        }
+        auto original = cast<scf::ParallelOp>(unit.op);
+        IRMapping mapping;
+        mapping.map(original.getInductionVars()[0],
+                    arith::SubIOp::create(body, loc, index, starts[k]));
+        for (Operation &inner : original.getBody()->without_terminator())
+          body.clone(inner, mapping);
+      };
+      if (k + 1 == group.size()) {
+        emitUnit(nested);
+        return;
+      }
+      Value inside = arith::CmpIOp::create(
+          nested, loc, arith::CmpIPredicate::ult, index, ends[k]);
+      scf::IfOp::create(
+          nested, loc, inside,
+          [&](OpBuilder &then, Location) {
+            emitUnit(then);
+            scf::YieldOp::create(then, loc);
+          },
+          [&](OpBuilder &otherwise, Location) {
+            emitFrom(otherwise, k + 1);
+            scf::YieldOp::create(otherwise, loc);
+          });
+    };
+    emitFrom(builder, 0);
+    for (const MergeUnit &unit : group)
+      unit.op->erase();
   }
 
   void parallelize(linalg::LinalgOp op) {
@@ -124,6 +297,7 @@ struct ParallelizeElementwisePass
     Value chunks = arith::CeilDivUIOp::create(builder, loc, extent, rows);
     auto loop = scf::ParallelOp::create(builder, loc, ValueRange{zero},
                                         ValueRange{chunks}, ValueRange{one});
+    loop->setAttr(kRowChunks, builder.getUnitAttr());
     builder.setInsertionPointToStart(loop.getBody());
     Value offset =
         arith::MulIOp::create(builder, loc, loop.getInductionVars()[0], rows);

@@ -1,4 +1,4 @@
-// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-parallelize-elementwise{min-elements=4096 chunk-elements=1024}))' | FileCheck %s
+// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-parallelize-elementwise{min-elements=4096 chunk-elements=1024 merge=false}))' | FileCheck %s
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
