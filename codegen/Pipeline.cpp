@@ -14,9 +14,11 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
@@ -80,22 +82,114 @@ LogicalResult runLinalgPipeline(ModuleOp module, bool optimize) {
                                  "odt-generate-shape-functions");
 }
 
-/// f32 lanes of one vector register of this machine, and how many rows of
-/// a product's output tile fit in its registers next to the columns
-/// (2 vectors per row, plus one row of B and a broadcast).
-static std::pair<unsigned, unsigned> hostVectorTile() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  auto has = [&](StringRef name) { return features.lookup(name); };
-  if (has("avx512f"))
-    return {16, 8}; // 32 registers: 16 accumulators
-  if (has("avx"))
-    return {8, 6}; // 16 registers: 12 accumulators
-  return {4, 6};   // SSE or NEON: 4 lanes
+llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
+                                      std::string &error) {
+  // One machine per distinct target: the pipeline, the optimizer and the
+  // object emitter of one compilation all ask.
+  static std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+  std::string key = target.triple + "|" + target.cpu + "|" + target.features;
+  if (auto found = machines.find(key); found != machines.end())
+    return found->second.get();
+
+  std::string tripleName = target.triple, cpu = target.cpu;
+  llvm::SubtargetFeatures features;
+  if (tripleName.empty()) {
+    // This host: its CPU and every feature it reports.
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    tripleName = llvm::sys::getProcessTriple();
+    if (cpu.empty()) {
+      cpu = llvm::sys::getHostCPUName().str();
+      for (const auto &feature : llvm::sys::getHostCPUFeatures())
+        features.AddFeature(feature.first(), feature.second);
+    }
+  } else {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    if (cpu.empty())
+      cpu = "generic";
+  }
+  llvm::Triple triple(llvm::Triple::normalize(tripleName));
+  std::string lookupError;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  if (!llvmTarget) {
+    error = "unknown target '" + tripleName + "': " + lookupError;
+    return nullptr;
+  }
+  // LLVM only warns about a CPU or feature it does not know and goes on
+  // without it: here that is an error, before any code is made for it.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      llvmTarget->createMCSubtargetInfo(triple, "", ""));
+  if (info && !info->isCPUStringValid(cpu)) {
+    error = "unknown CPU '" + cpu + "' for target '" + triple.str() + "'";
+    return nullptr;
+  }
+  if (!target.features.empty()) {
+    llvm::StringSet<> known;
+    if (info)
+      for (const llvm::SubtargetFeatureKV &feature :
+           info->getAllProcessorFeatures())
+        known.insert(feature.Key);
+    SmallVector<StringRef> requested;
+    StringRef(target.features).split(requested, ',', -1, false);
+    for (StringRef feature : requested) {
+      StringRef name = feature.trim();
+      if (!name.consume_front("+") && !name.consume_front("-")) {
+        error =
+            "target feature '" + feature.str() + "' must start with '+' or '-'";
+        return nullptr;
+      }
+      if (!known.contains(name)) {
+        error = "unknown feature '" + name.str() + "' for target '" +
+                triple.str() + "'";
+        return nullptr;
+      }
+      features.AddFeature(feature.trim());
+    }
+  }
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, cpu, features.getString(), options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) {
+    error = "cannot create a target machine for " + triple.str();
+    return nullptr;
+  }
+  return (machines[key] = std::move(machine)).get();
+}
+
+/// f32 lanes of one vector register of the target, and how many rows of a
+/// product's output tile fit in its registers next to the columns (2
+/// vectors per row, plus one row of B and a broadcast).
+static std::pair<unsigned, unsigned>
+targetVectorTile(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  auto has = [&](StringRef name) {
+    return info->checkFeatures(("+" + name).str());
+  };
+  const llvm::Triple &triple = machine.getTargetTriple();
+  if (triple.isX86()) {
+    if (has("avx512f"))
+      return {16, 8}; // 32 registers: 16 accumulators
+    if (has("avx"))
+      return {8, 6}; // 16 registers: 12 accumulators
+    return {4, 6};   // SSE: 16 registers of 4 lanes
+  }
+  if (triple.isAArch64())
+    return {4, 8}; // NEON: 32 registers of 4 lanes, 16 accumulators
+  return {4, 6};
 }
 
 LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
-                              bool optimize) {
-  auto [vectorWidth, rows] = hostVectorTile();
+                              bool optimize, const CodegenTarget &target) {
+  std::string error;
+  llvm::TargetMachine *machine = getTargetMachine(target, error);
+  if (!machine)
+    return module.emitError(error);
+  auto [vectorWidth, rows] = targetVectorTile(*machine);
   std::string pipeline =
       std::string() +
       // 0. Signedness is in the ops now; the types become signless.
@@ -145,47 +239,26 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
   return runPipeline(module, pipeline);
 }
 
-static llvm::TargetMachine *getHostTargetMachine(std::string &error) {
-  static std::unique_ptr<llvm::TargetMachine> machine;
-  if (machine)
-    return machine.get();
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::Triple triple(llvm::sys::getProcessTriple());
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return nullptr;
-  llvm::SubtargetFeatures features;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(feature.first(), feature.second);
-  llvm::TargetOptions options;
-  machine.reset(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features.getString(), options,
-      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-  if (!machine)
-    error = "cannot create a target machine for " + triple.str();
-  return machine.get();
-}
-
 std::unique_ptr<llvm::Module>
 translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
                      const std::vector<uint8_t> &descriptor,
-                     const std::string &prefix, std::string &error) {
+                     const std::string &prefix, const CodegenTarget &target,
+                     std::string &error) {
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context, "odt_model");
   if (!llvmModule) {
     error = "translation to LLVM IR failed";
     return nullptr;
   }
-  llvm::TargetMachine *machine = getHostTargetMachine(error);
+  llvm::TargetMachine *machine = getTargetMachine(target, error);
   if (!machine)
     return nullptr;
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple());
   // X86 splits 512-bit vectors in two unless a function asks for them; the
   // product kernels are written for the full register width.
-  if (machine->getTargetFeatureString().contains("+avx512f"))
+  if (machine->getTargetTriple().isX86() &&
+      machine->getMCSubtargetInfo()->checkFeatures("+avx512f"))
     for (llvm::Function &function : *llvmModule)
       if (!function.isDeclaration())
         function.addFnAttr("min-legal-vector-width", "512");
@@ -220,9 +293,10 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   return llvmModule;
 }
 
-bool emitObject(llvm::Module &module, bool assembly, std::string &bytes,
+bool emitObject(llvm::Module &module, bool assembly,
+                const CodegenTarget &target, std::string &bytes,
                 std::string &error) {
-  llvm::TargetMachine *machine = getHostTargetMachine(error);
+  llvm::TargetMachine *machine = getTargetMachine(target, error);
   if (!machine)
     return false;
   bytes.clear();

@@ -25,6 +25,9 @@
 namespace mlir {
 class DialectRegistry;
 }
+namespace llvm {
+class TargetMachine;
+}
 
 namespace odt {
 
@@ -38,24 +41,42 @@ mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module);
 /// then every op stays its own loop nest).
 mlir::LogicalResult runLinalgPipeline(mlir::ModuleOp module,
                                       bool optimize = true);
+/// The machine the generated code is for. All empty: this host, its CPU
+/// and every feature it has. A triple (aarch64-linux-gnu, x86_64-linux-gnu)
+/// cross-compiles: `cpu` defaults to the target's generic CPU, `features`
+/// adds or removes features ("+avx2,-avx512f"; "+sve").
+struct CodegenTarget {
+  std::string triple, cpu, features;
+};
+
+/// The TargetMachine for `target` (one per distinct target, kept), or null
+/// with `error` saying what is wrong: an unknown triple, CPU or feature.
+llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
+                                      std::string &error);
+
 /// Stage 3: tensors -> buffers -> LLVM dialect with packed entry points
 /// named `<prefix>_<entry>`. Without `optimize`, products stay plain loops
 /// and exp calls libm: the reference build that the optimized one is
-/// checked against.
+/// checked against. The product kernels' tiles follow the target's vector
+/// registers (AVX-512: 16 lanes, 8 rows; AVX/AVX2: 8 lanes, 6 rows; NEON:
+/// 4 lanes, 8 rows).
 mlir::LogicalResult runLLVMPipeline(mlir::ModuleOp module,
                                     const std::string &prefix,
-                                    bool optimize = true);
+                                    bool optimize = true,
+                                    const CodegenTarget &target = {});
 
 /// Translates the LLVM-dialect module to LLVM IR, adds the descriptor as the
 /// exported globals `<prefix>_descriptor` and `<prefix>_descriptor_size`, and
-/// optimizes it for the host CPU at O3.
+/// optimizes it for the target at O3.
 std::unique_ptr<llvm::Module>
 translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &context,
                      const std::vector<uint8_t> &descriptor,
-                     const std::string &prefix, std::string &error);
+                     const std::string &prefix, const CodegenTarget &target,
+                     std::string &error);
 
-/// Emits a relocatable PIC object (or assembly text) for the host.
-bool emitObject(llvm::Module &module, bool assembly, std::string &bytes,
+/// Emits a relocatable PIC object (or assembly text) for the target.
+bool emitObject(llvm::Module &module, bool assembly,
+                const CodegenTarget &target, std::string &bytes,
                 std::string &error);
 
 /// Links `objectPath` into the shared library `libraryPath` with lld.

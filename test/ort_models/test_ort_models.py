@@ -97,6 +97,16 @@ class OrtModelsTest(unittest.TestCase):
         self.assert_close("simple codegen vs ORT", simple, self.reference["losses"])
         self.assert_close("optimized vs simple codegen", self.train(), simple)
 
+    def test_avx2_build_agrees(self):
+        """Code for another CPU (--cpu=haswell: AVX2, 8-lane kernels with 6-row
+        tiles instead of AVX-512's 16 x 8) trains to ORT's losses too."""
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+        if " avx2" not in flags or " fma" not in flags:
+            self.skipTest("SKIPPED: this CPU has no AVX2/FMA to run a haswell build")
+        self.assert_close("AVX2 build vs ORT", self.train("--cpu=haswell"),
+                          self.reference["losses"])
+
 
 def load_tests(loader, tests, pattern):
     suite = unittest.TestSuite()

@@ -71,6 +71,21 @@ static cl::opt<bool> simpleCodegen(
     cl::desc("No fusion, product kernels or math approximations: plain loops "
              "(a reference build to check the optimized code against)"),
     cl::cat(category));
+static cl::opt<std::string> targetTriple(
+    "target",
+    cl::desc("Cross-compile for this target triple (aarch64-linux-gnu: NEON "
+             "kernels; x86_64-linux-gnu). Default: this machine"),
+    cl::value_desc("TRIPLE"), cl::cat(category));
+static cl::opt<std::string> targetCpu(
+    "cpu",
+    cl::desc("CPU to generate code for (haswell, skylake-avx512, "
+             "neoverse-n1, ...). Default: this machine's, or the target's "
+             "generic CPU with --target"),
+    cl::value_desc("NAME"), cl::cat(category));
+static cl::opt<std::string> targetFeatures(
+    "target-features",
+    cl::desc("Features to add or remove, comma-separated (+avx2,-avx512f)"),
+    cl::value_desc("+F,-G"), cl::cat(category));
 static cl::list<std::string> inputValues(
     "input-value",
     cl::desc("Fix a graph input to the values of a .npy file (a compile-time "
@@ -367,7 +382,7 @@ struct Session {
 
 /// Compiles the artifacts `paths` into `outDir`.
 int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
-            bool beQuiet) {
+            bool beQuiet, const odt::CodegenTarget &target = {}) {
   Session session;
   MLIRContext &context = session.context;
   PhaseTimer timer(beQuiet);
@@ -399,7 +414,7 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   }
 
   timer.start("llvm");
-  if (failed(odt::runLLVMPipeline(*module, prefix, !simpleCodegen)))
+  if (failed(odt::runLLVMPipeline(*module, prefix, !simpleCodegen, target)))
     return 1;
   // Per entry point, as formulas of the symbolic dims: the arena that holds
   // its intermediates (offsets fixed at compile time) and the peak of live
@@ -420,8 +435,8 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   timer.start("codegen");
   llvm::LLVMContext llvmContext;
   std::string error;
-  auto llvmModule = odt::translateAndOptimize(*module, llvmContext,
-                                              descriptor->bytes, prefix, error);
+  auto llvmModule = odt::translateAndOptimize(
+      *module, llvmContext, descriptor->bytes, prefix, target, error);
   if (!llvmModule)
     return fail(error);
   if (emit == "llvm") {
@@ -429,7 +444,7 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
     return 0;
   }
   std::string object;
-  if (!odt::emitObject(*llvmModule, emit == "asm", object, error))
+  if (!odt::emitObject(*llvmModule, emit == "asm", target, object, error))
     return fail(error);
   if (emit == "asm") {
     llvm::outs() << object;
@@ -709,6 +724,12 @@ int main(int argc, char **argv) {
            .empty() ||
       prefix.empty() || llvm::isDigit(prefix[0]))
     return fail("--name must be a C identifier");
+  // Checked before any work: LLVM alone would only warn about an unknown
+  // CPU or feature and then make code without it.
+  odt::CodegenTarget target{targetTriple, targetCpu, targetFeatures};
+  std::string targetError;
+  if (!odt::getTargetMachine(target, targetError))
+    return fail(targetError);
 
-  return compile(paths, outDir, beQuiet);
+  return compile(paths, outDir, beQuiet, target);
 }
