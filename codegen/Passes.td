@@ -94,6 +94,14 @@ def InterchangeReductions
     walks the output (and usually an operand) contiguously and carries no
     dependence, so LLVM vectorizes it. Each output element still sums its
     terms in the same order, so results do not change.
+    Except for reductions along rows: a generic whose last loop is a
+    reduction that every input it moves has as its innermost dim (softmax's
+    sums, LayerNorm's statistics, a row's dot product) is not interchanged
+    (the inner loop would read the inputs down their columns, with
+    gathers); instead each output's combining op (addf, maximumf, ...)
+    gets the `reassoc` fast-math flag, and LLVM vectorizes the row with
+    partial sums. The order of the terms then changes (the same on every
+    run and thread count); it is usually more accurate than one serial sum.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }

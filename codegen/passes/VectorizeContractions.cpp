@@ -150,6 +150,143 @@ linalg::GenericOp collapseReductions(RewriterBase &rewriter,
   return collapsed;
 }
 
+Value broadcastRow(Value value);
+
+/// A product whose rows span several dims of A and C that B does not use
+/// (a linear layer on [batch, sequence, features]: rows are batch x
+/// sequence) becomes a product over one row dim: those dims are collapsed
+/// in A and in C when they lie side by side in the same order in both, and
+/// the result is expanded back. Otherwise the kernel would run one product
+/// per batch entry, packing every panel of B again for each (8 times for
+/// the transformer's layers, element by element for a transposed weight).
+/// C's fill or bias broadcast is rebuilt on the collapsed shape, so the
+/// kernel still starts its accumulators from it. Returns the new generic,
+/// or null when the rule does not apply.
+linalg::GenericOp collapseRowDims(RewriterBase &rewriter,
+                                  linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !isMultiplyAccumulate(op))
+    return nullptr;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (AffineMap map : maps)
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return nullptr;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  // Row dims: parallel, in A and C, not in B; C's innermost is n.
+  AffineMap mapA = maps[0], mapB = maps[1], mapC = maps[2];
+  unsigned innermostC = resultDim(mapC, mapC.getNumResults() - 1);
+  SmallVector<unsigned> rowDims;
+  for (unsigned i = 0; i < mapC.getNumResults(); ++i) {
+    unsigned dim = resultDim(mapC, i);
+    if (dim != innermostC && iterators[dim] == utils::IteratorType::parallel &&
+        mapA.isFunctionOfDim(dim) && !mapB.isFunctionOfDim(dim))
+      rowDims.push_back(dim);
+  }
+  if (rowDims.size() < 2)
+    return nullptr;
+  std::optional<unsigned> startA = runStart(mapA, rowDims);
+  std::optional<unsigned> startC = runStart(mapC, rowDims);
+  if (!startA || !startC)
+    return nullptr;
+
+  MLIRContext *context = op.getContext();
+  unsigned oldCount = iterators.size();
+  unsigned newCount = oldCount - rowDims.size() + 1;
+  // The row dims become one dim at the first one's place.
+  SmallVector<int64_t> newPosition(oldCount, -1);
+  unsigned next = 0;
+  for (unsigned dim = 0; dim < oldCount; ++dim) {
+    if (llvm::is_contained(rowDims, dim) && dim != rowDims.front())
+      continue;
+    newPosition[dim] = next++;
+  }
+  for (unsigned dim : rowDims)
+    newPosition[dim] = newPosition[rowDims.front()];
+  auto rebuild = [&](AffineMap map, std::optional<unsigned> start) {
+    SmallVector<AffineExpr> results;
+    for (unsigned i = 0; i < map.getNumResults(); ++i) {
+      results.push_back(
+          getAffineDimExpr(newPosition[resultDim(map, i)], context));
+      if (start && i == *start)
+        i += rowDims.size() - 1;
+    }
+    return AffineMap::get(newCount, 0, results, context);
+  };
+  auto groupsFor = [&](int64_t rank, unsigned start) {
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i > start && i < start + (int64_t)rowDims.size())
+        groups.back().push_back(i);
+      else
+        groups.push_back({i});
+    }
+    return groups;
+  };
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value init = op.getDpsInits()[0];
+  auto initType = cast<RankedTensorType>(init.getType());
+  SmallVector<ReassociationIndices> groupsC =
+      groupsFor(initType.getRank(), *startC);
+  Value a = tensor::CollapseShapeOp::create(
+      rewriter, loc, op.getDpsInputs()[0],
+      groupsFor(
+          cast<RankedTensorType>(op.getDpsInputs()[0].getType()).getRank(),
+          *startA));
+  // C's initial value on the collapsed shape: the same fill or bias
+  // broadcast (so the kernel still recognizes it), else a collapsed view.
+  Value collapsedInit;
+  auto collapsedEmpty = [&]() -> Value {
+    Value collapsed =
+        tensor::CollapseShapeOp::create(rewriter, loc, init, groupsC);
+    return tensor::EmptyOp::create(
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, collapsed),
+        initType.getElementType());
+  };
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    collapsedInit = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0],
+                                           collapsedEmpty())
+                        .getResult(0);
+  } else if (Value bias = broadcastRow(init)) {
+    Value empty = collapsedEmpty();
+    unsigned rank = cast<RankedTensorType>(empty.getType()).getRank();
+    AffineMap row =
+        AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, context), context);
+    collapsedInit =
+        linalg::GenericOp::create(
+            rewriter, loc, empty.getType(), ValueRange{bias}, ValueRange{empty},
+            ArrayRef<AffineMap>{
+                row, AffineMap::getMultiDimIdentityMap(rank, context)},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(b, l, args[0]);
+            })
+            .getResult(0);
+  } else {
+    collapsedInit =
+        tensor::CollapseShapeOp::create(rewriter, loc, init, groupsC);
+  }
+  SmallVector<AffineMap> newMaps = {rebuild(mapA, startA),
+                                    rebuild(mapB, std::nullopt),
+                                    rebuild(mapC, startC)};
+  SmallVector<utils::IteratorType> newIterators;
+  for (unsigned dim = 0; dim < oldCount; ++dim)
+    if (!llvm::is_contained(rowDims, dim) || dim == rowDims.front())
+      newIterators.push_back(iterators[dim]);
+  auto collapsed = linalg::GenericOp::create(
+      rewriter, loc, collapsedInit.getType(),
+      ValueRange{a, op.getDpsInputs()[1]}, ValueRange{collapsedInit}, newMaps,
+      newIterators);
+  rewriter.inlineRegionBefore(op.getRegion(), collapsed.getRegion(),
+                              collapsed.getRegion().begin());
+  Value expanded = tensor::ExpandShapeOp::create(
+      rewriter, loc, initType, collapsed.getResult(0), groupsC,
+      tensor::getMixedSizes(rewriter, loc, init));
+  rewriter.replaceOp(op, expanded);
+  return collapsed;
+}
+
 /// How one product is tiled: the loop dims of the generic that play m, n
 /// and k, and whether B needs a transposed copy.
 struct ContractionPlan {
@@ -798,6 +935,8 @@ struct VectorizeContractionsPass
     SmallVector<std::pair<linalg::GenericOp, ContractionPlan>> work;
     for (linalg::GenericOp op : generics) {
       if (linalg::GenericOp collapsed = collapseReductions(rewriter, op))
+        op = collapsed;
+      if (linalg::GenericOp collapsed = collapseRowDims(rewriter, op))
         op = collapsed;
       if (std::optional<ContractionPlan> plan = planContraction(op))
         work.push_back({op, *plan});

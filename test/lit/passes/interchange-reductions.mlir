@@ -71,3 +71,58 @@ func.func @max_with_position(%x: memref<4x2x8xf32>, %m: memref<4x8xf32>, %i: mem
   }
   return
 }
+
+// -----
+
+#rows = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#sums = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Reductions along rows (softmax's backward sum of dP * P over the last,
+// contiguous dim): not interchanged, which would read both inputs down
+// their columns; the sum is marked reassociable so LLVM vectorizes the row.
+// A max is marked the same way.
+// CHECK-LABEL: func.func @row_sums
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:           arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK:           arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:           arith.maximumf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
+func.func @row_sums(%dp: memref<4x128x128xf32>, %p: memref<4x128x128xf32>,
+                    %out: memref<4x128xf32>, %max: memref<4x128xf32>) {
+  linalg.generic {indexing_maps = [#rows, #rows, #sums], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dp, %p : memref<4x128x128xf32>, memref<4x128x128xf32>) outs(%out : memref<4x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#rows, #sums], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dp : memref<4x128x128xf32>) outs(%max : memref<4x128xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.maximumf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#rows = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#sums = affine_map<(d0, d1, d2) -> (d0, d1)>
+#row = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// One input reads the reduced dim down a column (not innermost): the
+// interchange applies as before, and nothing is marked.
+// CHECK-LABEL: func.func @column_read
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK-NOT:       fastmath
+func.func @column_read(%x: memref<4x128x64xf32>, %y: memref<4x128xf32>, %out: memref<4x64xf32>) {
+  linalg.generic {indexing_maps = [#rows, #row, #sums], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<4x128x64xf32>, memref<4x128xf32>) outs(%out : memref<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -367,3 +367,45 @@ func.func @accumulation_stays(%x: tensor<?x128xf32>, %dy: tensor<?x64xf32>, %buf
   } -> tensor<128x64xf32>
   return %r : tensor<128x64xf32>
 }
+
+// -----
+
+#x = affine_map<(b, s, n, k) -> (b, s, k)>
+#wt = affine_map<(b, s, n, k) -> (n, k)>
+#y = affine_map<(b, s, n, k) -> (b, s, n)>
+#row = affine_map<(b, s, n) -> (n)>
+#id = affine_map<(b, s, n) -> (b, s, n)>
+
+// A linear layer on [batch, sequence, features]: batch and sequence are
+// collapsed into one row dim of A and C (B does not use them), so one
+// product of batch x 128 rows packs each panel of the transposed weight
+// once instead of once per batch entry; its bias broadcast is rebuilt on
+// the collapsed shape (still the accumulators' start), and the result is
+// expanded back.
+// CHECK-LABEL: func.func @rows_over_batch
+// CHECK-SAME:    (%[[X:.*]]: tensor<?x128x128xf32>, %[[W:.*]]: tensor<512x128xf32>, %[[BIAS:.*]]: tensor<512xf32>)
+// CHECK:         %[[XC:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<?x128x128xf32> into tensor<?x128xf32>
+// CHECK:         scf.forall
+// CHECK:           tensor.extract_slice %[[BIAS]]
+// CHECK:           scf.for
+// CHECK:             vector.fma
+// CHECK:         tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, 128, 512] : tensor<?x512xf32> into tensor<?x128x512xf32>
+// CHECK-NOT:     linalg.generic
+func.func @rows_over_batch(%x: tensor<?x128x128xf32>, %w: tensor<512x128xf32>, %bias: tensor<512xf32>) -> tensor<?x128x512xf32> {
+  %c0 = arith.constant 0 : index
+  %batch = tensor.dim %x, %c0 : tensor<?x128x128xf32>
+  %empty = tensor.empty(%batch) : tensor<?x128x512xf32>
+  %init = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<512xf32>) outs(%empty : tensor<?x128x512xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<?x128x512xf32>
+  %y = linalg.generic {indexing_maps = [#x, #wt, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<?x128x128xf32>, tensor<512x128xf32>) outs(%init : tensor<?x128x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x128x512xf32>
+  return %y : tensor<?x128x512xf32>
+}
