@@ -2,6 +2,8 @@
 
 #include "codegen/Passes.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -186,6 +188,52 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
     return createSlotSetter(module, builder, prefix + "_set_parallel", {slot});
   }
 
+  /// finalize-memref-to-llvm aligns a buffer as inttoptr(b - (b % a)) with
+  /// b = ptrtoint(p) + a - 1: through an integer, so LLVM no longer knows
+  /// the aligned pointer is based on the allocation (whose result is
+  /// noalias). The same address as p + (that integer - ptrtoint(p)) keeps
+  /// that knowledge.
+  static void alignThroughOffsets(ModuleOp module) {
+    // The one ptrtoint that `value` is computed from by integer
+    // arithmetic with constants: false if there is another leaf; true with
+    // a null `address` if there are only constants.
+    std::function<bool(Value, int, LLVM::PtrToIntOp &)> fromOneAddress =
+        [&](Value value, int depth, LLVM::PtrToIntOp &address) -> bool {
+      if (matchPattern(value, m_Constant()))
+        return true;
+      Operation *definition = value.getDefiningOp();
+      if (!definition || depth > 6)
+        return false;
+      if (auto source = dyn_cast<LLVM::PtrToIntOp>(definition)) {
+        if (address && address != source)
+          return false;
+        address = source;
+        return true;
+      }
+      if (!isa<LLVM::AddOp, LLVM::SubOp, LLVM::AndOp, LLVM::URemOp>(definition))
+        return false;
+      return llvm::all_of(definition->getOperands(), [&](Value operand) {
+        return fromOneAddress(operand, depth + 1, address);
+      });
+    };
+    SmallVector<LLVM::IntToPtrOp> casts;
+    module.walk([&](LLVM::IntToPtrOp cast) { casts.push_back(cast); });
+    for (LLVM::IntToPtrOp cast : casts) {
+      LLVM::PtrToIntOp address;
+      if (!fromOneAddress(cast.getArg(), 0, address) || !address ||
+          address.getArg().getType() != cast.getType())
+        continue;
+      OpBuilder builder(cast);
+      Location loc = cast.getLoc();
+      Value offset = LLVM::SubOp::create(builder, loc, cast.getArg(), address);
+      Value aligned =
+          LLVM::GEPOp::create(builder, loc, cast.getType(), builder.getI8Type(),
+                              address.getArg(), ArrayRef<LLVM::GEPArg>{offset});
+      cast.replaceAllUsesWith(aligned);
+      cast.erase();
+    }
+  }
+
   /// finalize-memref-to-llvm (use-generic-functions) calls kAllocateHook and
   /// kReleaseHook for every heap buffer. They are defined here as calls
   /// through two pointers that start as malloc and free, and exported
@@ -227,6 +275,18 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
     if (failed(defineHook(kAllocateHook, allocateType, allocateSlot)) ||
         failed(defineHook(kReleaseHook, releaseType, releaseSlot)))
       return nullptr;
+    // A buffer the hook returns is new memory, as malloc's is (the step
+    // allocator hands out blocks no live pointer reaches): marked noalias
+    // and kept a call, LLVM knows stores into an intermediate cannot change
+    // the model's inputs, and vectorizes copies such as a convolution's
+    // image columns (they were scalar: every store might have clobbered
+    // the next load).
+    if (auto allocate = module.lookupSymbol<LLVM::LLVMFuncOp>(kAllocateHook)) {
+      allocate.setResultAttr(0, LLVM::LLVMDialect::getNoAliasAttrName(),
+                             UnitAttr::get(context));
+      allocate.setNoInline(true);
+      alignThroughOffsets(module);
+    }
 
     return createSlotSetter(module, builder, prefix + "_set_allocator",
                             {allocateSlot, releaseSlot});
