@@ -4,7 +4,8 @@
 // (MaxPool's Indices, row-major over all of X). As a gather: each dX element
 // p and kernel offset kk per spatial axis name at most one window o (o * s -
 // pad + kk * d = p, o < out), whose dY element p receives when o's index is
-// p's flat position.
+// p's flat position. When the windows tile the input (kernel = stride, no
+// padding or dilation) p has one candidate, o = p / s, and no sum is built.
 // AveragePoolGrad: a gather over each dX element p and kernel offset kk per
 // spatial axis: the window o with o * s - pad + kk = p (if any, o < out)
 // contributes dY[o] / count(o), count being the kernel size with
@@ -64,9 +65,16 @@ struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
         outSizes.push_back(
             getValueOrCreateConstantIndexOp(rewriter, loc, dySizes[i]));
     }
+    // Windows that tile the input (kernel = stride, no padding or
+    // dilation, LeNet's 2x2 pools): each dX element lies in at most one
+    // window, o = p / s, so there is nothing to sum over kernel offsets.
+    bool tiled = true;
+    for (int64_t i = 0; i < n; ++i)
+      tiled &= window->strides[i] == kernel[i] && window->dilations[i] == 1 &&
+               window->padsBegin[i] == 0 && window->padsEnd[i] == 0;
     SmallVector<OpFoldResult> domain(sizes->begin(), sizes->end());
     SmallVector<int64_t> reduced;
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < n && !tiled; ++i) {
       domain.push_back(rewriter.getIndexAttr(kernel[i]));
       reduced.push_back(2 + n + i);
     }
@@ -85,9 +93,20 @@ struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
                         index(i));
                   Value valid;
                   for (int64_t i = 0; i < n; ++i) {
-                    auto [o, ok] =
-                        windowAt(b, l, index(2 + i), index(2 + n + i), *window,
-                                 i, outSizes[i]);
+                    Value o, ok;
+                    if (tiled) {
+                      o = arith::DivUIOp::create(
+                          b, l, index(2 + i),
+                          arith::ConstantIndexOp::create(b, l, kernel[i]));
+                      ok = arith::CmpIOp::create(
+                          b, l, arith::CmpIPredicate::ult, o, outSizes[i]);
+                      o = arith::SelectOp::create(
+                          b, l, ok, o, arith::ConstantIndexOp::create(b, l, 0));
+                    } else {
+                      std::tie(o, ok) =
+                          windowAt(b, l, index(2 + i), index(2 + n + i),
+                                   *window, i, outSizes[i]);
+                    }
                     valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
                     at.push_back(o);
                   }

@@ -582,12 +582,16 @@ def conv_pool_cases():
             lambda dY, X, W, s=strides, p=pads, d=dil, g=attrs.get("group", 1):
                 conv_grad(dY, X, W, s, p, d, g),
             attrs=full, atol=1e-4, rtol=1e-4))
-    for xs, k, s in [((2, 3, 6, 6), 2, 2), ((1, 2, 7, 7), 3, 2)]:
+    # Windows that tile the input (k = s: one candidate window per element,
+    # no sum) and overlapping ones (a sum over kernel offsets). (A tiled
+    # pool of 7 rows cannot be a one-node case: without the MaxPool, dX's
+    # size is inferred as the smallest input, 6.)
+    for xs, k, s in [((2, 3, 6, 6), 2, 2), ((1, 2, 8, 4), 2, 2), ((1, 2, 7, 7), 3, 2)]:
         x = randn(*xs)
         y, idx = max_pool_with_indices(x, k, s)
         dy = randn(*y.shape)
         cases.append(Case(
-            "max_pool_grad_k%d_s%d" % (k, s), "MaxPoolGrad",
+            "max_pool_grad_k%d_s%d_h%d" % (k, s, xs[2]), "MaxPoolGrad",
             [("dY", dy), ("Indices", idx)], [("dX", F32, list(xs))],
             lambda dY, Indices, shape=xs: max_pool_grad(dY, Indices, shape),
             domain="", attrs={"kernel_shape": [k, k], "strides": [s, s]}))
