@@ -581,6 +581,26 @@ private:
 
   /// One 2-D product at the current outer indices; yields (C, panel).
   scf::ValueVector emitProduct(OpBuilder &builder, Value c, Value panel) {
+    if (plan.transposeB && kInnermostInA()) {
+      // A few rows times a transposed weight (a linear layer at batch 1 or
+      // 16): packing the weight's panels costs more than the product
+      // itself, so each output is a dot product along k instead, read
+      // straight from the contiguous rows of A and B.
+      Value enoughRows = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
+          arith::ConstantIndexOp::create(builder, loc, kDotRowLimit * rows));
+      auto choice = scf::IfOp::create(
+          builder, loc, enoughRows,
+          [&](OpBuilder &then, Location) {
+            scf::YieldOp::create(then, loc, emitPacked(then, c, panel));
+          },
+          [&](OpBuilder &otherwise, Location) {
+            scf::YieldOp::create(otherwise, loc,
+                                 ValueRange{emitDots(otherwise, c), panel});
+          });
+      return scf::ValueVector(choice.getResults().begin(),
+                              choice.getResults().end());
+    }
     if (plan.transposeB)
       return emitPacked(builder, c, panel);
     Value enoughRows = arith::CmpIOp::create(
@@ -624,6 +644,149 @@ private:
         });
     return scf::ValueVector(blocks.getResults().begin(),
                             blocks.getResults().end());
+  }
+
+  /// Below this many row tiles, a product with a transposed B is computed
+  /// as dot products (emitDots).
+  static constexpr int64_t kDotRowLimit = 4;
+  /// Outputs of one row computed together by emitDots: each has its own
+  /// accumulator, and they share each vector of A.
+  static constexpr int64_t kDotGroup = 8;
+
+  bool kInnermostInA() const {
+    return resultDim(maps[0], maps[0].getNumResults() - 1) == plan.k;
+  }
+
+  /// C[m, n] = C's start + sum over k of A[m, k] * B[n, k], with A's and B's
+  /// rows read as vectors along k: for each group of kDotGroup columns
+  /// (then single columns), each row keeps one vector of partial sums per
+  /// column, reduced at the end. The terms are summed in lanes, not in k
+  /// order (the same on every run and thread count).
+  Value emitDots(OpBuilder &builder, Value c) {
+    Value group = arith::ConstantIndexOp::create(builder, loc, kDotGroup);
+    Value n = sizes[plan.n];
+    Value full = arith::SubIOp::create(
+        builder, loc, n, arith::RemUIOp::create(builder, loc, n, group));
+    auto groups = scf::ForOp::create(
+        builder, loc, zero, full, group, ValueRange{c},
+        [&](OpBuilder &nested, Location, Value column, ValueRange args) {
+          scf::YieldOp::create(
+              nested, loc, emitDotGroup(nested, args[0], column, kDotGroup));
+        });
+    auto rest = scf::ForOp::create(
+        builder, loc, full, n, one, groups.getResults(),
+        [&](OpBuilder &nested, Location, Value column, ValueRange args) {
+          scf::YieldOp::create(nested, loc,
+                               emitDotGroup(nested, args[0], column, 1));
+        });
+    return rest.getResult(0);
+  }
+
+  Value emitDotGroup(OpBuilder &builder, Value c, Value firstColumn,
+                     unsigned count) {
+    SmallVector<Value> columnValues;
+    for (unsigned j = 0; j < count; ++j)
+      columnValues.push_back(
+          j == 0 ? firstColumn
+                 : arith::AddIOp::create(
+                       builder, loc, firstColumn,
+                       arith::ConstantIndexOp::create(builder, loc, j))
+                       .getResult());
+    Value lanes = arith::ConstantIndexOp::create(builder, loc,
+                                                 vectorType.getNumElements());
+    Value k = sizes[plan.k];
+    std::optional<int64_t> staticK = getConstantIntValue(k);
+    bool tail = !staticK || *staticK % vectorType.getNumElements() != 0;
+    Value fullK = arith::SubIOp::create(
+        builder, loc, k, arith::RemUIOp::create(builder, loc, k, lanes));
+    auto rowsLoop = scf::ForOp::create(
+        builder, loc, zero, sizes[plan.m], one, ValueRange{c},
+        [&](OpBuilder &rb, Location, Value row, ValueRange rowArgs) {
+          dimValues[plan.m] = row;
+          Value zeros = arith::ConstantOp::create(rb, loc, vectorType,
+                                                  rb.getZeroAttr(vectorType));
+          SmallVector<Value> initial(count, zeros);
+          // One step of k: A's vector times each column's row of B.
+          auto step = [&](OpBuilder &kb, Value kStart, ValueRange sums,
+                          bool inBounds) {
+            dimValues[plan.m] = row;
+            dimValues[plan.k] = kStart;
+            Value fromA = vector::TransferReadOp::create(
+                kb, loc, vectorType, a, indicesOf(0), padding,
+                ArrayRef<bool>{inBounds});
+            SmallVector<Value> next;
+            for (unsigned j = 0; j < count; ++j) {
+              dimValues[plan.n] = columnValues[j];
+              Value fromB = vector::TransferReadOp::create(
+                  kb, loc, vectorType, b, indicesOf(1), padding,
+                  ArrayRef<bool>{inBounds});
+              next.push_back(
+                  vector::FMAOp::create(kb, loc, fromA, fromB, sums[j]));
+            }
+            return next;
+          };
+          auto kLoop = scf::ForOp::create(
+              rb, loc, zero, fullK, lanes, initial,
+              [&](OpBuilder &kb, Location, Value kStart, ValueRange sums) {
+                scf::YieldOp::create(kb, loc, step(kb, kStart, sums, true));
+              });
+          SmallVector<Value> sums(kLoop.getResults());
+          // The last k values, if any: masked reads (zeros past k's end).
+          if (tail)
+            sums = step(rb, fullK, sums, false);
+          Value result = rowArgs[0];
+          for (unsigned j = 0; j < count; ++j) {
+            dimValues[plan.m] = row;
+            dimValues[plan.n] = columnValues[j];
+            Value sum = vector::ReductionOp::create(
+                rb, loc, vector::CombiningKind::ADD, sums[j], Value(),
+                arith::FastMathFlags::reassoc);
+            Value start =
+                bias ? tensor::ExtractOp::create(rb, loc, bias,
+                                                 ValueRange{columnValues[j]})
+                           .getResult()
+                : initialValue
+                    ? initialValue
+                    : tensor::ExtractOp::create(rb, loc, result, indicesOf(2))
+                          .getResult();
+            Value value = arith::AddFOp::create(rb, loc, start, sum);
+            if (epilogue.consumer)
+              value = applyConsumerToScalar(rb, value);
+            result =
+                tensor::InsertOp::create(rb, loc, value, result, indicesOf(2));
+          }
+          scf::YieldOp::create(rb, loc, result);
+        });
+    return rowsLoop.getResult(0);
+  }
+
+  /// The consumer's body on one finished element of C (at the current
+  /// indices), its other inputs read there.
+  Value applyConsumerToScalar(OpBuilder &b, Value value) {
+    Block &body = epilogue.consumer.getRegion().front();
+    IRMapping mapping;
+    unsigned extra = 0;
+    for (OpOperand *input : epilogue.consumer.getDpsInputOperands()) {
+      BlockArgument argument = body.getArgument(input->getOperandNumber());
+      if (input->get() == op.getResult(0))
+        mapping.map(argument, value);
+      else
+        mapping.map(argument, tensor::ExtractOp::create(
+                                  b, loc, extraInputs[extra++], indicesOf(2)));
+    }
+    for (Operation &scalar : body.without_terminator()) {
+      for (Value operand : scalar.getOperands())
+        if (!mapping.contains(operand))
+          mapping.map(operand, cloneConstant(b, operand));
+      b.clone(scalar, mapping);
+    }
+    return mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+  }
+
+  /// A copy, here, of a constant from outside the consumer's body (the
+  /// consumer may come after the product, and the constant with it).
+  Value cloneConstant(OpBuilder &b, Value constant) {
+    return b.clone(*constant.getDefiningOp())->getResult(0);
   }
 
   Value emitDirect(OpBuilder &builder, Value c) {
@@ -857,7 +1020,7 @@ private:
                           vector::BroadcastOp::create(
                               b, loc,
                               VectorType::get({columns}, operand.getType()),
-                              operand));
+                              cloneConstant(b, operand)));
           if (isa<arith::ConstantOp>(scalar)) {
             Value constant = b.clone(scalar)->getResult(0);
             mapping.map(scalar.getResult(0),
