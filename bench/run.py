@@ -181,11 +181,18 @@ def main():
                 odt_mib, ort_mib = (
                     middle([r[i]["peak_rss_mib"] - r[i]["start_rss_mib"]
                             for r in rounds]) for i in range(2))
+                # Ratios pair each round's odt time with its peers' times
+                # taken right after it (the same state of the machine), and
+                # take the median of those.
+                ort_ratio, torch_ratio = (
+                    middle([r[0]["median_ms"] / r[i]["median_ms"] for r in rounds])
+                    for i in (1, 2))
                 rows.append((name, batch, threads, odt_ms, ort_ms, torch_ms,
-                             odt_mib, ort_mib))
-                print("bench: %s b%d t%d odt %.3f ort %.3f pytorch %.3f ms" % (
-                    name, batch, threads, rows[-1][3], rows[-1][4], rows[-1][5]),
-                    flush=True)
+                             odt_mib, ort_mib, ort_ratio, torch_ratio))
+                print("bench: %s b%d t%d odt %.3f ort %.3f pytorch %.3f ms; rounds: %s" % (
+                    name, batch, threads, rows[-1][3], rows[-1][4], rows[-1][5],
+                    " ".join("%.3f/%.3f/%.3f" % tuple(x["median_ms"] for x in r)
+                             for r in rounds)), flush=True)
 
     lines = [
         "# Benchmarks",
@@ -203,8 +210,11 @@ def main():
                            capture_output=True, text=True).stdout.strip() or "?"),
         "(torch.set_num_threads); odt runs its parallel loops on that many",
         "threads of the session's pool (`--threads`). Ratios are odt / peer:",
-        "below 1, odt is faster. Medians on this shared 2-vCPU machine move by",
-        "up to ~1.5x between runs: compare within one report.",
+        "below 1, odt is faster; each is the median over the rounds of that",
+        "round's odt time over the peer's time measured right after it (the",
+        "same state of the machine), so it can differ from the ratio of the",
+        "medians shown. Medians on this shared 2-vCPU machine move by up to",
+        "~1.5x between runs: compare within one report.",
         "",
         "Machine: %s, %d CPUs (`%s`)." % (platform.machine(), os.cpu_count() or 0,
                                           platform.platform()),
@@ -216,17 +226,16 @@ def main():
         "| model | batch | threads | odt ms | ORT ms | PyTorch ms | odt/ORT | odt/PyTorch |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for name, batch, threads, odt_ms, ort_ms, torch_ms, _, _ in rows:
+    for name, batch, threads, odt_ms, ort_ms, torch_ms, _, _, ort_ratio, torch_ratio in rows:
         lines.append("| %s | %d | %d | %.3f | %.3f | %.3f | %.2f | %.2f |" % (
-            name, batch, threads, odt_ms, ort_ms, torch_ms, odt_ms / ort_ms,
-            odt_ms / torch_ms))
+            name, batch, threads, odt_ms, ort_ms, torch_ms, ort_ratio, torch_ratio))
     lines += ["", "## Memory", "",
               "Peak resident memory of the training loop above what the process "
               "held before loading the model and checkpoint (odt-run: a 3 MiB "
               "binary; ORT: Python with numpy, torch and onnxruntime imported), "
               "1 thread, from the same runs.", "",
               "| model | batch | odt MiB | ORT MiB | odt/ORT |", "|---|---|---|---|---|"]
-    for name, batch, threads, _, _, _, odt_mib, ort_mib in rows:
+    for name, batch, threads, _, _, _, odt_mib, ort_mib, _, _ in rows:
         if threads == 1:
             lines.append("| %s | %d | %.1f | %.1f | %.2f |" % (
                 name, batch, odt_mib, ort_mib, odt_mib / ort_mib if ort_mib > 0 else float("nan")))
