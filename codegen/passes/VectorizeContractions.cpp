@@ -659,9 +659,9 @@ private:
 
   /// C[m, n] = C's start + sum over k of A[m, k] * B[n, k], with A's and B's
   /// rows read as vectors along k: for each group of kDotGroup columns
-  /// (then single columns), each row keeps one vector of partial sums per
-  /// column, reduced at the end. The terms are summed in lanes, not in k
-  /// order (the same on every run and thread count).
+  /// (then single columns) and each pair of rows, one vector of partial
+  /// sums per output, reduced at the end. The terms are summed in lanes, not in
+  /// k order (the same on every run and thread count).
   Value emitDots(OpBuilder &builder, Value c) {
     Value group = arith::ConstantIndexOp::create(builder, loc, kDotGroup);
     Value n = sizes[plan.n];
@@ -682,6 +682,9 @@ private:
     return rest.getResult(0);
   }
 
+  /// emitDots for the columns [firstColumn, firstColumn + count): pairs of
+  /// rows share each vector read from B (then the last row alone), with
+  /// vectors of one register so that 2 x kDotGroup sums stay in registers.
   Value emitDotGroup(OpBuilder &builder, Value c, Value firstColumn,
                      unsigned count) {
     SmallVector<Value> columnValues;
@@ -692,72 +695,100 @@ private:
                        builder, loc, firstColumn,
                        arith::ConstantIndexOp::create(builder, loc, j))
                        .getResult());
-    Value lanes = arith::ConstantIndexOp::create(builder, loc,
-                                                 vectorType.getNumElements());
+    Value m = sizes[plan.m];
+    Value two = arith::ConstantIndexOp::create(builder, loc, 2);
+    Value pairsEnd = arith::SubIOp::create(
+        builder, loc, m, arith::RemUIOp::create(builder, loc, m, two));
+    auto pairs = scf::ForOp::create(
+        builder, loc, zero, pairsEnd, two, ValueRange{c},
+        [&](OpBuilder &rb, Location, Value row, ValueRange args) {
+          scf::YieldOp::create(rb, loc,
+                               emitDotRows(rb, args[0], row, 2, columnValues));
+        });
+    auto last = scf::ForOp::create(
+        builder, loc, pairsEnd, m, one, pairs.getResults(),
+        [&](OpBuilder &rb, Location, Value row, ValueRange args) {
+          scf::YieldOp::create(rb, loc,
+                               emitDotRows(rb, args[0], row, 1, columnValues));
+        });
+    return last.getResult(0);
+  }
+
+  /// Rows [row, row + rowCount) x `columnValues` of C as dot products.
+  Value emitDotRows(OpBuilder &builder, Value c, Value row, unsigned rowCount,
+                    ArrayRef<Value> columnValues) {
+    unsigned count = columnValues.size();
+    auto lanesType = VectorType::get({columns / 2}, builder.getF32Type());
+    int64_t laneCount = lanesType.getNumElements();
+    Value lanes = arith::ConstantIndexOp::create(builder, loc, laneCount);
     Value k = sizes[plan.k];
     std::optional<int64_t> staticK = getConstantIntValue(k);
-    bool tail = !staticK || *staticK % vectorType.getNumElements() != 0;
+    bool tail = !staticK || *staticK % laneCount != 0;
     Value fullK = arith::SubIOp::create(
         builder, loc, k, arith::RemUIOp::create(builder, loc, k, lanes));
-    auto rowsLoop = scf::ForOp::create(
-        builder, loc, zero, sizes[plan.m], one, ValueRange{c},
-        [&](OpBuilder &rb, Location, Value row, ValueRange rowArgs) {
-          dimValues[plan.m] = row;
-          Value zeros = arith::ConstantOp::create(rb, loc, vectorType,
-                                                  rb.getZeroAttr(vectorType));
-          SmallVector<Value> initial(count, zeros);
-          // One step of k: A's vector times each column's row of B.
-          auto step = [&](OpBuilder &kb, Value kStart, ValueRange sums,
-                          bool inBounds) {
-            dimValues[plan.m] = row;
-            dimValues[plan.k] = kStart;
-            Value fromA = vector::TransferReadOp::create(
-                kb, loc, vectorType, a, indicesOf(0), padding,
-                ArrayRef<bool>{inBounds});
-            SmallVector<Value> next;
-            for (unsigned j = 0; j < count; ++j) {
-              dimValues[plan.n] = columnValues[j];
-              Value fromB = vector::TransferReadOp::create(
-                  kb, loc, vectorType, b, indicesOf(1), padding,
-                  ArrayRef<bool>{inBounds});
-              next.push_back(
-                  vector::FMAOp::create(kb, loc, fromA, fromB, sums[j]));
-            }
-            return next;
-          };
-          auto kLoop = scf::ForOp::create(
-              rb, loc, zero, fullK, lanes, initial,
-              [&](OpBuilder &kb, Location, Value kStart, ValueRange sums) {
-                scf::YieldOp::create(kb, loc, step(kb, kStart, sums, true));
-              });
-          SmallVector<Value> sums(kLoop.getResults());
-          // The last k values, if any: masked reads (zeros past k's end).
-          if (tail)
-            sums = step(rb, fullK, sums, false);
-          Value result = rowArgs[0];
-          for (unsigned j = 0; j < count; ++j) {
-            dimValues[plan.m] = row;
-            dimValues[plan.n] = columnValues[j];
-            Value sum = vector::ReductionOp::create(
-                rb, loc, vector::CombiningKind::ADD, sums[j], Value(),
-                arith::FastMathFlags::reassoc);
-            Value start =
-                bias ? tensor::ExtractOp::create(rb, loc, bias,
-                                                 ValueRange{columnValues[j]})
-                           .getResult()
-                : initialValue
-                    ? initialValue
-                    : tensor::ExtractOp::create(rb, loc, result, indicesOf(2))
-                          .getResult();
-            Value value = arith::AddFOp::create(rb, loc, start, sum);
-            if (epilogue.consumer)
-              value = applyConsumerToScalar(rb, value);
-            result =
-                tensor::InsertOp::create(rb, loc, value, result, indicesOf(2));
-          }
-          scf::YieldOp::create(rb, loc, result);
+    SmallVector<Value> rowValues = {row};
+    for (unsigned r = 1; r < rowCount; ++r)
+      rowValues.push_back(arith::AddIOp::create(
+          builder, loc, row, arith::ConstantIndexOp::create(builder, loc, r)));
+    Value zeros = arith::ConstantOp::create(builder, loc, lanesType,
+                                            builder.getZeroAttr(lanesType));
+    // sums[r * count + j]: row r, column j.
+    SmallVector<Value> initial(rowCount * count, zeros);
+    auto step = [&](OpBuilder &kb, Value kStart, ValueRange sums,
+                    bool inBounds) {
+      dimValues[plan.k] = kStart;
+      SmallVector<Value> fromA;
+      for (Value rowValue : rowValues) {
+        dimValues[plan.m] = rowValue;
+        fromA.push_back(
+            vector::TransferReadOp::create(kb, loc, lanesType, a, indicesOf(0),
+                                           padding, ArrayRef<bool>{inBounds}));
+      }
+      SmallVector<Value> next(sums.begin(), sums.end());
+      for (unsigned j = 0; j < count; ++j) {
+        dimValues[plan.n] = columnValues[j];
+        Value fromB =
+            vector::TransferReadOp::create(kb, loc, lanesType, b, indicesOf(1),
+                                           padding, ArrayRef<bool>{inBounds});
+        for (unsigned r = 0; r < rowCount; ++r)
+          next[r * count + j] = vector::FMAOp::create(kb, loc, fromA[r], fromB,
+                                                      sums[r * count + j]);
+      }
+      return next;
+    };
+    auto kLoop = scf::ForOp::create(
+        builder, loc, zero, fullK, lanes, initial,
+        [&](OpBuilder &kb, Location, Value kStart, ValueRange sums) {
+          scf::YieldOp::create(kb, loc, step(kb, kStart, sums, true));
         });
-    return rowsLoop.getResult(0);
+    SmallVector<Value> sums(kLoop.getResults());
+    // The last k values, if any: masked reads (zeros past k's end).
+    if (tail)
+      sums = step(builder, fullK, sums, false);
+    Value result = c;
+    for (unsigned r = 0; r < rowCount; ++r) {
+      for (unsigned j = 0; j < count; ++j) {
+        dimValues[plan.m] = rowValues[r];
+        dimValues[plan.n] = columnValues[j];
+        Value sum = vector::ReductionOp::create(
+            builder, loc, vector::CombiningKind::ADD, sums[r * count + j],
+            Value(), arith::FastMathFlags::reassoc);
+        Value start =
+            bias ? tensor::ExtractOp::create(builder, loc, bias,
+                                             ValueRange{columnValues[j]})
+                       .getResult()
+            : initialValue
+                ? initialValue
+                : tensor::ExtractOp::create(builder, loc, result, indicesOf(2))
+                      .getResult();
+        Value value = arith::AddFOp::create(builder, loc, start, sum);
+        if (epilogue.consumer)
+          value = applyConsumerToScalar(builder, value);
+        result =
+            tensor::InsertOp::create(builder, loc, value, result, indicesOf(2));
+      }
+    }
+    return result;
   }
 
   /// The consumer's body on one finished element of C (at the current

@@ -63,9 +63,10 @@ func.func @matmul(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>, %c: tensor<?x5
 // panel filled column by column from B's contiguous rows; n = 10 is one
 // masked column tile. With fewer rows (a linear layer at batch 1 or 16,
 // where packing the weight would cost more than the product) each output
-// is a dot product along k: A's row and 8 of B's rows read as vectors, one
-// vector of partial sums per output, reduced at the end and added to C's
-// start; 512 = 16 x 32, so no masked tail.
+// is a dot product along k: two rows of A and 8 of B's rows read as
+// vectors of one register, each B vector used by both rows, one vector of
+// partial sums per output, reduced at the end and added to C's start;
+// 512 = 32 x 16, so no masked tail.
 // CHECK-LABEL: func.func @matmul_transposed_b
 // CHECK:         tensor.extract_slice %{{.*}} : tensor<10x512xf32> to tensor<?x512xf32>
 // CHECK:         %[[MANY:.*]] = arith.cmpi uge, %{{.*}}, %c32
@@ -77,27 +78,37 @@ func.func @matmul(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>, %c: tensor<?x5
 // CHECK:           vector.fma
 // CHECK:         } else {
 // CHECK:           scf.for %{{.*}} step %c8
-// CHECK:             vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<32xf32>
-// CHECK-NEXT:        vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<32xf32>
-// CHECK-NEXT:        vector.fma
-// CHECK-NEXT:        vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<32xf32>
-// CHECK-NEXT:        vector.fma
-// CHECK-NEXT:        vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<32xf32>
-// CHECK-NEXT:        vector.fma
-// CHECK-NEXT:        vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<32xf32>
-// CHECK-NEXT:        vector.fma
-// CHECK-NEXT:        vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<32xf32>
-// CHECK-NEXT:        vector.fma
-// CHECK-NEXT:        vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<32xf32>
-// CHECK-NEXT:        vector.fma
-// CHECK-NEXT:        vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<32xf32>
-// CHECK-NEXT:        vector.fma
-// CHECK-NEXT:        vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<32xf32>
-// CHECK-NEXT:        vector.fma
-// CHECK:             vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<32xf32> into f32
-// CHECK:             tensor.extract
-// CHECK:             arith.addf
-// CHECK:             tensor.insert
+// CHECK:             scf.for %{{.*}} step %c2
+// CHECK:               vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK-NEXT:          vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK-NEXT:          vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK-NEXT:          vector.fma
+// CHECK-NEXT:          vector.fma
+// CHECK:               vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+// CHECK:               tensor.extract
+// CHECK:               arith.addf
+// CHECK:               tensor.insert
 // CHECK-NOT:     linalg.generic
 func.func @matmul_transposed_b(%a: tensor<?x512xf32>, %b: tensor<10x512xf32>, %c: tensor<?x10xf32>) -> tensor<?x10xf32> {
   %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
