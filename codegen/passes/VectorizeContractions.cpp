@@ -581,31 +581,28 @@ private:
 
   /// One 2-D product at the current outer indices; yields (C, panel).
   scf::ValueVector emitProduct(OpBuilder &builder, Value c, Value panel) {
-    if (plan.transposeB && kInnermostInA()) {
-      // A few rows times a transposed weight (a linear layer at batch 1 or
-      // 16): packing the weight's panels costs more than the product
-      // itself, so each output is a dot product along k instead, read
-      // straight from the contiguous rows of A and B.
-      Value enoughRows = arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
-          arith::ConstantIndexOp::create(builder, loc, kDotRowLimit * rows));
-      auto choice = scf::IfOp::create(
-          builder, loc, enoughRows,
-          [&](OpBuilder &then, Location) {
-            scf::YieldOp::create(then, loc, emitPacked(then, c, panel));
-          },
-          [&](OpBuilder &otherwise, Location) {
-            scf::YieldOp::create(otherwise, loc,
-                                 ValueRange{emitDots(otherwise, c), panel});
-          });
-      return scf::ValueVector(choice.getResults().begin(),
-                              choice.getResults().end());
-    }
+    // A few rows times a transposed weight (a linear layer at batch 1 or
+    // 16): packing the weight's panels costs more than the product itself,
+    // so each output is a dot product along k, read straight from the
+    // contiguous rows of A and B.
+    if (plan.transposeB && kInnermostInA())
+      return emitPackedFromRows(builder, c, panel, kDotRowLimit * rows,
+                                [&](OpBuilder &b) { return emitDots(b, c); });
     if (plan.transposeB)
       return emitPacked(builder, c, panel);
+    // Few rows would not repay packing B's rows: they are read in place.
+    return emitPackedFromRows(builder, c, panel, 2 * rows,
+                              [&](OpBuilder &b) { return emitDirect(b, c); });
+  }
+
+  /// The packed path when the product has at least `minRows` rows (known
+  /// at run time), else `fewRows` (which leaves the panel alone).
+  scf::ValueVector
+  emitPackedFromRows(OpBuilder &builder, Value c, Value panel, int64_t minRows,
+                     function_ref<Value(OpBuilder &)> fewRows) {
     Value enoughRows = arith::CmpIOp::create(
         builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
-        arith::ConstantIndexOp::create(builder, loc, 2 * rows));
+        arith::ConstantIndexOp::create(builder, loc, minRows));
     auto choice = scf::IfOp::create(
         builder, loc, enoughRows,
         [&](OpBuilder &then, Location) {
@@ -613,7 +610,7 @@ private:
         },
         [&](OpBuilder &otherwise, Location) {
           scf::YieldOp::create(otherwise, loc,
-                               ValueRange{emitDirect(otherwise, c), panel});
+                               ValueRange{fewRows(otherwise), panel});
         });
     return scf::ValueVector(choice.getResults().begin(),
                             choice.getResults().end());
@@ -687,14 +684,7 @@ private:
   /// vectors of one register so that 2 x kDotGroup sums stay in registers.
   Value emitDotGroup(OpBuilder &builder, Value c, Value firstColumn,
                      unsigned count) {
-    SmallVector<Value> columnValues;
-    for (unsigned j = 0; j < count; ++j)
-      columnValues.push_back(
-          j == 0 ? firstColumn
-                 : arith::AddIOp::create(
-                       builder, loc, firstColumn,
-                       arith::ConstantIndexOp::create(builder, loc, j))
-                       .getResult());
+    SmallVector<Value> columnValues = successors(builder, firstColumn, count);
     Value m = sizes[plan.m];
     Value two = arith::ConstantIndexOp::create(builder, loc, 2);
     Value pairsEnd = arith::SubIOp::create(
@@ -726,10 +716,7 @@ private:
     bool tail = !staticK || *staticK % laneCount != 0;
     Value fullK = arith::SubIOp::create(
         builder, loc, k, arith::RemUIOp::create(builder, loc, k, lanes));
-    SmallVector<Value> rowValues = {row};
-    for (unsigned r = 1; r < rowCount; ++r)
-      rowValues.push_back(arith::AddIOp::create(
-          builder, loc, row, arith::ConstantIndexOp::create(builder, loc, r)));
+    SmallVector<Value> rowValues = successors(builder, row, rowCount);
     Value zeros = arith::ConstantOp::create(builder, loc, lanesType,
                                             builder.getZeroAttr(lanesType));
     // sums[r * count + j]: row r, column j.
@@ -890,6 +877,17 @@ private:
     return columnsLoop.getResult(0);
   }
 
+  /// first, first + 1, ..., first + count - 1.
+  SmallVector<Value> successors(OpBuilder &builder, Value first,
+                                unsigned count) {
+    SmallVector<Value> values = {first};
+    for (unsigned i = 1; i < count; ++i)
+      values.push_back(arith::AddIOp::create(
+          builder, loc, first,
+          arith::ConstantIndexOp::create(builder, loc, i)));
+    return values;
+  }
+
   /// The indices into operand `index` with the current loop values.
   SmallVector<Value> indicesOf(unsigned index) {
     SmallVector<Value> indices;
@@ -938,13 +936,7 @@ private:
   Value emitTile(OpBuilder &builder, Value row, unsigned count, Value c,
                  Value kStart, Value kCount, RowReader readRow) {
     SmallVector<bool> inBounds = {columnsInBounds};
-    SmallVector<Value> rowValues;
-    for (unsigned r = 0; r < count; ++r)
-      rowValues.push_back(
-          r == 0 ? row
-                 : arith::AddIOp::create(
-                       builder, loc, row,
-                       arith::ConstantIndexOp::create(builder, loc, r)));
+    SmallVector<Value> rowValues = successors(builder, row, count);
     SmallVector<Value> accumulators;
     Value splat, firstBlock;
     if (bias) {
