@@ -69,6 +69,18 @@ std::optional<MergeUnit> mergeUnit(Operation &op) {
         unit.reads.insert(rootBuffer(input->get()));
     for (Value init : linalgOp.getDpsInits())
       unit.writes.insert(rootBuffer(init));
+    // Buffers the body reads or writes itself (a gather's memref.load of
+    // another buffer, a flag), not through the op's operands.
+    for (Region &region : linalgOp->getRegions())
+      region.walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands())
+          if (isa<MemRefType>(operand.getType()) &&
+              !linalgOp->isAncestor(operand.getParentRegion()->getParentOp())) {
+            unit.reads.insert(rootBuffer(operand));
+            if (!isa<memref::LoadOp>(inner))
+              unit.writes.insert(rootBuffer(operand));
+          }
+      });
   };
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     if (!linalgOp.hasPureBufferSemantics())

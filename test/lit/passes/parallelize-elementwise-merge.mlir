@@ -124,3 +124,32 @@ func.func @small(%a: memref<512xf32>, %b: memref<512xf32>) {
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// The first loop's body reads %table itself (a gather: memref.load, not an
+// operand of the op), and the second writes %table: they stay apart.
+// CHECK-LABEL: func.func @gather_then_write
+// CHECK-COUNT-2: scf.parallel
+// CHECK-NOT:     scf.if
+func.func @gather_then_write(%x: memref<64x512xf32>, %y: memref<64x512xf32>,
+                             %table: memref<64x512xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x512xf32>) outs(%y : memref<64x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %t = memref.load %table[%i, %j] : memref<64x512xf32>
+    %s = arith.addf %a, %t : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x512xf32>) outs(%table : memref<64x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
