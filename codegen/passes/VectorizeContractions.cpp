@@ -452,6 +452,9 @@ public:
   /// is each entry of the first outer dim when that is what runs in
   /// parallel.
   static constexpr int64_t kTilesPerChunk = 2;
+  /// Rows of one parallel iteration when the columns are cut in chunks:
+  /// with a k block of 256, A's block is 256 KB (L2).
+  static constexpr int64_t kRowBlock = 256;
 
   Value emit(OpBuilder &builder) {
     maps = op.getIndexingMapsArray();
@@ -510,7 +513,21 @@ public:
     Value step =
         byColumns ? arith::ConstantIndexOp::create(builder, loc, chunkColumns)
                   : one;
-    Value iterations = arith::CeilDivUIOp::create(builder, loc, extent, step);
+    Value chunks = arith::CeilDivUIOp::create(builder, loc, extent, step);
+    // Chunks of columns are also cut into blocks of rows (iteration i:
+    // row block i / chunks, column chunk i % chunks), so that a thread's
+    // consecutive iterations reuse one block of A from L2 across its
+    // columns instead of streaming all of A once per chunk.
+    Value rowStep = arith::ConstantIndexOp::create(builder, loc, kRowBlock);
+    Value rowBlocks =
+        byColumns
+            ? arith::CeilDivUIOp::create(builder, loc, sizes[plan.m], rowStep)
+                  .getResult()
+            : one;
+    Value iterations =
+        byColumns
+            ? arith::MulIOp::create(builder, loc, rowBlocks, chunks).getResult()
+            : chunks;
     auto forall =
         scf::ForallOp::create(builder, loc, ArrayRef<OpFoldResult>{iterations},
                               ValueRange{c}, std::nullopt);
@@ -518,22 +535,43 @@ public:
     builder.setInsertionPointToStart(forall.getBody());
     Value index = forall.getInductionVar(0);
     Value cOut = forall.getRegionIterArgs()[0];
-    Value first = arith::MulIOp::create(builder, loc, index, step);
+    Value first = arith::MulIOp::create(
+        builder, loc,
+        byColumns
+            ? arith::RemUIOp::create(builder, loc, index, chunks).getResult()
+            : index,
+        step);
     Value width = arith::MinUIOp::create(
         builder, loc, step, arith::SubIOp::create(builder, loc, extent, first));
     AffineExpr parallelExpr =
         getAffineDimExpr(parallelDim, builder.getContext());
-    Slice cSlice = slice(
-        builder, cOut, *maps[2].getResultPosition(parallelExpr), first, width);
+    unsigned positionInC = *maps[2].getResultPosition(parallelExpr);
+    SmallVector<std::tuple<unsigned, Value, Value>> cutsOfC = {
+        {positionInC, first, width}};
+    if (byColumns) {
+      Value firstRow = arith::MulIOp::create(
+          builder, loc, arith::DivUIOp::create(builder, loc, index, chunks),
+          rowStep);
+      Value rowCount = arith::MinUIOp::create(
+          builder, loc, rowStep,
+          arith::SubIOp::create(builder, loc, sizes[plan.m], firstRow));
+      AffineExpr rowExpr = getAffineDimExpr(plan.m, builder.getContext());
+      cutsOfC.push_back(
+          {*maps[2].getResultPosition(rowExpr), firstRow, rowCount});
+      a = slice(builder, a, *maps[0].getResultPosition(rowExpr), firstRow,
+                rowCount)
+              .value;
+      sizes[plan.m] = rowCount;
+    }
+    Slice cSlice = slice(builder, cOut, cutsOfC);
     // Each operand that the parallel dim moves is cut the same way.
     if (std::optional<unsigned> inA = maps[0].getResultPosition(parallelExpr))
       a = slice(builder, a, *inA, first, width).value;
     if (std::optional<unsigned> inB = maps[1].getResultPosition(parallelExpr))
       b = slice(builder, b, *inB, first, width).value;
     // The consumer's other inputs are laid out as C; the bias runs along n.
-    unsigned positionInC = *maps[2].getResultPosition(parallelExpr);
     for (Value &input : extraInputs)
-      input = slice(builder, input, positionInC, first, width).value;
+      input = slice(builder, input, cutsOfC).value;
     if (bias && parallelDim == plan.n)
       bias = slice(builder, bias, 0, first, width).value;
     sizes[parallelDim] = width;
@@ -567,13 +605,22 @@ private:
   /// `value` restricted to [first, first + width) along dim `dim`.
   Slice slice(OpBuilder &builder, Value value, unsigned dim, Value first,
               Value width) {
+    return slice(builder, value, {{dim, first, width}});
+  }
+
+  /// `value` restricted to [first, first + width) along each (dim, first,
+  /// width) of `cuts`.
+  Slice slice(OpBuilder &builder, Value value,
+              ArrayRef<std::tuple<unsigned, Value, Value>> cuts) {
     Slice result;
     int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
     result.offsets.assign(rank, builder.getIndexAttr(0));
     result.strides.assign(rank, builder.getIndexAttr(1));
     result.sizes = tensor::getMixedSizes(builder, loc, value);
-    result.offsets[dim] = first;
-    result.sizes[dim] = width;
+    for (auto [dim, first, width] : cuts) {
+      result.offsets[dim] = first;
+      result.sizes[dim] = width;
+    }
     result.value = tensor::ExtractSliceOp::create(
         builder, loc, value, result.offsets, result.sizes, result.strides);
     return result;

@@ -6,8 +6,10 @@
 #c = affine_map<(m, n, k) -> (m, n)>
 
 // C += A * B with a run-time number of rows. The columns are cut in chunks
-// of 64 (two tiles), one parallel iteration (scf.forall) each, working on
-// its own slices of C and B and its own panel. At least 16 rows take the
+// of 64 (two tiles) and the rows in blocks of 256, one parallel iteration
+// (scf.forall) per (row block, chunk), row block outermost so that a
+// thread's consecutive iterations reuse one block of A; each works on its
+// own slices of C, A and B and its own panel. At least 16 rows take the
 // packed path (k in blocks of 256, a [256, 32] panel per column tile),
 // fewer read B's rows in place. Both keep an 8 x 32 tile in registers
 // over k.
@@ -15,12 +17,19 @@
 // CHECK-SAME:    (%[[A:.*]]: tensor<?x784xf32>, %[[B:.*]]: tensor<784x512xf32>, %[[C:.*]]: tensor<?x512xf32>)
 // CHECK:         %[[M:.*]] = tensor.dim %[[A]]
 // CHECK:         %[[CHUNKS:.*]] = arith.ceildivui %{{.*}}, %c64
-// CHECK:         scf.forall (%[[CHUNK:.*]]) in (%[[CHUNKS]]) shared_outs(%[[OUT:.*]] = %[[C]])
+// CHECK:         %[[BLOCKS:.*]] = arith.ceildivui %[[M]], %c256
+// CHECK:         %[[ITERATIONS:.*]] = arith.muli %[[BLOCKS]], %[[CHUNKS]]
+// CHECK:         scf.forall (%[[I:.*]]) in (%[[ITERATIONS]]) shared_outs(%[[OUT:.*]] = %[[C]])
+// CHECK:           %[[CHUNK:.*]] = arith.remui %[[I]], %[[CHUNKS]]
 // CHECK:           %[[FIRST:.*]] = arith.muli %[[CHUNK]], %c64
-// CHECK:           %[[CS:.*]] = tensor.extract_slice %[[OUT]][0, %[[FIRST]]]
+// CHECK:           %[[BLOCK:.*]] = arith.divui %[[I]], %[[CHUNKS]]
+// CHECK:           %[[ROW:.*]] = arith.muli %[[BLOCK]], %c256
+// CHECK:           %[[ROWS:.*]] = arith.minui
+// CHECK:           %[[AS:.*]] = tensor.extract_slice %[[A]][%[[ROW]], 0] [%[[ROWS]], 784]
+// CHECK:           %[[CS:.*]] = tensor.extract_slice %[[OUT]][%[[ROW]], %[[FIRST]]] [%[[ROWS]], %{{.*}}]
 // CHECK:           %[[BS:.*]] = tensor.extract_slice %[[B]][0, %[[FIRST]]]
 // CHECK:           %[[PANEL:.*]] = tensor.empty() : tensor<256x32xf32>
-// CHECK:           %[[ENOUGH:.*]] = arith.cmpi uge, %[[M]], %c16
+// CHECK:           %[[ENOUGH:.*]] = arith.cmpi uge, %[[ROWS]], %c16
 // CHECK:           scf.if %[[ENOUGH]]
 // Packed: blocks of k, column tiles, the panel filled from B's rows.
 // CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[CS]], %{{.*}} = %[[PANEL]])
@@ -40,7 +49,7 @@
 // Direct: B's rows read in place.
 // CHECK:             vector.transfer_read %[[BS]]
 // CHECK:           scf.forall.in_parallel
-// CHECK:             tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[FIRST]]]
+// CHECK:             tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[ROW]], %[[FIRST]]]
 // CHECK-NOT:     linalg.generic
 func.func @matmul(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>, %c: tensor<?x512xf32>) -> tensor<?x512xf32> {
   %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -228,10 +237,11 @@ func.func @zero_init(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>) -> tensor<?
 // element by element; the product is still one kernel.
 // CHECK-LABEL: func.func @fused_transposes
 // CHECK:         scf.forall
+// CHECK:           %[[QS:.*]] = tensor.extract_slice %{{.*}} : tensor<?x128x4x32xf32> to tensor<?x?x4x32xf32>
 // CHECK:           %[[KS:.*]] = tensor.extract_slice %{{.*}} : tensor<?x128x4x32xf32> to tensor<?x?x4x32xf32>
 // CHECK:           tensor.extract %[[KS]]
 // CHECK:           tensor.insert %{{.*}} : tensor<256x32xf32>
-// CHECK:           tensor.extract %{{.*}} : tensor<?x128x4x32xf32>
+// CHECK:           tensor.extract %[[QS]]
 // CHECK:           vector.fma
 // CHECK-NOT:     linalg.generic
 func.func @fused_transposes(%q: tensor<?x128x4x32xf32>, %k: tensor<?x128x4x32xf32>, %c: tensor<?x4x128x128xf32>) -> tensor<?x4x128x128xf32> {
@@ -345,7 +355,7 @@ func.func @bias_relu(%a: tensor<?x784xf32>, %w: tensor<512x784xf32>, %bias: tens
 // CHECK-LABEL: func.func @relu_grad
 // CHECK-SAME:    (%[[DY:.*]]: tensor<?x10xf32>, %[[W:.*]]: tensor<10x512xf32>, %[[Y:.*]]: tensor<?x512xf32>, %[[C:.*]]: tensor<?x512xf32>)
 // CHECK:         scf.forall
-// CHECK:           %[[YS:.*]] = tensor.extract_slice %[[Y]][0, %{{.*}}]
+// CHECK:           %[[YS:.*]] = tensor.extract_slice %[[Y]][%{{.*}}, %{{.*}}]
 // CHECK:           vector.fma
 // CHECK:           vector.transfer_read %[[YS]]
 // CHECK:           arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<32xf32>
