@@ -518,14 +518,18 @@ public:
     // row block i / chunks, column chunk i % chunks), so that a thread's
     // consecutive iterations reuse one block of A from L2 across its
     // columns instead of streaming all of A once per chunk.
+    // A row count known to fit one block stays static (a 6-filter
+    // convolution keeps its one 6-row tile instead of 6 one-row passes).
+    std::optional<int64_t> staticM = getConstantIntValue(sizes[plan.m]);
+    bool blockRows = byColumns && !(staticM && *staticM <= kRowBlock);
     Value rowStep = arith::ConstantIndexOp::create(builder, loc, kRowBlock);
     Value rowBlocks =
-        byColumns
+        blockRows
             ? arith::CeilDivUIOp::create(builder, loc, sizes[plan.m], rowStep)
                   .getResult()
             : one;
     Value iterations =
-        byColumns
+        blockRows
             ? arith::MulIOp::create(builder, loc, rowBlocks, chunks).getResult()
             : chunks;
     auto forall =
@@ -537,7 +541,7 @@ public:
     Value cOut = forall.getRegionIterArgs()[0];
     Value first = arith::MulIOp::create(
         builder, loc,
-        byColumns
+        blockRows
             ? arith::RemUIOp::create(builder, loc, index, chunks).getResult()
             : index,
         step);
@@ -548,7 +552,7 @@ public:
     unsigned positionInC = *maps[2].getResultPosition(parallelExpr);
     SmallVector<std::tuple<unsigned, Value, Value>> cutsOfC = {
         {positionInC, first, width}};
-    if (byColumns) {
+    if (blockRows) {
       Value firstRow = arith::MulIOp::create(
           builder, loc, arith::DivUIOp::create(builder, loc, index, chunks),
           rowStep);
