@@ -2,9 +2,8 @@
 
 #include "codegen/Passes.h"
 
-#include "mlir/IR/Matchers.h"
-
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 

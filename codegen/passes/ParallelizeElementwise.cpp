@@ -51,6 +51,22 @@ Value rootBuffer(Value value) {
   return value;
 }
 
+/// The buffers `op`'s body reads or writes itself (a gather's memref.load
+/// of another buffer, a flag), not through the op's operands.
+void bodyBuffers(linalg::LinalgOp op, llvm::SmallPtrSetImpl<Value> &reads,
+                 llvm::SmallPtrSetImpl<Value> &writes) {
+  for (Region &region : op->getRegions())
+    region.walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (isa<MemRefType>(operand.getType()) &&
+            !op->isAncestor(operand.getParentRegion()->getParentOp())) {
+          reads.insert(rootBuffer(operand));
+          if (!isa<memref::LoadOp>(inner))
+            writes.insert(rootBuffer(operand));
+        }
+    });
+}
+
 /// One step of a group that merging runs in a single parallel loop: a loop
 /// of row chunks made here, or a linalg op left whole (one iteration).
 struct MergeUnit {
@@ -69,18 +85,7 @@ std::optional<MergeUnit> mergeUnit(Operation &op) {
         unit.reads.insert(rootBuffer(input->get()));
     for (Value init : linalgOp.getDpsInits())
       unit.writes.insert(rootBuffer(init));
-    // Buffers the body reads or writes itself (a gather's memref.load of
-    // another buffer, a flag), not through the op's operands.
-    for (Region &region : linalgOp->getRegions())
-      region.walk([&](Operation *inner) {
-        for (Value operand : inner->getOperands())
-          if (isa<MemRefType>(operand.getType()) &&
-              !linalgOp->isAncestor(operand.getParentRegion()->getParentOp())) {
-            unit.reads.insert(rootBuffer(operand));
-            if (!isa<memref::LoadOp>(inner))
-              unit.writes.insert(rootBuffer(operand));
-          }
-      });
+    bodyBuffers(linalgOp, unit.reads, unit.writes);
   };
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     if (!linalgOp.hasPureBufferSemantics())
@@ -269,6 +274,14 @@ struct ParallelizeElementwisePass
              resultOfDim(op.getMatchingIndexingMap(input), dim) != written))
           return;
     }
+    // Likewise a body that reads one of the op's outputs itself (a gather
+    // from the buffer being written) or writes any buffer.
+    llvm::SmallPtrSet<Value, 4> bodyReads, bodyWrites;
+    bodyBuffers(op, bodyReads, bodyWrites);
+    if (!bodyWrites.empty() || llvm::any_of(op.getDpsInits(), [&](Value init) {
+          return bodyReads.contains(rootBuffer(init));
+        }))
+      return;
     auto known = [](int64_t size) {
       return ShapedType::isDynamic(size) ? int64_t(1) : size;
     };

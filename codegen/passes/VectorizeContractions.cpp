@@ -67,6 +67,20 @@ std::optional<unsigned> runStart(AffineMap map, ArrayRef<unsigned> dims) {
   return std::nullopt;
 }
 
+/// Reassociation groups of a rank-`rank` tensor whose dims [start, start +
+/// length) become one dim and the others stay as they are.
+SmallVector<ReassociationIndices> runGroups(int64_t rank, unsigned start,
+                                            size_t length) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i > start && i < start + (int64_t)length)
+      groups.back().push_back(i);
+    else
+      groups.push_back({i});
+  }
+  return groups;
+}
+
 /// A product summed over several dims that lie side by side, in the same
 /// order, in both operands (a weight gradient summed over batch and
 /// sequence) becomes a product over one dim: both operands are collapsed
@@ -122,15 +136,9 @@ linalg::GenericOp collapseReductions(RewriterBase &rewriter,
   };
   auto collapse = [&](Value value, unsigned start) -> Value {
     auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<ReassociationIndices> groups;
-    for (int64_t i = 0; i < type.getRank(); ++i) {
-      if (i > start && i < start + (int64_t)reductions.size())
-        groups.back().push_back(i);
-      else
-        groups.push_back({i});
-    }
-    return tensor::CollapseShapeOp::create(rewriter, op.getLoc(), value,
-                                           groups);
+    return tensor::CollapseShapeOp::create(
+        rewriter, op.getLoc(), value,
+        runGroups(type.getRank(), start, reductions.size()));
   };
   rewriter.setInsertionPoint(op);
   Value a = collapse(op.getDpsInputs()[0], *startA);
@@ -213,14 +221,7 @@ linalg::GenericOp collapseRowDims(RewriterBase &rewriter,
     return AffineMap::get(newCount, 0, results, context);
   };
   auto groupsFor = [&](int64_t rank, unsigned start) {
-    SmallVector<ReassociationIndices> groups;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (i > start && i < start + (int64_t)rowDims.size())
-        groups.back().push_back(i);
-      else
-        groups.push_back({i});
-    }
-    return groups;
+    return runGroups(rank, start, rowDims.size());
   };
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -400,7 +401,7 @@ bool isVectorizableScalarOp(Operation &op) {
 /// The consumer the product's kernel can apply in its epilogue, or null.
 linalg::GenericOp epilogueConsumer(linalg::GenericOp product) {
   Value result = product.getResult(0);
-  if (!result.hasOneUse() && !llvm::all_equal(result.getUsers()))
+  if (result.use_empty() || !llvm::all_equal(result.getUsers()))
     return nullptr;
   auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
   if (!consumer || consumer->getBlock() != product->getBlock() ||
@@ -821,7 +822,7 @@ private:
                       .getResult();
         Value value = arith::AddFOp::create(builder, loc, start, sum);
         if (epilogue.consumer)
-          value = applyConsumerToScalar(builder, value);
+          value = applyConsumer(builder, value, /*width=*/0);
         result =
             tensor::InsertOp::create(builder, loc, value, result, indicesOf(2));
       }
@@ -829,27 +830,54 @@ private:
     return result;
   }
 
-  /// The consumer's body on one finished element of C (at the current
-  /// indices), its other inputs read there.
-  Value applyConsumerToScalar(OpBuilder &b, Value value) {
+  /// The consumer's body on a finished part of C at the current indices:
+  /// one element (`width` 0) or `width` elements along n as a vector. Its
+  /// other inputs are read there; constants (in the body or from outside
+  /// it) are copied here and, for vectors, splat.
+  Value applyConsumer(OpBuilder &b, Value value, int64_t width) {
+    auto widened = [&](Type type) -> Type {
+      return width ? VectorType::get({width}, type) : type;
+    };
+    auto splat = [&](Value scalar) -> Value {
+      return width ? vector::BroadcastOp::create(
+                         b, loc, widened(scalar.getType()), scalar)
+                         .getResult()
+                   : scalar;
+    };
     Block &body = epilogue.consumer.getRegion().front();
     IRMapping mapping;
     unsigned extra = 0;
     for (OpOperand *input : epilogue.consumer.getDpsInputOperands()) {
       BlockArgument argument = body.getArgument(input->getOperandNumber());
-      if (input->get() == op.getResult(0))
+      if (input->get() == op.getResult(0)) {
         mapping.map(argument, value);
-      else
-        mapping.map(argument, tensor::ExtractOp::create(
-                                  b, loc, extraInputs[extra++], indicesOf(2)));
+        continue;
+      }
+      Value source = extraInputs[extra++];
+      Type element = cast<ShapedType>(source.getType()).getElementType();
+      mapping.map(
+          argument,
+          width ? vector::TransferReadOp::create(
+                      b, loc, cast<VectorType>(widened(element)), source,
+                      indicesOf(2),
+                      arith::ConstantOp::create(b, loc, b.getZeroAttr(element)),
+                      ArrayRef<bool>{columnsInBounds})
+                      .getResult()
+                : tensor::ExtractOp::create(b, loc, source, indicesOf(2))
+                      .getResult());
     }
     for (Operation &scalar : body.without_terminator()) {
       for (Value operand : scalar.getOperands())
         if (!mapping.contains(operand))
-          mapping.map(operand, cloneConstant(b, operand));
-      b.clone(scalar, mapping);
+          mapping.map(operand, splat(cloneConstant(b, operand)));
+      if (isa<arith::ConstantOp>(scalar)) {
+        mapping.map(scalar.getResult(0), splat(b.clone(scalar)->getResult(0)));
+        continue;
+      }
+      Operation *cloned = b.clone(scalar, mapping);
+      cloned->getResult(0).setType(widened(scalar.getResult(0).getType()));
     }
-    return mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+    return mapping.lookup(body.getTerminator()->getOperand(0));
   }
 
   /// A copy, here, of a constant from outside the consumer's body (the
@@ -1064,51 +1092,9 @@ private:
                                   ArrayRef<Value> sums) {
     auto apply = [&](OpBuilder &b) {
       SmallVector<Value> results;
-      Block &body = epilogue.consumer.getRegion().front();
       for (auto [r, sum] : llvm::enumerate(sums)) {
         dimValues[plan.m] = rowValues[r];
-        IRMapping mapping;
-        unsigned extra = 0;
-        for (OpOperand *input : epilogue.consumer.getDpsInputOperands()) {
-          BlockArgument argument = body.getArgument(input->getOperandNumber());
-          if (input->get() == op.getResult(0)) {
-            mapping.map(argument, sum);
-            continue;
-          }
-          auto type = VectorType::get(
-              {columns},
-              cast<ShapedType>(input->get().getType()).getElementType());
-          Value zeroElement = arith::ConstantOp::create(
-              b, loc, b.getZeroAttr(type.getElementType()));
-          mapping.map(argument,
-                      vector::TransferReadOp::create(
-                          b, loc, type, extraInputs[extra++], indicesOf(2),
-                          zeroElement, ArrayRef<bool>{columnsInBounds}));
-        }
-        for (Operation &scalar : body.without_terminator()) {
-          // Values from outside the body (and constants) are scalars:
-          // splat them to the tile's width.
-          for (Value operand : scalar.getOperands())
-            if (!mapping.contains(operand))
-              mapping.map(operand,
-                          vector::BroadcastOp::create(
-                              b, loc,
-                              VectorType::get({columns}, operand.getType()),
-                              cloneConstant(b, operand)));
-          if (isa<arith::ConstantOp>(scalar)) {
-            Value constant = b.clone(scalar)->getResult(0);
-            mapping.map(scalar.getResult(0),
-                        vector::BroadcastOp::create(
-                            b, loc,
-                            VectorType::get({columns}, constant.getType()),
-                            constant));
-            continue;
-          }
-          Operation *vectorOp = b.clone(scalar, mapping);
-          vectorOp->getResult(0).setType(
-              VectorType::get({columns}, scalar.getResult(0).getType()));
-        }
-        results.push_back(mapping.lookup(body.getTerminator()->getOperand(0)));
+        results.push_back(applyConsumer(b, sum, columns));
       }
       return results;
     };

@@ -202,3 +202,30 @@ func.func @transpose_in_place(%x: memref<512x512xf32>) {
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A body that gathers from the buffer the op writes (the row above, through
+// memref.load rather than an operand): chunks would read rows another chunk
+// writes, so it stays one serial op.
+// CHECK-LABEL: func.func @gather_from_output
+// CHECK-NOT:     scf.parallel
+// CHECK:         linalg.generic
+func.func @gather_from_output(%x: memref<64x512xf32>, %y: memref<64x512xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x512xf32>) outs(%y : memref<64x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c0 = arith.constant 0 : index
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c1 = arith.constant 1 : index
+    %above = arith.subi %i, %c1 : index
+    %row = arith.maxsi %above, %c0 : index
+    %t = memref.load %y[%row, %j] : memref<64x512xf32>
+    %s = arith.addf %a, %t : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -315,6 +315,13 @@ func.func @untouched(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16x
 // CHECK:           scf.if %[[LAST]]
 // CHECK-COUNT-8:     arith.maximumf %{{.*}}, %{{.*}} : vector<32xf32>
 // CHECK:           } else {
+// Fewer than 32 rows: dot products; the bias starts each sum and the ReLU
+// runs on each finished element.
+// CHECK:             vector.reduction <add>
+// CHECK:             tensor.extract %[[BS]]
+// CHECK:             arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK:             arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK:             tensor.insert
 // CHECK-NOT:     linalg.generic
 func.func @bias_relu(%a: tensor<?x784xf32>, %w: tensor<512x784xf32>, %bias: tensor<512xf32>) -> tensor<?x512xf32> {
   %zero = arith.constant 0.0 : f32
@@ -458,4 +465,26 @@ func.func @rows_over_batch(%x: tensor<?x128x128xf32>, %w: tensor<512x128xf32>, %
     linalg.yield %s : f32
   } -> tensor<?x128x512xf32>
   return %y : tensor<?x128x512xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// A product nothing reads (left for dead-code elimination) is vectorized
+// without an epilogue.
+// CHECK-LABEL: func.func @unused_product
+// CHECK:         vector.fma
+// CHECK-NOT:     linalg.generic
+func.func @unused_product(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>, %c: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<64x64xf32>) outs(%c : tensor<?x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x64xf32>
+  return %c : tensor<?x64xf32>
 }
