@@ -39,12 +39,17 @@ std::optional<unsigned> resultOfDim(AffineMap map, unsigned dim) {
 /// Marks the loops this pass creates, so that merging knows them.
 constexpr StringLiteral kRowChunks = "odt.row_chunks";
 
-/// The buffer a view was cut from (through subviews, views and casts).
-Value rootBuffer(Value value) {
+/// The buffer a view was cut from (through subviews, reshapes and casts).
+/// `arenaViews` says whether a memref.view counts as a buffer of its own.
+/// That holds among the operands of one op: odt-plan-arena places buffers
+/// that are live together at disjoint offsets of the arena. Across ops it
+/// does not: a buffer whose life has ended shares its offset with a later
+/// one, so there every view of the arena is the arena.
+Value rootBuffer(Value value, bool arenaViews) {
   while (Operation *definition = value.getDefiningOp()) {
-    if (!isa<memref::SubViewOp, memref::ViewOp, memref::CastOp,
-             memref::ReinterpretCastOp, memref::CollapseShapeOp,
-             memref::ExpandShapeOp>(definition))
+    if (!isa<memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
+             memref::CollapseShapeOp, memref::ExpandShapeOp>(definition) &&
+        (arenaViews || !isa<memref::ViewOp>(definition)))
       break;
     value = definition->getOperand(0);
   }
@@ -53,16 +58,17 @@ Value rootBuffer(Value value) {
 
 /// The buffers `op`'s body reads or writes itself (a gather's memref.load
 /// of another buffer, a flag), not through the op's operands.
-void bodyBuffers(linalg::LinalgOp op, llvm::SmallPtrSetImpl<Value> &reads,
+void bodyBuffers(linalg::LinalgOp op, bool arenaViews,
+                 llvm::SmallPtrSetImpl<Value> &reads,
                  llvm::SmallPtrSetImpl<Value> &writes) {
   for (Region &region : op->getRegions())
     region.walk([&](Operation *inner) {
       for (Value operand : inner->getOperands())
         if (isa<MemRefType>(operand.getType()) &&
             !op->isAncestor(operand.getParentRegion()->getParentOp())) {
-          reads.insert(rootBuffer(operand));
+          reads.insert(rootBuffer(operand, arenaViews));
           if (!isa<memref::LoadOp>(inner))
-            writes.insert(rootBuffer(operand));
+            writes.insert(rootBuffer(operand, arenaViews));
         }
     });
 }
@@ -82,10 +88,10 @@ std::optional<MergeUnit> mergeUnit(Operation &op) {
   auto record = [&](linalg::LinalgOp linalgOp) {
     for (OpOperand *input : linalgOp.getDpsInputOperands())
       if (isa<MemRefType>(input->get().getType()))
-        unit.reads.insert(rootBuffer(input->get()));
+        unit.reads.insert(rootBuffer(input->get(), /*arenaViews=*/false));
     for (Value init : linalgOp.getDpsInits())
-      unit.writes.insert(rootBuffer(init));
-    bodyBuffers(linalgOp, unit.reads, unit.writes);
+      unit.writes.insert(rootBuffer(init, /*arenaViews=*/false));
+    bodyBuffers(linalgOp, /*arenaViews=*/false, unit.reads, unit.writes);
   };
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     if (!linalgOp.hasPureBufferSemantics())
@@ -277,9 +283,9 @@ struct ParallelizeElementwisePass
     // Likewise a body that reads one of the op's outputs itself (a gather
     // from the buffer being written) or writes any buffer.
     llvm::SmallPtrSet<Value, 4> bodyReads, bodyWrites;
-    bodyBuffers(op, bodyReads, bodyWrites);
+    bodyBuffers(op, /*arenaViews=*/true, bodyReads, bodyWrites);
     if (!bodyWrites.empty() || llvm::any_of(op.getDpsInits(), [&](Value init) {
-          return bodyReads.contains(rootBuffer(init));
+          return bodyReads.contains(rootBuffer(init, /*arenaViews=*/true));
         }))
       return;
     auto known = [](int64_t size) {

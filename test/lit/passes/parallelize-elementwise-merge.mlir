@@ -153,3 +153,32 @@ func.func @gather_then_write(%x: memref<64x512xf32>, %y: memref<64x512xf32>,
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Two views of one arena in different ops may be the same memory (a buffer
+// whose life ended and a later one at its offset): the second loop writes
+// %later, which may be where the first reads %earlier, so they stay apart.
+// CHECK-LABEL: func.func @arena_views
+// CHECK-COUNT-2: scf.parallel
+// CHECK-NOT:     scf.if
+func.func @arena_views(%arena: memref<131072xi8>, %x: memref<64x512xf32>, %y: memref<64x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %earlier = memref.view %arena[%c0][] : memref<131072xi8> to memref<64x512xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%earlier : memref<64x512xf32>) outs(%y : memref<64x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  }
+  %later = memref.view %arena[%c0][] : memref<131072xi8> to memref<64x512xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x512xf32>) outs(%later : memref<64x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -229,3 +229,31 @@ func.func @gather_from_output(%x: memref<64x512xf32>, %y: memref<64x512xf32>) {
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// The same gather from another buffer of the arena: views the op uses
+// together are disjoint (odt-plan-arena), so it is split as usual.
+// CHECK-LABEL: func.func @gather_from_arena_view
+// CHECK:         scf.parallel
+// CHECK:           linalg.generic
+func.func @gather_from_arena_view(%arena: memref<393216xi8>) {
+  %c0 = arith.constant 0 : index
+  %c131072 = arith.constant 131072 : index
+  %c262144 = arith.constant 262144 : index
+  %x = memref.view %arena[%c0][] : memref<393216xi8> to memref<64x512xf32>
+  %table = memref.view %arena[%c131072][] : memref<393216xi8> to memref<64x512xf32>
+  %y = memref.view %arena[%c262144][] : memref<393216xi8> to memref<64x512xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x512xf32>) outs(%y : memref<64x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %t = memref.load %table[%j, %i] : memref<64x512xf32>
+    %s = arith.addf %a, %t : f32
+    linalg.yield %s : f32
+  }
+  return
+}
