@@ -375,7 +375,7 @@ int runEval(const Options &options, odt::Module &module) {
 struct Timing {
   double median, min, max;
 };
-Timing summarize(std::vector<double> &samples) {
+Timing summarize(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
   size_t n = samples.size();
   double median = n % 2 ? samples[n / 2]
@@ -384,11 +384,16 @@ Timing summarize(std::vector<double> &samples) {
 }
 
 /// Runs `step` warmupRuns times, then times it `repetitions` times.
+/// Times `step` after the warm-up runs; `timed`, when given, is set while the
+/// timed runs go (so a step can record its own phases only then).
 odt::Status timeRuns(const Options &options,
-                     const std::function<odt::Status()> &step, Timing &timing) {
+                     const std::function<odt::Status()> &step, Timing &timing,
+                     bool *timed = nullptr) {
   for (long i = 0; i < options.warmupRuns; ++i)
     if (odt::Status status = step(); !status)
       return status;
+  if (timed)
+    *timed = true;
   std::vector<double> samples;
   for (long i = 0; i < options.repetitions; ++i) {
     auto start = std::chrono::steady_clock::now();
@@ -444,7 +449,7 @@ void printTiming(const Options &options, const char *what,
                 what, timing.median * 1e3, timing.min * 1e3, timing.max * 1e3,
                 options.repetitions, peak, startResidentMiB);
   else
-    std::printf("%-6s median %.4g ms  min %.4g ms  max %.4g ms  (%ld runs)  "
+    std::printf("%-14s median %.4g ms  min %.4g ms  max %.4g ms  (%ld runs)  "
                 "peak RSS %.1f MiB (%.1f above the start)\n",
                 what, timing.median * 1e3, timing.min * 1e3, timing.max * 1e3,
                 options.repetitions, peak, peak - startResidentMiB);
@@ -460,16 +465,33 @@ int runBench(const Options &options, odt::TrainingSession &session) {
     if (!(status = loadInputs(options, module.trainingInputNames(), inputs)))
       return fail(status);
     Timing timing;
+    // Each phase's own time too, so a user sees where a step goes: the
+    // optimizer pass is memory-bound and can dominate at small batches.
+    std::vector<double> trainSeconds, optimizerSeconds;
+    bool recordPhases = false;
     auto step = [&]() -> odt::Status {
+      using Clock = std::chrono::steady_clock;
       odt::Status s;
-      if (!(s = session.trainStep(inputs, outputs)) ||
-          !(s = session.optimizerStep()))
+      auto start = Clock::now();
+      if (!(s = session.trainStep(inputs, outputs)))
         return s;
+      auto trained = Clock::now();
+      if (!(s = session.optimizerStep()))
+        return s;
+      auto optimized = Clock::now();
+      if (recordPhases) {
+        trainSeconds.push_back(
+            std::chrono::duration<double>(trained - start).count());
+        optimizerSeconds.push_back(
+            std::chrono::duration<double>(optimized - trained).count());
+      }
       return session.lazyResetGrad();
     };
-    if (!(status = timeRuns(options, step, timing)))
+    if (!(status = timeRuns(options, step, timing, &recordPhases)))
       return fail(status);
     printTiming(options, "train", timing);
+    printTiming(options, "train-step", summarize(trainSeconds));
+    printTiming(options, "optimizer-step", summarize(optimizerSeconds));
     any = true;
   }
   if (module.hasEvalStep()) {
