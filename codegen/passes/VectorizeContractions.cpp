@@ -927,9 +927,60 @@ private:
           });
       return loop.getResult(0);
     }
-    // B is [n, k] in memory: walk each of the tile's columns along k
-    // (contiguous reads), writing down a column of the panel.
+    // B is [n, k] in memory. Square blocks of `lanes` columns x `lanes` k
+    // values are read as rows along k (contiguous), transposed in
+    // registers and written as panel rows; the k values past the last full
+    // block go element by element. (Element by element throughout, LLVM
+    // vectorized the walk down each column with scatter stores: 38% of a
+    // 64-row forward product's time.)
+    int64_t lanes = columns / 2;
+    Value laneCount = arith::ConstantIndexOp::create(builder, loc, lanes);
+    Value fullK = arith::SubIOp::create(
+        builder, loc, kCount,
+        arith::RemUIOp::create(builder, loc, kCount, laneCount));
     Value lastColumn = arith::SubIOp::create(builder, loc, sizes[plan.n], one);
+    auto laneType = VectorType::get({lanes}, builder.getF32Type());
+    Value zeroLanes = arith::ConstantOp::create(builder, loc, laneType,
+                                                builder.getZeroAttr(laneType));
+    auto blocksLoop = scf::ForOp::create(
+        builder, loc, zero, fullK, laneCount, ValueRange{panel},
+        [&](OpBuilder &kb, Location, Value kk, ValueRange blockArgs) {
+          dimValues[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
+          Value written = blockArgs[0];
+          for (int64_t half = 0; half < 2; ++half) {
+            // Row j of the block: B[column + half * lanes + j, k .. k +
+            // lanes), zeros past n's end.
+            SmallVector<Value> block;
+            for (int64_t j = 0; j < lanes; ++j) {
+              Value n = arith::AddIOp::create(
+                  kb, loc, column,
+                  arith::ConstantIndexOp::create(kb, loc, half * lanes + j));
+              Value inside = arith::CmpIOp::create(
+                  kb, loc, arith::CmpIPredicate::ult, n, sizes[plan.n]);
+              dimValues[plan.n] =
+                  arith::MinUIOp::create(kb, loc, n, lastColumn);
+              Value row = vector::TransferReadOp::create(kb, loc, laneType, b,
+                                                         indicesOf(1), padding,
+                                                         ArrayRef<bool>{true});
+              block.push_back(
+                  arith::SelectOp::create(kb, loc, inside, row, zeroLanes));
+            }
+            transposeInRegisters(kb, block);
+            Value halfOffset =
+                arith::ConstantIndexOp::create(kb, loc, half * lanes);
+            for (int64_t i = 0; i < lanes; ++i) {
+              Value panelRow = arith::AddIOp::create(
+                  kb, loc, kk, arith::ConstantIndexOp::create(kb, loc, i));
+              written =
+                  vector::TransferWriteOp::create(
+                      kb, loc, block[i], written,
+                      ValueRange{panelRow, halfOffset}, ArrayRef<bool>{true})
+                      ->getResult(0);
+            }
+          }
+          scf::YieldOp::create(kb, loc, written);
+        });
+    panel = blocksLoop.getResult(0);
     Value columnCount = arith::ConstantIndexOp::create(builder, loc, columns);
     auto columnsLoop = scf::ForOp::create(
         builder, loc, zero, columnCount, one, ValueRange{panel},
@@ -939,7 +990,7 @@ private:
               cb, loc, arith::CmpIPredicate::ult, n, sizes[plan.n]);
           dimValues[plan.n] = arith::MinUIOp::create(cb, loc, n, lastColumn);
           auto kLoop = scf::ForOp::create(
-              cb, loc, zero, kCount, one, columnArgs,
+              cb, loc, fullK, kCount, one, columnArgs,
               [&](OpBuilder &kb, Location, Value kk, ValueRange args) {
                 dimValues[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
                 Value element =
@@ -954,6 +1005,36 @@ private:
         });
     dimValues[plan.n] = column;
     return columnsLoop.getResult(0);
+  }
+
+  /// Transposes the square block whose row j is `block[j]` (as many rows
+  /// as lanes, a power of two) in place: afterwards block[i][j] is the old
+  /// block[j][i]. One stage per bit d of the index swaps bit d of the row
+  /// with bit d of the lane: rows r and r | d (r without bit d) become
+  /// two-source shuffles of each other.
+  void transposeInRegisters(OpBuilder &builder, MutableArrayRef<Value> block) {
+    int64_t lanes = block.size();
+    assert(llvm::isPowerOf2_64(lanes) && "a power-of-two block");
+    for (int64_t d = 1; d < lanes; d *= 2) {
+      // Lane c of the new row r: lane c of row r when c has no bit d, else
+      // lane c - d of row r | d. New row r | d: lane c + d of row r when c
+      // has no bit d, else lane c of row r | d. (Sources: the first
+      // operand's lanes are 0..lanes-1, the second's lanes..2*lanes-1.)
+      SmallVector<int64_t> low, high;
+      for (int64_t c = 0; c < lanes; ++c) {
+        bool bit = c & d;
+        low.push_back(bit ? lanes + c - d : c);
+        high.push_back(bit ? lanes + c : c + d);
+      }
+      for (int64_t r = 0; r < lanes; ++r) {
+        if (r & d)
+          continue;
+        Value first = block[r], second = block[r | d];
+        block[r] = vector::ShuffleOp::create(builder, loc, first, second, low);
+        block[r | d] =
+            vector::ShuffleOp::create(builder, loc, first, second, high);
+      }
+    }
   }
 
   /// first, first + 1, ..., first + count - 1.

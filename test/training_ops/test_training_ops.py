@@ -692,7 +692,13 @@ def structural_cases():
     for sa, sb, ta, tb, alpha in [((2, 3, 4), (2, 4, 5), 0, 0, 1.0),
                                   ((2, 4, 3), (5, 4), 1, 1, 0.5),
                                   ((1, 3, 4), (2, 5, 4), 0, 1, 2.0),
-                                  ((3, 4), (2, 1, 4, 6), 0, 0, 1.0)]:
+                                  ((3, 4), (2, 1, 4, 6), 0, 0, 1.0),
+                                  # Enough rows (40) for the packed path with B
+                                  # transposed: its panels are filled by 16 x 16
+                                  # register transposes, with k = 300 leaving 12
+                                  # values after the last full block and n = 37
+                                  # a column tile partly past B's end.
+                                  ((40, 300), (37, 300), 0, 1, 1.0)]:
         A, B = randn(*sa), randn(*sb)
         swap = lambda m, t: np.swapaxes(m, -1, -2) if t else m
         ref = alpha * np.matmul(swap(A, ta), swap(B, tb))

@@ -69,9 +69,10 @@ func.func @matmul(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>, %c: tensor<?x5
 #bt = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
 
-// Gemm with transB. With at least 32 rows (4 row tiles) B is packed, the
-// panel filled column by column from B's contiguous rows; n = 10 is one
-// masked column tile. With fewer rows (a linear layer at batch 1 or 16,
+// Gemm with transB. With at least 32 rows (4 row tiles) B is packed: each
+// 16 x 16 block of the panel is read as 16 rows of B along k (rows past
+// n = 10 are zeros), transposed in registers by 4 stages of shuffles and
+// written as 16 panel rows; n = 10 is one masked column tile. With fewer rows (a linear layer at batch 1 or 16,
 // where packing the weight would cost more than the product) each output
 // is a dot product along k: two rows of A and 8 of B's rows read as
 // vectors of one register, each B vector used by both rows, one vector of
@@ -81,6 +82,14 @@ func.func @matmul(%a: tensor<?x784xf32>, %b: tensor<784x512xf32>, %c: tensor<?x5
 // CHECK:         tensor.extract_slice %{{.*}} : tensor<10x512xf32> to tensor<?x512xf32>
 // CHECK:         %[[MANY:.*]] = arith.cmpi uge, %{{.*}}, %c32
 // CHECK:         scf.if %[[MANY]]
+// CHECK:           scf.for %{{.*}} step %c16
+// CHECK-COUNT-16:    vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<?x512xf32>, vector<16xf32>
+// CHECK:             vector.shuffle %{{.*}}, %{{.*}} [0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30]
+// CHECK:             vector.shuffle %{{.*}}, %{{.*}} [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31]
+// CHECK:             vector.shuffle %{{.*}}, %{{.*}} [0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29]
+// CHECK:             vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27]
+// CHECK:             vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+// CHECK-COUNT-16:    vector.transfer_write %{{.*}} {in_bounds = [true]} : vector<16xf32>, tensor<256x32xf32>
 // CHECK:           tensor.extract %{{.*}} : tensor<?x512xf32>
 // CHECK:           tensor.insert %{{.*}} : tensor<256x32xf32>
 // CHECK:           vector.transfer_read %{{.*}} : tensor<?x?xf32>, vector<32xf32>
