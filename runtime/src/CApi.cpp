@@ -577,6 +577,21 @@ OdtStatus *OdtGetSessionThreads(const OdtTrainingSession *session, int *out) {
   return nullptr;
 }
 
+OdtStatus *OdtSetSessionFlushDenormals(OdtTrainingSession *session,
+                                       bool flush) {
+  ODT_REQUIRE(session, "OdtSetSessionFlushDenormals", "session is NULL");
+  session->session->module().setFlushDenormals(flush);
+  return nullptr;
+}
+
+OdtStatus *OdtGetSessionFlushDenormals(const OdtTrainingSession *session,
+                                       bool *out) {
+  ODT_REQUIRE(session && out, "OdtGetSessionFlushDenormals",
+              "session and out must not be NULL");
+  *out = session->session->module().flushesDenormals();
+  return nullptr;
+}
+
 OdtStatus *OdtGetLearningRate(OdtTrainingSession *session, float *out) {
   ODT_REQUIRE(session && out, "OdtGetLearningRate",
               "session and out must not be NULL");

@@ -1,4 +1,5 @@
 #include "CompiledModel.h"
+#include "FloatMode.h"
 
 #include "FileUtil.h"
 #include "StepAllocator.h"
@@ -536,7 +537,8 @@ Status EntryCall::expectedShape(size_t index, const SymbolBindings &bindings,
   return Status::ok();
 }
 
-void EntryCall::invoke(ThreadPool *pool) {
+void EntryCall::invoke(ThreadPool *pool, bool flushDenormals) {
+  ScopedFloatMode mode(flushDenormals);
   ScopedPool scope(pool);
   entry->function(pointers.data());
 }

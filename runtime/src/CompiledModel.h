@@ -191,8 +191,9 @@ public:
   Status expectedShape(size_t index, const SymbolBindings &bindings,
                        Shape &shape) const;
   /// Calls the generated code; its parallel loops run on `pool` (serially
-  /// when null).
-  void invoke(ThreadPool *pool = nullptr);
+  /// when null), with denormal floats flushed to zero unless
+  /// `flushDenormals` is false (FloatMode.h).
+  void invoke(ThreadPool *pool = nullptr, bool flushDenormals = true);
 
 private:
   const EntryPointSpec *entry = nullptr;

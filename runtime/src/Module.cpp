@@ -273,7 +273,7 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   status = step.call.checkInputValues();
   if (!status)
     return status.withContext(what);
-  step.call.invoke(pool.get());
+  step.call.invoke(pool.get(), flushDenormals);
   return Status::ok();
 }
 

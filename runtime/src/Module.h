@@ -72,6 +72,10 @@ public:
   Status setThreads(int count);
   int threadCount() const { return threads; }
   ThreadPool *threadPool() const { return pool.get(); }
+  /// Whether TrainStep, EvalStep and OptimizerStep flush denormal floats to
+  /// zero (the default; FloatMode.h says why) or keep IEEE denormals.
+  void setFlushDenormals(bool flush) { flushDenormals = flush; }
+  bool flushesDenormals() const { return flushDenormals; }
 
   const CompiledModel &model() const { return *compiled; }
   CheckpointState &state() { return *checkpoint; }
@@ -97,6 +101,7 @@ private:
   std::unique_ptr<Step> train, eval;
   Tensor lazyResetFlag; // bool[1]
   int threads = 0;
+  bool flushDenormals = true;
   std::unique_ptr<ThreadPool> pool;
 };
 

@@ -132,7 +132,7 @@ Status Optimizer::step() {
   Status status = bindArguments();
   if (!status)
     return status.withContext("OptimizerStep");
-  call.invoke(module->threadPool());
+  call.invoke(module->threadPool(), module->flushesDenormals());
   if (updatedFlag.data<uint8_t>()[0])
     ++group->step;
   return Status::ok();

@@ -1,6 +1,7 @@
 //===- ThreadPool.cpp - the threads compiled parallel loops run on --------===//
 
 #include "ThreadPool.h"
+#include "FloatMode.h"
 
 #include <algorithm>
 
@@ -64,6 +65,10 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::sweep(uint64_t seen, int home) {
   // What the tasks allocate comes from the pool's shared block cache.
   setStepTaskContext(&taskBlocks);
+  // Tasks run in the float mode of the job (read once a chunk is claimed,
+  // when the job's fields are this job's); the thread's own is restored.
+  uint64_t ownMode = currentFloatMode(), jobMode = ownMode;
+  bool modeSet = false;
   uint64_t job = jobOf(seen);
   int64_t chunks = chunksOf(seen);
   for (int64_t step = 0; step < chunks; ++step) {
@@ -79,6 +84,12 @@ void ThreadPool::sweep(uint64_t seen, int home) {
       continue;
     // The job cannot end (and be replaced) before this chunk is finished,
     // so its fields are this job's; the ticket's release made them visible.
+    if (!modeSet) {
+      jobMode = floatMode.load(std::memory_order_relaxed);
+      if (jobMode != ownMode)
+        setFloatMode(jobMode);
+      modeSet = true;
+    }
     int64_t total = count.load(std::memory_order_relaxed);
     task.load(std::memory_order_relaxed)(
         context.load(std::memory_order_relaxed), total * chunk / chunks,
@@ -88,6 +99,8 @@ void ThreadPool::sweep(uint64_t seen, int home) {
       done.notify_one();
     }
   }
+  if (jobMode != ownMode)
+    setFloatMode(ownMode);
   setStepTaskContext(nullptr);
 }
 
@@ -100,6 +113,7 @@ void ThreadPool::run(ParallelTask newTask, void *newContext, int64_t newCount) {
   task.store(newTask, std::memory_order_relaxed);
   context.store(newContext, std::memory_order_relaxed);
   count.store(newCount, std::memory_order_relaxed);
+  floatMode.store(currentFloatMode(), std::memory_order_relaxed);
   finished.store(0, std::memory_order_relaxed);
   uint64_t job = jobOf(ticket.load(std::memory_order_relaxed)) + 1;
   uint64_t announced = job << 16 | static_cast<uint64_t>(chunks);

@@ -55,6 +55,9 @@ private:
   std::atomic<ParallelTask> task{nullptr};
   std::atomic<void *> context{nullptr};
   std::atomic<int64_t> count{0};
+  // The floating-point control word of the thread that started the job
+  // (denormals flushed or kept): its tasks run in that mode on every thread.
+  std::atomic<uint64_t> floatMode{0};
   // Job number << 16 | number of chunks.
   std::atomic<uint64_t> ticket{0};
   // Per chunk, the number of the last job that claimed it.

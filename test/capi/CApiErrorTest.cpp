@@ -203,6 +203,18 @@ TEST_F(CApiErrorTest, BadThreadCounts) {
   EXPECT_EQ(threads, 0); // unchanged by the failed calls
 }
 
+TEST_F(CApiErrorTest, FlushDenormalsNeedsASession) {
+  EXPECT_TRUE(Fails(OdtSetSessionFlushDenormals(nullptr, false), {"NULL"}));
+  EXPECT_TRUE(Fails(OdtGetSessionFlushDenormals(session.get(), nullptr), {"NULL"}));
+  EXPECT_TRUE(Fails(OdtGetSessionFlushDenormals(nullptr, nullptr), {"NULL"}));
+  bool flush = false;
+  ASSERT_TRUE(Ok(OdtGetSessionFlushDenormals(session.get(), &flush)));
+  EXPECT_TRUE(flush); // the default, unchanged by the failed calls
+  ASSERT_TRUE(Ok(OdtSetSessionFlushDenormals(session.get(), false)));
+  ASSERT_TRUE(Ok(OdtGetSessionFlushDenormals(session.get(), &flush)));
+  EXPECT_FALSE(flush);
+}
+
 TEST_F(CApiErrorTest, BadLearningRatesAndSchedules) {
   ASSERT_TRUE(Ok(OdtSetLearningRate(session.get(), 0.02f)));
   for (float lr : {-1.0f, NAN, INFINITY})

@@ -6,10 +6,12 @@
 //    step counter (docs/ORT-FACTS.md §2).
 
 #include "E2EUtil.h"
+#include "FloatMode.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -240,6 +242,54 @@ TEST_F(OrtMlpTest, OneModuleServesEveryBatchSize) {
   EXPECT_NEAR(train({1}), row1, 1e-6 * row1);
   EXPECT_NEAR(eval({0}), row0, 1e-6 * row0);
   EXPECT_NEAR(train({0, 1}), both, 1e-6 * both);
+}
+
+// Steps flush denormal floats to zero unless the session keeps them, on the
+// calling thread and on the pool's worker (2 threads: the 784x500 weight's
+// update is cut between them), and the caller's own mode comes back after
+// each step. A gradient of 1e-39 (a denormal) read as zero leaves AdamW's
+// first moment at exactly 0; kept, the moment is 0.1 * 1e-39.
+TEST_F(OrtMlpTest, DenormalsFlushedUnlessKept) {
+  constexpr float kDenormal = 1e-39f;
+  ASSERT_LT(kDenormal, std::numeric_limits<float>::min());
+  ASSERT_GT(kDenormal, 0.0f);
+  for (bool flush : {true, false}) {
+    Session fresh;
+    ASSERT_NO_FATAL_FAILURE(openSession(
+        modelDir("ort_mlp"), ortTrainingApiDir() + "/checkpoint.ckpt", fresh));
+    EXPECT_TRUE(fresh.module->flushesDenormals()); // the default
+    fresh.module->setFlushDenormals(flush);
+    ASSERT_TRUE(fresh.module->setThreads(2));
+    Result<std::unique_ptr<Optimizer>> optimizer =
+        Optimizer::create(*fresh.module);
+    ASSERT_TRUE(optimizer) << optimizer.getStatus().message();
+    for (const auto &param : fresh.module->parameters()) {
+      float *gradient = param->gradient.data<float>();
+      std::fill(gradient, gradient + param->gradient.size(), kDenormal);
+    }
+    uint64_t callerMode = currentFloatMode();
+    ASSERT_TRUE((*optimizer)->step());
+    EXPECT_EQ(currentFloatMode(), callerMode);
+    OptimizerGroupState *group = fresh.state->findOptimizerGroup("group0");
+    ASSERT_NE(group, nullptr);
+    for (const auto &param : fresh.module->parameters()) {
+      const Tensor &moment = group->parameterStates[param->name].momentums["momentum0"];
+      ASSERT_EQ(moment.size(), param->data.size()) << param->name;
+      const float *values = moment.data<float>();
+      int64_t zeros = std::count(values, values + moment.size(), 0.0f);
+      if (flush)
+        EXPECT_EQ(zeros, moment.size()) << param->name << ": denormal gradients "
+                                        << "must be read as zero";
+      else
+        EXPECT_EQ(zeros, 0) << param->name << ": denormals must be kept";
+    }
+    if (!flush) {
+      const Tensor &moment =
+          group->parameterStates["fc1.weight"].momentums["momentum0"];
+      EXPECT_NEAR(moment.data<float>()[moment.size() - 1], 0.1f * kDenormal,
+                  1e-45f);
+    }
+  }
 }
 
 } // namespace

@@ -2,13 +2,16 @@
 // once, whatever the count and the number of threads, over many jobs in a
 // row (claims are tracked per job number, so a slow thread must never run a
 // chunk of a job that is over); a pool of one thread and nested loops run
-// on the calling thread.
+// on the calling thread; a loop's tasks run in the float mode (denormals
+// flushed or kept) of the thread that started it, on every thread.
 
 #include "ThreadPool.h"
+#include "FloatMode.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <set>
 #include <thread>
 #include <vector>
@@ -108,6 +111,58 @@ namespace {
 // Inside a pool's tasks, blocks come from one cache shared by the pool's
 // threads; a size it lacks is asked from the system once per thread of the
 // pool, so any thread running an iteration later finds its block there.
+/// Chunk 1 records the mode and thread it ran on; chunk 0 (the caller's
+/// first) waits until chunk 1 has run, so a worker must have run it.
+struct ModeProbe {
+  std::atomic<bool> secondDone{false};
+  uint64_t secondMode = 0;
+  std::thread::id secondThread;
+};
+
+void probeMode(void *context, int64_t begin, int64_t) {
+  auto *probe = static_cast<ModeProbe *>(context);
+  if (begin == 0) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!probe->secondDone.load(std::memory_order_acquire) &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
+    return;
+  }
+  probe->secondMode = odt::currentFloatMode();
+  probe->secondThread = std::this_thread::get_id();
+  probe->secondDone.store(true, std::memory_order_release);
+}
+
+TEST(ThreadPoolTest, TasksRunInTheCallersFloatMode) {
+  odt::ThreadPool pool(2); // created in the default mode: denormals kept
+  uint64_t original = odt::currentFloatMode();
+  for (bool flush : {true, false, true}) {
+    ModeProbe probe;
+    {
+      odt::ScopedFloatMode mode(flush);
+      pool.run(probeMode, &probe, 2);
+      EXPECT_EQ(odt::currentFloatMode(),
+                odt::withFlushedDenormals(original, flush));
+    }
+    ASSERT_TRUE(probe.secondDone.load());
+    EXPECT_NE(probe.secondThread, std::this_thread::get_id())
+        << "chunk 1 must have run on the worker";
+    EXPECT_EQ(probe.secondMode, odt::withFlushedDenormals(original, flush))
+        << "flush " << flush;
+    EXPECT_EQ(odt::currentFloatMode(), original)
+        << "the caller's mode is restored";
+  }
+#if defined(__x86_64__)
+  // FTZ and DAZ really change what the arithmetic gives.
+  volatile float denormal = 1e-39f;
+  {
+    odt::ScopedFloatMode mode(true);
+    EXPECT_EQ(denormal * 1.0f, 0.0f);
+  }
+  EXPECT_EQ(denormal * 1.0f, 1e-39f);
+#endif
+}
+
 TEST(StepAllocatorTest, TaskBlocksAreSharedByThePoolsThreads) {
   odt::TaskBlockCache shared(3);
   constexpr uint64_t kOddSize = 123 * 64 + 8; // a size no other test uses

@@ -53,14 +53,15 @@ const char *kUsage =
     "      times a training step (TrainStep + OptimizerStep + LazyResetGrad)\n"
     "      and EvalStep, each after N warm-up runs; prints median, min, max\n"
     "  every command takes [--threads N]: threads of the compiled parallel\n"
-    "      loops (default: one per core)\n";
+    "      loops (default: one per core), and [--keep-denormals]: IEEE\n"
+    "      denormal floats in the steps (default: flushed to zero)\n";
 
 struct Options {
   std::string command, modelDir, checkpoint, save;
   std::vector<std::pair<std::string, std::string>> inputs, outputs;
   long steps = 1;
   float learningRate = NAN;
-  bool json = false, resume = false;
+  bool json = false, resume = false, keepDenormals = false;
   std::string scheduler;
   long warmup = -1, total = -1;
   long warmupRuns = 3, repetitions = 20;
@@ -169,6 +170,8 @@ int parseOptions(int argc, char **argv, Options &options) {
       options.threads = n;
     } else if (arg == "--json") {
       options.json = true;
+    } else if (arg == "--keep-denormals") {
+      options.keepDenormals = true;
     } else if (!arg.empty() && arg[0] == '-') {
       return usageError("unknown option '" + arg + "'");
     } else if (options.modelDir.empty()) {
@@ -559,6 +562,7 @@ int main(int argc, char **argv) {
           (*session)->module().setThreads(static_cast<int>(options.threads));
       !threads)
     return fail(threads);
+  (*session)->module().setFlushDenormals(!options.keepDenormals);
   if (options.command == "bench")
     return runBench(options, **session);
   return options.command == "train" ? runTrain(options, **session)

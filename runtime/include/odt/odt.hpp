@@ -443,6 +443,15 @@ public:
     detail::ThrowOnError(OdtGetSessionThreads(get(), &threads));
     return threads;
   }
+  /// Denormal floats flushed to zero in every step (the default) or kept.
+  void SetFlushDenormals(bool flush) {
+    detail::ThrowOnError(OdtSetSessionFlushDenormals(get(), flush));
+  }
+  bool GetFlushDenormals() const {
+    bool flush = true;
+    detail::ThrowOnError(OdtGetSessionFlushDenormals(get(), &flush));
+    return flush;
+  }
   /// ORT: SetLearningRate / GetLearningRate.
   void SetLearningRate(float learning_rate) {
     detail::ThrowOnError(OdtSetLearningRate(get(), learning_rate));
