@@ -34,6 +34,8 @@ fb::ArgumentRole toFlatbufferRole(ArgRole role) {
   case ArgRole::FirstMoment: return fb::ArgumentRole::FirstMoment;
   case ArgRole::SecondMoment: return fb::ArgumentRole::SecondMoment;
   case ArgRole::UpdatedFlag: return fb::ArgumentRole::UpdatedFlag;
+  case ArgRole::PackedPanels: return fb::ArgumentRole::PackedPanels;
+  case ArgRole::PanelsStale: return fb::ArgumentRole::PanelsStale;
   case ArgRole::GradAccumFlag: break;
   }
   return fb::ArgumentRole::UserOutput;
@@ -82,8 +84,10 @@ void findLabelRange(BlockArgument arg, ArgumentInfo &info) {
 class DescriptorBuilder {
 public:
   DescriptorBuilder(ModuleOp module, const std::string &prefix,
-                    const std::string &evalModelPath)
-      : module(module), prefix(prefix), evalModelPath(evalModelPath) {}
+                    const std::string &evalModelPath,
+                    DictionaryAttr codegenArguments)
+      : module(module), prefix(prefix), evalModelPath(evalModelPath),
+        codegenArguments(codegenArguments) {}
 
   FailureOr<ModelDescriptor> build();
 
@@ -94,6 +98,7 @@ private:
   ModuleOp module;
   const std::string &prefix;
   const std::string &evalModelPath;
+  DictionaryAttr codegenArguments;
 };
 
 LogicalResult DescriptorBuilder::collectArguments(
@@ -144,6 +149,21 @@ LogicalResult DescriptorBuilder::collectArguments(
     if (info->role == ArgRole::UserInput)
       findLabelRange(func.getArgument(i), *info);
     arguments.push_back(*info);
+  }
+  // Arguments codegen appended (after the graph's, before the outputs).
+  if (auto added = codegenArguments
+                       ? codegenArguments.getAs<ArrayAttr>(func.getName())
+                       : nullptr) {
+    for (Attribute attr : added) {
+      auto dict = cast<DictionaryAttr>(attr);
+      auto type = dict.getAs<TypeAttr>("type");
+      FailureOr<ArgumentInfo> info =
+          describe(dict, type ? type.getValue() : Type(), func.getLoc());
+      if (failed(info))
+        return failure();
+      info->writes = true;
+      arguments.push_back(*info);
+    }
   }
   for (unsigned r = 0; r < func.getNumResults(); ++r) {
     if (func.getResultAttr(r, kTiedAttr))
@@ -394,8 +414,10 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
 
 FailureOr<ModelDescriptor> buildDescriptor(ModuleOp module,
                                            const std::string &prefix,
-                                           const std::string &evalModelPath) {
-  return DescriptorBuilder(module, prefix, evalModelPath).build();
+                                           const std::string &evalModelPath,
+                                           DictionaryAttr codegenArguments) {
+  return DescriptorBuilder(module, prefix, evalModelPath, codegenArguments)
+      .build();
 }
 
 } // namespace odt

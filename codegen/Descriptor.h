@@ -34,9 +34,13 @@ struct ModelDescriptor {
 /// fails on them. With `evalModelPath` (the eval model the module was
 /// imported from), the descriptor embeds its export template
 /// (compiler/export/ExportTemplate.h) for ExportModelForInferencing.
+/// `codegenArguments` (kCodegenArgumentsAttr of the lowered module) lists
+/// arguments codegen added to entry points after the graph stage; they
+/// follow the graph's arguments.
 mlir::FailureOr<ModelDescriptor>
 buildDescriptor(mlir::ModuleOp module, const std::string &prefix,
-                const std::string &evalModelPath = "");
+                const std::string &evalModelPath = "",
+                mlir::DictionaryAttr codegenArguments = {});
 
 } // namespace odt
 

@@ -334,6 +334,17 @@ def VectorizeContractions
     Each output element still sums its terms in k order, so results change
     only by the rounding of a fused multiply-add.
 
+    Kept panels (cache-panels): when B is an argument of the entry point
+    with odt.role = "parameter" and a static shape (a weight used as it
+    is), the panels of B live in two arguments the pass adds, the panels
+    ([column tiles, k, columns]) and a bool[1] stale flag (roles
+    packed_panels and panels_stale), both returned updated (odt.tied).
+    Before the product, when it will take the packed path and the flag is
+    set, all of B is packed into them (in parallel over column tiles) and
+    the flag cleared; the kernel reads its panels there. The runtime sets
+    the flag when the parameter changes, so a weight is packed at most once
+    per change (once per optimizer step) instead of in every product call.
+
     Epilogues (fuse-epilogues): when C starts as a linalg.generic that
     broadcasts a 1-D bias over the rows (Gemm's C, MatMul + Add), the
     accumulators of the first k block start from the bias vector and the
@@ -356,7 +367,11 @@ def VectorizeContractions
     Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
            "Start the accumulators from a bias broadcast over the rows, and "
            "apply the product's elementwise consumer to the finished tile "
-           "in registers">
+           "in registers">,
+    Option<"cachePanels", "cache-panels", "bool", "true",
+           "Keep the packed panels of a parameter B between steps: entry "
+           "arguments (packed_panels, panels_stale) that the runtime binds "
+           "and marks stale when the parameter changes">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",

@@ -33,9 +33,44 @@ struct DestinationPassingPass
     : impl::DestinationPassingBase<DestinationPassingPass> {
   void runOnOperation() override {
     for (auto func :
-         llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
-      if (isEntryPoint(func) && failed(convert(func)))
+         llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>())) {
+      if (!isEntryPoint(func))
+        continue;
+      recordCodegenArguments(func);
+      if (failed(convert(func)))
         return signalPassFailure();
+    }
+  }
+
+  /// Arguments that codegen added after the descriptor was built from the
+  /// graph (odt-vectorize-contractions' panel caches) are listed in the
+  /// module attribute kCodegenArgumentsAttr (entry name -> their attribute
+  /// dictionaries, each with its tensor type under "type"), in argument
+  /// order, for odt-compile to add to the descriptor.
+  void recordCodegenArguments(func::FuncOp func) {
+    SmallVector<Attribute> added;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      DictionaryAttr attrs = func.getArgAttrDict(i);
+      auto role = attrs ? attrs.getAs<StringAttr>(kRoleAttr) : nullptr;
+      std::optional<ArgRole> parsed =
+          role ? parseRole(role.getValue()) : std::nullopt;
+      if (!parsed ||
+          (*parsed != ArgRole::PackedPanels && *parsed != ArgRole::PanelsStale))
+        continue;
+      NamedAttrList list(attrs);
+      list.set("type", TypeAttr::get(func.getArgumentTypes()[i]));
+      added.push_back(list.getDictionary(func.getContext()));
+    }
+    if (added.empty())
+      return;
+    ModuleOp module = getOperation();
+    NamedAttrList all;
+    if (auto existing =
+            module->getAttrOfType<DictionaryAttr>(kCodegenArgumentsAttr))
+      all.append(existing.getValue());
+    all.set(func.getName(), ArrayAttr::get(func.getContext(), added));
+    module->setAttr(kCodegenArgumentsAttr,
+                    all.getDictionary(func.getContext()));
   }
 
   LogicalResult convert(func::FuncOp func) {

@@ -12,12 +12,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
+#include "codegen/ShapeFunctions.h"
+#include "compiler/training/Roles.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <deque>
+#include <set>
 
 using namespace mlir;
 
@@ -433,6 +438,14 @@ linalg::GenericOp epilogueConsumer(linalg::GenericOp product) {
   return consumer;
 }
 
+/// A parameter's panels kept between steps (entry arguments the pass adds):
+/// the [column tiles, k, columns] panels of B and the bool[1] stale flag,
+/// as tensors; emit() sets the values the entry returns for them.
+struct PanelCache {
+  Value panels, stale;
+  Value panelsOut, staleOut;
+};
+
 /// Emits the loops for one planned product.
 ///
 /// Packed path (B transposed, or enough rows to reuse a panel): for each
@@ -444,9 +457,18 @@ class ContractionEmitter {
 public:
   ContractionEmitter(linalg::GenericOp op, const ContractionPlan &plan,
                      const ContractionEpilogue &epilogue, unsigned vectorWidth,
-                     unsigned rows, unsigned depth)
+                     unsigned rows, unsigned depth, PanelCache *cache = nullptr)
       : op(op), plan(plan), epilogue(epilogue), rows(rows),
-        columns(2 * vectorWidth), depth(depth), loc(op.getLoc()) {}
+        columns(2 * vectorWidth), depth(depth), loc(op.getLoc()), cache(cache) {
+  }
+
+  /// The fewest rows with which a product takes the packed path (0: it
+  /// always does).
+  int64_t packedPathRows() const {
+    if (!plan.transposeB)
+      return 2 * rows;
+    return kInnermostInA() ? kDotRowLimit * rows : 0;
+  }
 
   /// Column tiles per unit of parallel work: each chunk of columns is an
   /// independent product (its own slice of C and of B, its own panel), as
@@ -533,6 +555,8 @@ public:
         blockRows
             ? arith::MulIOp::create(builder, loc, rowBlocks, chunks).getResult()
             : chunks;
+    if (cache)
+      emitPanelCache(builder);
     auto forall =
         scf::ForallOp::create(builder, loc, ArrayRef<OpFoldResult>{iterations},
                               ValueRange{c}, std::nullopt);
@@ -548,6 +572,7 @@ public:
         step);
     Value width = arith::MinUIOp::create(
         builder, loc, step, arith::SubIOp::create(builder, loc, extent, first));
+    columnOffset = first;
     AffineExpr parallelExpr =
         getAffineDimExpr(parallelDim, builder.getContext());
     unsigned positionInC = *maps[2].getResultPosition(parallelExpr);
@@ -680,19 +705,123 @@ private:
               kb, loc, zero, sizes[plan.n], columnStep, blockArgs,
               [&](OpBuilder &jb, Location, Value column, ValueRange args) {
                 dimValues[plan.n] = column;
-                Value packed = emitPack(jb, args[1], kStart, kCount);
+                Value packed = cachedPanels
+                                   ? cachedPanel(jb, column, kStart, kCount)
+                                   : emitPack(jb, args[1], kStart, kCount);
                 Value result = emitRowTiles(
                     jb, args[0], kStart, kCount, [&](OpBuilder &kb2, Value k) {
                       return vector::TransferReadOp::create(
                           kb2, loc, vectorType, packed, ValueRange{k, zero},
                           padding, ArrayRef<bool>{true});
                     });
-                scf::YieldOp::create(jb, loc, ValueRange{result, packed});
+                // A cached panel is not carried: the loop's panel stays.
+                scf::YieldOp::create(
+                    jb, loc,
+                    ValueRange{result, cachedPanels ? args[1] : packed});
               });
           scf::YieldOp::create(kb, loc, tiles.getResults());
         });
     return scf::ValueVector(blocks.getResults().begin(),
                             blocks.getResults().end());
+  }
+
+  /// Before the product's parallel loop: when it will take the packed path
+  /// (enough rows) and the cache is stale, every panel of B is packed into
+  /// the cache (in parallel over column tiles) and the flag cleared. The
+  /// kernel then reads its panels from the cache (cachedPanels).
+  void emitPanelCache(OpBuilder &builder) {
+    dimValues.assign(sizes.size(), Value());
+    Value enoughRows = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
+        arith::ConstantIndexOp::create(builder, loc, packedPathRows()));
+    Value stale =
+        tensor::ExtractOp::create(builder, loc, cache->stale, ValueRange{zero});
+    Value fill = arith::AndIOp::create(builder, loc, enoughRows, stale);
+    auto choice = scf::IfOp::create(
+        builder, loc, fill,
+        [&](OpBuilder &then, Location) {
+          Value filled = emitFill(then, cache->panels);
+          Value cleared = tensor::InsertOp::create(
+              then, loc,
+              arith::ConstantIntOp::create(then, loc, then.getI1Type(), 0),
+              cache->stale, ValueRange{zero});
+          scf::YieldOp::create(then, loc, ValueRange{filled, cleared});
+        },
+        [&](OpBuilder &otherwise, Location) {
+          scf::YieldOp::create(otherwise, loc,
+                               ValueRange{cache->panels, cache->stale});
+        });
+    cachedPanels = choice.getResult(0);
+    cache->panelsOut = choice.getResult(0);
+    cache->staleOut = choice.getResult(1);
+  }
+
+  /// Packs all of B into `panels` ([column tiles, k, columns]): one
+  /// parallel iteration per column tile, its k blocks packed as emitPack
+  /// packs them inside the product.
+  Value emitFill(OpBuilder &builder, Value panels) {
+    auto type = cast<RankedTensorType>(panels.getType());
+    int64_t tiles = type.getDimSize(0), k = type.getDimSize(1);
+    auto forall = scf::ForallOp::create(
+        builder, loc, ArrayRef<OpFoldResult>{builder.getIndexAttr(tiles)},
+        ValueRange{panels}, std::nullopt);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(forall.getBody());
+    Value tile = forall.getInductionVar(0);
+    Value out = forall.getRegionIterArgs()[0];
+    Value column = arith::MulIOp::create(
+        builder, loc, tile,
+        arith::ConstantIndexOp::create(builder, loc, columns));
+    SmallVector<OpFoldResult> offsets = {tile, builder.getIndexAttr(0),
+                                         builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> tileSizes = {builder.getIndexAttr(1),
+                                           builder.getIndexAttr(k),
+                                           builder.getIndexAttr(columns)};
+    SmallVector<OpFoldResult> unit(3, builder.getIndexAttr(1));
+    auto tileType = RankedTensorType::get({k, columns}, builder.getF32Type());
+    Value slab = tensor::ExtractSliceOp::create(builder, loc, tileType, out,
+                                                offsets, tileSizes, unit);
+    Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);
+    Value kSize = arith::ConstantIndexOp::create(builder, loc, k);
+    auto blocks = scf::ForOp::create(
+        builder, loc, zero, kSize, depthStep, ValueRange{slab},
+        [&](OpBuilder &kb, Location, Value kStart, ValueRange args) {
+          Value kCount = arith::MinUIOp::create(
+              kb, loc, depthStep,
+              arith::SubIOp::create(kb, loc, kSize, kStart));
+          SmallVector<OpFoldResult> blockOffsets = {kStart, kb.getIndexAttr(0)};
+          SmallVector<OpFoldResult> blockSizes = {kCount,
+                                                  kb.getIndexAttr(columns)};
+          SmallVector<OpFoldResult> ones(2, kb.getIndexAttr(1));
+          Value block = tensor::ExtractSliceOp::create(
+              kb, loc, args[0], blockOffsets, blockSizes, ones);
+          dimValues[plan.n] = column;
+          Value packed = emitPack(kb, block, kStart, kCount);
+          Value updated = tensor::InsertSliceOp::create(
+              kb, loc, packed, args[0], blockOffsets, blockSizes, ones);
+          scf::YieldOp::create(kb, loc, updated);
+        });
+    builder.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(builder, loc, blocks.getResult(0),
+                                          out, offsets, tileSizes, unit);
+    return forall.getResult(0);
+  }
+
+  /// The cached panel of rows [kStart, kStart + kCount) under the column
+  /// tile at `column` of the current chunk.
+  Value cachedPanel(OpBuilder &builder, Value column, Value kStart,
+                    Value kCount) {
+    Value tile = arith::DivUIOp::create(
+        builder, loc, arith::AddIOp::create(builder, loc, columnOffset, column),
+        arith::ConstantIndexOp::create(builder, loc, columns));
+    SmallVector<OpFoldResult> offsets = {tile, kStart, builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes3 = {builder.getIndexAttr(1), kCount,
+                                        builder.getIndexAttr(columns)};
+    SmallVector<OpFoldResult> unit(3, builder.getIndexAttr(1));
+    auto panelType = RankedTensorType::get({ShapedType::kDynamic, columns},
+                                           builder.getF32Type());
+    return tensor::ExtractSliceOp::create(builder, loc, panelType, cachedPanels,
+                                          offsets, sizes3, unit);
   }
 
   /// Below this many row tiles, a product with a transposed B is computed
@@ -1201,6 +1330,11 @@ private:
   ContractionEpilogue epilogue;
   int64_t rows, columns, depth;
   Location loc;
+  /// The panel cache, if B is a parameter that keeps one; cachedPanels is
+  /// its (filled) value inside the product, columnOffset the first column
+  /// of the current parallel chunk.
+  PanelCache *cache = nullptr;
+  Value cachedPanels, columnOffset;
   SmallVector<AffineMap> maps;
   Value a, b, zero, one, padding;
   SmallVector<Value> sizes, dimValues;
@@ -1221,6 +1355,8 @@ struct VectorizeContractionsPass
                                "rows and depth must be positive");
       return signalPassFailure();
     }
+    usedCaches.clear();
+    caches.clear();
     IRRewriter rewriter(&getContext());
     // Named products (linalg.matmul, batch_matmul, ...) in their generic
     // form first: the plan reads indexing maps and bodies.
@@ -1271,7 +1407,9 @@ struct VectorizeContractionsPass
           });
       rewriter.setInsertionPoint(consumerInputsReady ? op.getOperation()
                                                      : replaced);
-      ContractionEmitter emitter(op, plan, epilogue, vectorWidth, rows, depth);
+      PanelCache *cache = cachePanels ? panelCacheFor(op, plan) : nullptr;
+      ContractionEmitter emitter(op, plan, epilogue, vectorWidth, rows, depth,
+                                 cache);
       Value result = emitter.emit(rewriter);
       if (result.getType() != replaced->getResult(0).getType())
         result = tensor::CastOp::create(
@@ -1280,7 +1418,112 @@ struct VectorizeContractionsPass
       if (replaced != op.getOperation())
         rewriter.eraseOp(op);
     }
+    returnPanelCaches();
   }
+
+private:
+  /// The panels of one parameter in one layout, kept by the runtime: the
+  /// entry arguments (panels, stale flag) and the product that uses them.
+  struct CacheEntry {
+    PanelCache values;
+    unsigned panelsArg, staleArg;
+    DictionaryAttr panelsAttrs, staleAttrs;
+  };
+
+  /// A panel cache for `op` when B is a parameter of the entry point (an
+  /// argument with odt.role = parameter and a static shape) used by this
+  /// one product in the entry's body, with no dims beyond m, n and k: two
+  /// arguments are added to the function (the panels, [column tiles, k,
+  /// columns] f32, and their bool[1] stale flag), returned updated
+  /// (odt.tied). Null otherwise; a second product with the same parameter
+  /// and layout packs its own panels.
+  PanelCache *panelCacheFor(linalg::GenericOp op, const ContractionPlan &plan) {
+    func::FuncOp func = getOperation();
+    auto weight = dyn_cast<BlockArgument>(op.getDpsInputs()[1]);
+    if (!weight || weight.getOwner() != &func.front() ||
+        op->getBlock() != &func.front() || op.getNumLoops() != 3 ||
+        func.getName().ends_with(kShapeFunctionSuffix))
+      return nullptr;
+    unsigned index = weight.getArgNumber();
+    auto role = func.getArgAttrOfType<StringAttr>(index, kRoleAttr);
+    auto name = func.getArgAttrOfType<StringAttr>(index, kNameAttr);
+    auto param = func.getArgAttrOfType<IntegerAttr>(index, kParamAttr);
+    auto type = dyn_cast<RankedTensorType>(weight.getType());
+    if (!role || role.getValue() != getRoleName(ArgRole::Parameter) || !name ||
+        !param || !type || !type.hasStaticShape() || type.getRank() != 2)
+      return nullptr;
+    std::pair<unsigned, bool> key = {index, plan.transposeB};
+    if (!usedCaches.insert(key).second)
+      return nullptr;
+    int64_t columns = 2 * vectorWidth;
+    int64_t n = type.getDimSize(plan.transposeB ? 0 : 1);
+    int64_t k = type.getDimSize(plan.transposeB ? 1 : 0);
+    int64_t tiles = llvm::divideCeil(n, columns);
+    MLIRContext *context = &getContext();
+    Builder builder(context);
+    // The name says the layout: train and eval graphs that pack a weight
+    // the same way share one cache in the runtime.
+    std::string panelsName =
+        (name.getValue() + ".panels" + (plan.transposeB ? "_t" : "") + "_" +
+         std::to_string(columns))
+            .str();
+    auto attrs = [&](StringRef argName, ArgRole argRole,
+                     ArrayRef<int64_t> dims) {
+      NamedAttrList list;
+      list.set(kNameAttr, builder.getStringAttr(argName));
+      list.set(kRoleAttr, builder.getStringAttr(getRoleName(argRole)));
+      list.set(kParamAttr, param);
+      SmallVector<Attribute> dimAttrs;
+      for (int64_t dim : dims)
+        dimAttrs.push_back(builder.getI64IntegerAttr(dim));
+      list.set(kDimsAttr, builder.getArrayAttr(dimAttrs));
+      return list.getDictionary(context);
+    };
+    CacheEntry entry;
+    auto panelsType =
+        RankedTensorType::get({tiles, k, columns}, builder.getF32Type());
+    auto staleType = RankedTensorType::get({1}, builder.getI1Type());
+    entry.panelsAttrs =
+        attrs(panelsName, ArgRole::PackedPanels, {tiles, k, columns});
+    entry.staleAttrs = attrs(panelsName + ".stale", ArgRole::PanelsStale, {1});
+    entry.panelsArg = func.getNumArguments();
+    entry.staleArg = entry.panelsArg + 1;
+    // Both inserted at the end (indices into the old argument list).
+    if (failed(func.insertArguments({entry.panelsArg, entry.panelsArg},
+                                    {panelsType, staleType},
+                                    {entry.panelsAttrs, entry.staleAttrs},
+                                    {func.getLoc(), func.getLoc()})))
+      return nullptr;
+    entry.values.panels = func.getArgument(entry.panelsArg);
+    entry.values.stale = func.getArgument(entry.staleArg);
+    caches.push_back(entry);
+    return &caches.back().values;
+  }
+
+  /// Each cache's final values become results tied to its arguments.
+  void returnPanelCaches() {
+    func::FuncOp func = getOperation();
+    auto returnOp = cast<func::ReturnOp>(func.front().getTerminator());
+    Builder builder(&getContext());
+    for (const CacheEntry &entry : caches) {
+      for (auto [arg, value, attrs] :
+           {std::make_tuple(entry.panelsArg, entry.values.panelsOut,
+                            entry.panelsAttrs),
+            std::make_tuple(entry.staleArg, entry.values.staleOut,
+                            entry.staleAttrs)}) {
+        NamedAttrList resultAttrs(attrs);
+        resultAttrs.set(kTiedAttr, builder.getI64IntegerAttr(arg));
+        unsigned index = func.getNumResults();
+        if (failed(func.insertResult(index, value.getType(),
+                                     resultAttrs.getDictionary(&getContext()))))
+          return signalPassFailure();
+        returnOp->insertOperands(returnOp->getNumOperands(), value);
+      }
+    }
+  }
+
+  std::set<std::pair<unsigned, bool>> usedCaches;
+  std::deque<CacheEntry> caches; // stable addresses: emitters point in
 };
 
 } // namespace

@@ -18,6 +18,8 @@ llvm::StringRef getRoleName(ArgRole role) {
   case ArgRole::FirstMoment: return "first_moment";
   case ArgRole::SecondMoment: return "second_moment";
   case ArgRole::UpdatedFlag: return "updated_flag";
+  case ArgRole::PackedPanels: return "packed_panels";
+  case ArgRole::PanelsStale: return "panels_stale";
   case ArgRole::GradAccumFlag: return "grad_accumulation_flag";
   }
   return "unknown";
@@ -35,6 +37,8 @@ std::optional<ArgRole> parseRole(llvm::StringRef name) {
       .Case("first_moment", ArgRole::FirstMoment)
       .Case("second_moment", ArgRole::SecondMoment)
       .Case("updated_flag", ArgRole::UpdatedFlag)
+      .Case("packed_panels", ArgRole::PackedPanels)
+      .Case("panels_stale", ArgRole::PanelsStale)
       .Case("grad_accumulation_flag", ArgRole::GradAccumFlag)
       .Default(std::nullopt);
 }

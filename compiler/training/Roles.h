@@ -29,6 +29,12 @@ enum class ArgRole {
   FirstMoment,
   SecondMoment,
   UpdatedFlag,
+  /// Added by codegen (odt-vectorize-contractions), not by the graph: a
+  /// parameter's matrix-product panels, kept by the runtime between steps,
+  /// and bool[1] that is true when they must be filled again (the
+  /// parameter changed since); the step clears it when it fills them.
+  PackedPanels,
+  PanelsStale,
   /// `<p>_grad.accumulation.out`: ORT's per-parameter accumulation flag
   /// outputs. Not user outputs; dropped by the training-program assembly.
   GradAccumFlag,
@@ -48,6 +54,10 @@ inline constexpr llvm::StringLiteral kDimsAttr = "onnx.dims";
 inline constexpr llvm::StringLiteral kResultNamesAttr = "odt.result_names";
 // Module attribute: the parameters, in training-graph input order.
 inline constexpr llvm::StringLiteral kParametersAttr = "odt.parameters";
+// Module attribute (set by odt-destination-passing): per entry point, the
+// arguments codegen added after the graph stage, for the descriptor.
+inline constexpr llvm::StringLiteral kCodegenArgumentsAttr =
+    "odt.codegen_arguments";
 // Module attribute: the optimizer's kind and hyper-parameters.
 inline constexpr llvm::StringLiteral kOptimizerAttr = "odt.optimizer";
 

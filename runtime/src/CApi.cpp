@@ -403,6 +403,7 @@ OdtStatus *OdtUpdateParameter(OdtCheckpointState *state, const char *name,
     if (param->data.empty()) {
       // A nominal parameter gets its first values.
       param->data = tensor.clone();
+      ++param->version;
       ODT_REQUIRE(!param->data.empty() || tensor.empty(), function,
                   "out of memory");
       bool complete = true;

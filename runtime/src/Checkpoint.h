@@ -26,6 +26,11 @@ struct Parameter {
   /// parameters (empty until then).
   Tensor gradient;
   bool requiresGrad = true;
+  /// Incremented whenever `data` changes (copyFrom, OptimizerStep,
+  /// CopyBufferToParameters, UpdateParameter): a session's copies derived
+  /// from the values (the kept panels of its matrix products) are refilled
+  /// when it moved. Code that writes `data` in place must increment it.
+  uint64_t version = 0;
 
   /// Zeroes the gradient buffer (no-op for frozen parameters).
   Status resetGrad();

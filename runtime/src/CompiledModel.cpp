@@ -28,6 +28,8 @@ const char *argumentRoleName(ArgumentRole role) {
   case ArgumentRole::FirstMoment: return "first moment";
   case ArgumentRole::SecondMoment: return "second moment";
   case ArgumentRole::UpdatedFlag: return "updated flag";
+  case ArgumentRole::PackedPanels: return "packed panels";
+  case ArgumentRole::PanelsStale: return "panels stale flag";
   }
   return "argument";
 }
@@ -72,6 +74,8 @@ Result<ArgumentRole> convertRole(fb::ArgumentRole role) {
   case fb::ArgumentRole::FirstMoment: return ArgumentRole::FirstMoment;
   case fb::ArgumentRole::SecondMoment: return ArgumentRole::SecondMoment;
   case fb::ArgumentRole::UpdatedFlag: return ArgumentRole::UpdatedFlag;
+  case fb::ArgumentRole::PackedPanels: return ArgumentRole::PackedPanels;
+  case fb::ArgumentRole::PanelsStale: return ArgumentRole::PanelsStale;
   }
   return Status::error("unknown argument role " +
                        std::to_string(static_cast<int>(role)));
@@ -362,9 +366,13 @@ EntryCall::EntryCall(const EntryPointSpec &spec)
     return;
   size_t totalRank = 0;
   for (size_t i = 0; i < spec.arguments.size(); ++i) {
-    if (spec.arguments[i].role == ArgumentRole::UserOutput)
+    ArgumentRole role = spec.arguments[i].role;
+    if (role == ArgumentRole::UserOutput)
       totalRank += spec.arguments[i].dims.size();
-    else
+    // The shape function was made from the graph, before codegen added
+    // the panel caches.
+    else if (role != ArgumentRole::PackedPanels &&
+             role != ArgumentRole::PanelsStale)
       shapePointers.push_back(pointers[i]);
   }
   outputDims.assign(totalRank, 0);

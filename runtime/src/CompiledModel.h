@@ -33,6 +33,8 @@ enum class ArgumentRole {
   FirstMoment,
   SecondMoment,
   UpdatedFlag,
+  PackedPanels,
+  PanelsStale,
 };
 
 const char *argumentRoleName(ArgumentRole role);

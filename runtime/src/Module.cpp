@@ -63,6 +63,12 @@ Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
       else if (entry->arguments[i].role == ArgumentRole::UserOutput)
         step->outputArgs.push_back(i);
     }
+    for (size_t i = 0; i < entry->arguments.size(); ++i) {
+      const ArgumentSpec &arg = entry->arguments[i];
+      if (arg.role != ArgumentRole::PackedPanels)
+        continue;
+      ODT_RETURN_IF_ERROR(module->addPanelUse(*step, *entry, i));
+    }
     size_t symbols = 0;
     for (const ArgumentSpec &arg : entry->arguments)
       symbols += arg.dims.size();
@@ -74,6 +80,51 @@ Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
                          "' has neither a train nor an eval step");
   ODT_RETURN_IF_ERROR(module->setThreads(0));
   return module;
+}
+
+Status Module::addPanelUse(Step &step, const EntryPointSpec &entry,
+                           size_t panelsArg) {
+  const ArgumentSpec &arg = entry.arguments[panelsArg];
+  auto malformed = [&](const std::string &why) {
+    return Status::error("the model '" + compiled->origin() +
+                         "' has a malformed panel cache '" + arg.name +
+                         "': " + why);
+  };
+  Shape shape;
+  for (const DimSpec &dim : arg.dims) {
+    if (dim.size < 0)
+      return malformed("its dims must be static");
+    shape.push_back(dim.size);
+  }
+  if (arg.parameter < 0 || size_t(arg.parameter) >= params.size())
+    return malformed("it names no parameter of the model");
+  PanelUse use;
+  use.panelsArg = panelsArg;
+  use.param = arg.parameter;
+  bool paired = false;
+  for (size_t i = 0; i < entry.arguments.size() && !paired; ++i)
+    if (entry.arguments[i].role == ArgumentRole::PanelsStale &&
+        entry.arguments[i].name == arg.name + ".stale") {
+      use.staleArg = i;
+      paired = true;
+    }
+  if (!paired)
+    return malformed("it has no stale flag");
+  auto [it, added] = panelCaches.try_emplace(arg.name);
+  PanelCache &cache = it->second;
+  if (added) {
+    cache.panels = Tensor::zeros(arg.dtype, shape);
+    if (cache.panels.empty())
+      return Status::error("cannot allocate the panels '" + arg.name + "' (" +
+                           formatShape(shape) + ")");
+  } else if (cache.panels.shape() != shape ||
+             cache.panels.dtype() != arg.dtype) {
+    return malformed("the train and eval steps give it different shapes");
+  }
+  use.cache = &cache;
+  use.stale = Tensor::zeros(DataType::Bool, {1});
+  step.panels.push_back(std::move(use));
+  return Status::ok();
 }
 
 std::map<std::string, std::shared_ptr<Parameter>>
@@ -157,6 +208,7 @@ Status Module::copyBufferToParameters(const Tensor &buffer, bool trainableOnly) 
                              param.name + "'");
     }
     std::memcpy(param.data.data(), in, param.data.byteSize());
+    ++param.version;
     in += param.data.byteSize();
   }
   if (checkpoint->isNominal) {
@@ -196,12 +248,24 @@ Status Module::bindStateArguments(Step &step) {
       break;
     case ArgumentRole::UserInput:
     case ArgumentRole::UserOutput:
+    case ArgumentRole::PackedPanels: // bound below
+    case ArgumentRole::PanelsStale:
       break;
     default:
       return Status::error("argument '" + arg.name + "' (" +
                            argumentRoleName(arg.role) +
                            ") does not belong in a train or eval step");
     }
+  }
+  // Kept panels are stale when their parameter changed since they were
+  // filled; the step fills them (when it takes the packed path) and clears
+  // the flag.
+  for (PanelUse &use : step.panels) {
+    use.boundVersion = params[use.param]->version;
+    use.boundStale = use.cache->filledVersion != use.boundVersion;
+    use.stale.data<uint8_t>()[0] = use.boundStale ? 1 : 0;
+    ODT_RETURN_IF_ERROR(step.call.set(use.panelsArg, use.cache->panels));
+    ODT_RETURN_IF_ERROR(step.call.set(use.staleArg, use.stale));
   }
   return Status::ok();
 }
@@ -274,6 +338,11 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   if (!status)
     return status.withContext(what);
   step.call.invoke(pool.get(), flushDenormals);
+  for (PanelUse &use : step.panels)
+    if (use.boundStale && !use.stale.data<uint8_t>()[0]) {
+      use.cache->filledVersion = use.boundVersion;
+      ++panelFillCount;
+    }
   return Status::ok();
 }
 

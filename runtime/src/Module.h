@@ -72,6 +72,9 @@ public:
   Status setThreads(int count);
   int threadCount() const { return threads; }
   ThreadPool *threadPool() const { return pool.get(); }
+  /// How many times steps have filled kept panels so far (each cache is
+  /// filled at most once per change of its parameter).
+  int64_t panelFills() const { return panelFillCount; }
   /// Whether TrainStep, EvalStep and OptimizerStep flush denormal floats to
   /// zero (the default; FloatMode.h says why) or keep IEEE denormals.
   void setFlushDenormals(bool flush) { flushDenormals = flush; }
@@ -82,14 +85,32 @@ public:
 
 private:
   Module() = default;
+  /// Panels of a parameter's matrix products in one layout (entry arguments
+  /// with role packed_panels), kept between steps and shared by the train
+  /// and eval steps that name the same layout. Filled by a step when it
+  /// finds its stale flag set; valid while the parameter's version is the
+  /// one they were filled at.
+  struct PanelCache {
+    Tensor panels;
+    uint64_t filledVersion = ~uint64_t(0); // never filled
+  };
+  struct PanelUse {
+    size_t panelsArg = 0, staleArg = 0, param = 0;
+    PanelCache *cache = nullptr;
+    Tensor stale;              // bool[1], bound to staleArg
+    uint64_t boundVersion = 0; // the parameter's version when bound
+    bool boundStale = false;
+  };
   struct Step {
     EntryCall call;
+    std::vector<PanelUse> panels;
     std::vector<size_t> inputArgs;  // argument index of each user input
     std::vector<size_t> outputArgs; // argument index of each user output
     SymbolBindings bindings;
     Shape outputShape; // reused by every call
   };
   Status bindStateArguments(Step &step);
+  Status addPanelUse(Step &step, const EntryPointSpec &entry, size_t panelsArg);
   Status run(Step &step, const char *what, std::vector<Tensor> &inputs,
              std::vector<Tensor> &outputs);
   static std::vector<std::string> argumentNames(const Step *step,
@@ -100,6 +121,8 @@ private:
   std::vector<std::shared_ptr<Parameter>> params;
   std::unique_ptr<Step> train, eval;
   Tensor lazyResetFlag; // bool[1]
+  std::map<std::string, PanelCache> panelCaches;
+  int64_t panelFillCount = 0;
   int threads = 0;
   bool flushDenormals = true;
   std::unique_ptr<ThreadPool> pool;

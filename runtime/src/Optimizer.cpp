@@ -133,6 +133,10 @@ Status Optimizer::step() {
   if (!status)
     return status.withContext("OptimizerStep");
   call.invoke(module->threadPool(), module->flushesDenormals());
+  // The update wrote the trainable parameters in place.
+  for (const auto &param : module->parameters())
+    if (param->requiresGrad)
+      ++param->version;
   if (updatedFlag.data<uint8_t>()[0])
     ++group->step;
   return Status::ok();

@@ -64,6 +64,7 @@ Status Parameter::copyFrom(const Tensor &source) {
   ODT_RETURN_IF_ERROR(
       checkSameLayout("CopyFrom", name, dtype, data.size(), source));
   std::memcpy(data.data(), source.data(), data.byteSize());
+  ++version;
   return Status::ok();
 }
 

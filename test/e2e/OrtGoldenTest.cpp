@@ -244,6 +244,81 @@ TEST_F(OrtMlpTest, OneModuleServesEveryBatchSize) {
   EXPECT_NEAR(train({0, 1}), both, 1e-6 * both);
 }
 
+// Products over a weight with at least 32 rows pack the weight's panels;
+// odt-compile keeps them (one cache per weight and layout, shared by the
+// train and eval steps) and a step refills a cache only when its parameter
+// changed: after OptimizerStep, CopyBufferToParameters and CopyFrom (ORT's
+// UpdateParameter) the losses equal those of a fresh session on the same
+// values, bit for bit, and in a loop of TrainStep, OptimizerStep and two
+// EvalSteps each cache is filled once per optimizer step.
+TEST_F(OrtMlpTest, KeptPanelsFollowTheParameters) {
+  std::vector<int> rows;
+  for (int i = 0; i < 64; ++i)
+    rows.push_back(i % 2);
+  std::vector<Tensor> batch = batchOf(inputs[0], rows);
+  auto loss = [&](Module &on, bool train) {
+    std::vector<Tensor> out;
+    Status status = train ? on.trainStep(batch, out) : on.evalStep(batch, out);
+    EXPECT_TRUE(status) << status.message();
+    return status && !out.empty() && out[0].size() == 1 ? out[0].data<float>()[0]
+                                                         : NAN;
+  };
+  // EvalStep of a new session given this module's current parameters.
+  auto freshEval = [&]() {
+    Tensor values = Tensor::zeros(DataType::Float,
+                                  {module->getParametersSize(false)});
+    EXPECT_TRUE(module->copyParametersToBuffer(values, false));
+    Session fresh;
+    openSession(modelDir("ort_mlp"), ortTrainingApiDir() + "/checkpoint.ckpt",
+                fresh);
+    EXPECT_TRUE(fresh.module->copyBufferToParameters(values, false));
+    return loss(*fresh.module, false);
+  };
+  Result<std::unique_ptr<Optimizer>> optimizer = Optimizer::create(*module);
+  ASSERT_TRUE(optimizer) << optimizer.getStatus().message();
+
+  EXPECT_EQ(module->panelFills(), 0);
+  float first = loss(*module, false);
+  EXPECT_EQ(module->panelFills(), 2); // fc1 and fc2 transposed
+  EXPECT_EQ(loss(*module, false), first);
+  EXPECT_EQ(module->panelFills(), 2);
+  EXPECT_EQ(first, freshEval());
+
+  loss(*module, true); // fills fc2 untransposed (dX of the hidden layer)
+  EXPECT_EQ(module->panelFills(), 3);
+  for (int step = 0; step < 3; ++step) {
+    int64_t before = module->panelFills();
+    ASSERT_TRUE((*optimizer)->step());
+    ASSERT_TRUE(module->lazyResetGrad());
+    float evaluated = loss(*module, false);
+    EXPECT_EQ(loss(*module, false), evaluated);
+    EXPECT_EQ(evaluated, freshEval()) << "after OptimizerStep " << step;
+    loss(*module, true);
+    EXPECT_EQ(module->panelFills() - before, 3)
+        << "each cache once per optimizer step";
+  }
+
+  // New values through CopyBufferToParameters, then through CopyFrom.
+  Tensor values = Tensor::zeros(DataType::Float, {module->getParametersSize()});
+  ASSERT_TRUE(module->copyParametersToBuffer(values));
+  for (int64_t i = 0; i < values.size(); ++i)
+    values.data<float>()[i] *= 0.5f;
+  float beforeCopy = loss(*module, false);
+  ASSERT_TRUE(module->copyBufferToParameters(values));
+  float halved = loss(*module, false);
+  EXPECT_NE(halved, beforeCopy);
+  EXPECT_EQ(halved, freshEval()) << "after CopyBufferToParameters";
+  std::shared_ptr<Parameter> fc1 = module->findParameter("fc1.weight");
+  ASSERT_NE(fc1, nullptr);
+  Tensor doubled = fc1->data.clone();
+  for (int64_t i = 0; i < doubled.size(); ++i)
+    doubled.data<float>()[i] *= 2.0f;
+  ASSERT_TRUE(fc1->copyFrom(doubled));
+  float updated = loss(*module, false);
+  EXPECT_NE(updated, halved);
+  EXPECT_EQ(updated, freshEval()) << "after CopyFrom (UpdateParameter)";
+}
+
 // Steps flush denormal floats to zero unless the session keeps them, on the
 // calling thread and on the pool's worker (2 threads: the 784x500 weight's
 // update is cut between them), and the caller's own mode comes back after

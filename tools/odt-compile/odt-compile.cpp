@@ -17,6 +17,7 @@
 #include "compiler/export/ModelExporter.h"
 #include "compiler/import/ArtifactImporter.h"
 #include "compiler/training/GenerateArtifacts.h"
+#include "compiler/training/Roles.h"
 
 #include "Checkpoint.h"
 #include "Npy.h"
@@ -404,6 +405,9 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
       odt::buildDescriptor(*module, prefix, paths.eval);
   if (failed(descriptor))
     return 1;
+  // Codegen may add entry arguments (kept panels of weights); the
+  // descriptor is then rebuilt from this copy of the graph-stage module.
+  OwningOpRef<ModuleOp> graphModule(cast<ModuleOp>((*module)->clone()));
 
   timer.start("linalg");
   if (failed(odt::runLinalgPipeline(*module, !simpleCodegen)))
@@ -431,6 +435,13 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
                      << ")";
       llvm::errs() << "\n";
     }
+
+  if (auto added = (*module)->getAttrOfType<DictionaryAttr>(
+          odt::kCodegenArgumentsAttr)) {
+    descriptor = odt::buildDescriptor(*graphModule, prefix, paths.eval, added);
+    if (failed(descriptor))
+      return 1;
+  }
 
   timer.start("codegen");
   llvm::LLVMContext llvmContext;

@@ -497,3 +497,53 @@ func.func @unused_product(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>, %c: tenso
   } -> tensor<?x64xf32>
   return %c : tensor<?x64xf32>
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// B is a parameter of the entry point: its panels are kept between steps.
+// Two arguments are added (the panels, [column tiles, k, 32], and a stale
+// flag) and returned updated, tied to them. When the product will take the
+// packed path (at least 32 rows with B transposed) and the flag is set,
+// every panel is packed into the cache, in parallel over column tiles, and
+// the flag cleared; the kernel reads its panels from the cache.
+// CHECK-LABEL: func.func @panel_cache
+// CHECK-SAME:    %[[W:.*]]: tensor<37x300xf32> {odt.name = "w", odt.param = 0 : i64, odt.role = "parameter"
+// CHECK-SAME:    %[[PANELS:.*]]: tensor<2x300x32xf32> {odt.name = "w.panels_t_32", odt.param = 0 : i64, odt.role = "packed_panels", onnx.dims = [2, 300, 32]}
+// CHECK-SAME:    %[[STALE:.*]]: tensor<1xi1> {odt.name = "w.panels_t_32.stale", odt.param = 0 : i64, odt.role = "panels_stale", onnx.dims = [1]}
+// CHECK-SAME:    -> (tensor<?x37xf32> {odt.name = "y"
+// CHECK-SAME:        tensor<2x300x32xf32> {odt.name = "w.panels_t_32", odt.param = 0 : i64, odt.role = "packed_panels", odt.tied = 2 : i64
+// CHECK-SAME:        tensor<1xi1> {odt.name = "w.panels_t_32.stale", odt.param = 0 : i64, odt.role = "panels_stale", odt.tied = 3 : i64
+// CHECK:         %[[ENOUGH:.*]] = arith.cmpi uge, %{{.*}}, %c32
+// CHECK:         %[[FLAG:.*]] = tensor.extract %[[STALE]]
+// CHECK:         %[[FILL:.*]] = arith.andi %[[ENOUGH]], %[[FLAG]]
+// CHECK:         %[[CACHE:.*]]:2 = scf.if %[[FILL]] -> (tensor<2x300x32xf32>, tensor<1xi1>)
+// CHECK:           scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %[[PANELS]])
+// CHECK:             vector.shuffle
+// CHECK:           tensor.insert %false into %[[STALE]]
+// CHECK:         } else {
+// CHECK:           scf.yield %[[PANELS]], %[[STALE]]
+// CHECK:         %[[Y:.*]] = scf.forall
+// CHECK:           tensor.extract_slice %[[CACHE]]#0[%{{.*}}, %{{.*}}, 0] [1, %{{.*}}, 32] [1, 1, 1] : tensor<2x300x32xf32> to tensor<?x32xf32>
+// CHECK:           vector.fma
+// CHECK:         return %[[Y]], %[[CACHE]]#0, %[[CACHE]]#1
+func.func @panel_cache(%x: tensor<?x300xf32> {odt.name = "x", odt.role = "user_input", onnx.dims = ["batch", 300]},
+                       %w: tensor<37x300xf32> {odt.name = "w", odt.param = 0 : i64, odt.role = "parameter", onnx.dims = [37, 300]})
+    -> (tensor<?x37xf32> {odt.name = "y", odt.role = "user_output", onnx.dims = ["batch", 37]}) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x300xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x37xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x37xf32>) -> tensor<?x37xf32>
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<?x300xf32>, tensor<37x300xf32>) outs(%f : tensor<?x37xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x37xf32>
+  return %r : tensor<?x37xf32>
+}
