@@ -547,3 +547,31 @@ func.func @panel_cache(%x: tensor<?x300xf32> {odt.name = "x", odt.role = "user_i
   } -> tensor<?x37xf32>
   return %r : tensor<?x37xf32>
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// A kept weight with rows along n (a hidden layer's dX = dY W) is packed
+// from 3 row tiles (24 rows) on: with fewer, its panels (refilled after
+// every optimizer step) cost more than reading it in place.
+// CHECK-LABEL: func.func @panel_cache_rows
+// CHECK-SAME:    tensor<16x512x32xf32> {odt.name = "w.panels_32"
+// CHECK:         arith.cmpi uge, %{{.*}}, %c24
+// CHECK:         scf.forall
+// CHECK:           arith.cmpi uge, %{{.*}}, %c24
+func.func @panel_cache_rows(%dy: tensor<?x512xf32> {odt.name = "dy", odt.role = "user_input", onnx.dims = ["batch", 512]},
+                            %w: tensor<512x512xf32> {odt.name = "w", odt.param = 0 : i64, odt.role = "parameter", onnx.dims = [512, 512]},
+                            %c: tensor<?x512xf32> {odt.name = "c", odt.role = "user_input", onnx.dims = ["batch", 512]})
+    -> (tensor<?x512xf32> {odt.name = "dx", odt.role = "user_output", onnx.dims = ["batch", 512]}) {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dy, %w : tensor<?x512xf32>, tensor<512x512xf32>) outs(%c : tensor<?x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x512xf32>
+  return %r : tensor<?x512xf32>
+}
