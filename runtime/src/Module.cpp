@@ -113,7 +113,9 @@ Status Module::addPanelUse(Step &step, const EntryPointSpec &entry,
   auto [it, added] = panelCaches.try_emplace(arg.name);
   PanelCache &cache = it->second;
   if (added) {
-    cache.panels = Tensor::zeros(arg.dtype, shape);
+    // Filled before it is first read (it starts stale); untouched pages
+    // cost nothing while no step takes the packed path (batch 1-16).
+    cache.panels = Tensor::uninitialized(arg.dtype, shape);
     if (cache.panels.empty())
       return Status::error("cannot allocate the panels '" + arg.name + "' (" +
                            formatShape(shape) + ")");

@@ -83,6 +83,13 @@ int64_t numElements(const Shape &shape) {
 void Tensor::FreeDeleter::operator()(void *p) const { std::free(p); }
 
 Tensor Tensor::zeros(DataType type, Shape shape) {
+  Tensor tensor = uninitialized(type, std::move(shape));
+  if (tensor.ptr && tensor.byteSize())
+    std::memset(tensor.ptr, 0, (tensor.byteSize() + 63) / 64 * 64);
+  return tensor;
+}
+
+Tensor Tensor::uninitialized(DataType type, Shape shape) {
   Tensor tensor;
   tensor.type = type;
   tensor.count = numElements(shape);
@@ -94,8 +101,6 @@ Tensor Tensor::zeros(DataType type, Shape shape) {
                                   : std::aligned_alloc(64, rounded ? rounded : 64);
   if (!memory)
     return Tensor(); // empty: the caller reports the failed allocation
-  if (rounded)
-    std::memset(memory, 0, rounded);
   tensor.storage = std::shared_ptr<void>(memory, FreeDeleter());
   tensor.ptr = memory;
   return tensor;

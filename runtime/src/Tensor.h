@@ -53,6 +53,10 @@ public:
 
   /// A zero-filled owned tensor; empty() if the memory cannot be had.
   static Tensor zeros(DataType type, Shape shape);
+  /// An owned buffer whose contents are undefined until written. Nothing
+  /// touches its pages, so a large one costs no resident memory until used
+  /// (the kept panels of a product that never takes the packed path).
+  static Tensor uninitialized(DataType type, Shape shape);
   /// A tensor over caller memory; the caller keeps it alive and sized.
   static Tensor view(DataType type, Shape shape, void *data);
   /// Makes this tensor a view of `data` (dropping what it owned), reusing
