@@ -293,6 +293,37 @@ linalg::GenericOp collapseRowDims(RewriterBase &rewriter,
   return collapsed;
 }
 
+/// A product whose B is a 2-D linalg.transpose (the transformer's weights,
+/// transposed once for the forward product and read again, transposed, by
+/// the backward one) reads the transpose's input instead, with B's map
+/// swapped: no copy per step, and B is the weight itself (its panels can
+/// be kept). The transpose goes once nothing else reads it. Returns the new
+/// generic, or null.
+linalg::GenericOp foldTransposedB(RewriterBase &rewriter,
+                                  linalg::GenericOp op) {
+  auto transpose = op.getDpsInputs()[1].getDefiningOp<linalg::TransposeOp>();
+  if (!transpose || transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return nullptr;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap mapB = maps[1];
+  if (mapB.getNumResults() != 2)
+    return nullptr;
+  maps[1] =
+      AffineMap::get(mapB.getNumDims(), 0,
+                     {mapB.getResult(1), mapB.getResult(0)}, op.getContext());
+  rewriter.setInsertionPoint(op);
+  auto folded = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op.getResultTypes(),
+      ValueRange{op.getDpsInputs()[0], transpose.getInput()}, op.getDpsInits(),
+      maps, op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), folded.getRegion(),
+                              folded.getRegion().begin());
+  rewriter.replaceOp(op, folded.getResults());
+  if (transpose->use_empty())
+    rewriter.eraseOp(transpose);
+  return folded;
+}
+
 /// How one product is tiled: the loop dims of the generic that play m, n
 /// and k, and whether B needs a transposed copy.
 struct ContractionPlan {
@@ -1387,7 +1418,14 @@ struct VectorizeContractionsPass
         op = collapsed;
       if (linalg::GenericOp collapsed = collapseRowDims(rewriter, op))
         op = collapsed;
-      if (std::optional<ContractionPlan> plan = planContraction(op))
+      std::optional<ContractionPlan> plan = planContraction(op);
+      if (!plan)
+        continue;
+      if (linalg::GenericOp folded = foldTransposedB(rewriter, op)) {
+        op = folded;
+        plan = planContraction(op);
+      }
+      if (plan)
         work.push_back({op, *plan});
     }
     for (auto &[op, plan] : work) {

@@ -575,3 +575,36 @@ func.func @panel_cache_rows(%dy: tensor<?x512xf32> {odt.name = "dy", odt.role = 
   } -> tensor<?x512xf32>
   return %r : tensor<?x512xf32>
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// B is a weight transposed by linalg.transpose (MatMul by W^T, as the
+// transformer's layers are exported): the product reads the weight itself
+// with B's map swapped (a transposed B), so no copy is made per step and
+// the weight's panels are kept; the transpose goes with its last reader.
+// CHECK-LABEL: func.func @transposed_weight
+// CHECK-SAME:    tensor<4x128x32xf32> {odt.name = "w.panels_t_32"
+// CHECK-NOT:     linalg.transpose
+// CHECK:         scf.if
+// CHECK:           vector.shuffle
+// CHECK:         vector.fma
+// CHECK-NOT:     linalg.generic
+func.func @transposed_weight(%x: tensor<?x128xf32> {odt.name = "x", odt.role = "user_input", onnx.dims = ["batch", 128]},
+                             %w: tensor<128x128xf32> {odt.name = "w", odt.param = 0 : i64, odt.role = "parameter", onnx.dims = [128, 128]},
+                             %c: tensor<?x128xf32> {odt.name = "c", odt.role = "user_input", onnx.dims = ["batch", 128]})
+    -> (tensor<?x128xf32> {odt.name = "y", odt.role = "user_output", onnx.dims = ["batch", 128]}) {
+  %e = tensor.empty() : tensor<128x128xf32>
+  %wt = linalg.transpose ins(%w : tensor<128x128xf32>) outs(%e : tensor<128x128xf32>) permutation = [1, 0]
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %wt : tensor<?x128xf32>, tensor<128x128xf32>) outs(%c : tensor<?x128xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x128xf32>
+  return %r : tensor<?x128xf32>
+}
