@@ -465,10 +465,39 @@ static Value sliceImage(OpBuilder &b, Location loc, Value tensor, Value n) {
 /// image per parallel iteration: an image's columns ([C*KH*KW, OH*OW], a
 /// few hundred KB at most) are written and read while they sit in L2,
 /// instead of all images' columns going through memory.
+/// max(x, 0) of an f32 tensor, elementwise.
+static Value applyRelu(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value empty = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, x), type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{x}, ValueRange{empty},
+             ArrayRef<AffineMap>{identity, identity},
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               Value zero = arith::ConstantOp::create(
+                   nb, l, nb.getFloatAttr(args[0].getType(), 0.0));
+               linalg::YieldOp::create(
+                   nb, l,
+                   ValueRange{arith::MaximumFOp::create(nb, l, args[0], zero)
+                                  .getResult()});
+             })
+      .getResult(0);
+}
+
+bool convAbsorbsRelu(onnx::ConvOp conv) {
+  Value y = conv.getY();
+  auto type = dyn_cast<RankedTensorType>(y.getType());
+  return type && type.getElementType().isF32() && y.hasOneUse() &&
+         isa<onnx::ReluOp>(*y.getUsers().begin());
+}
+
 static Value buildConvolutionProduct(OpBuilder &b, Location loc, Value input,
                                      Value filter, Value init,
                                      ArrayRef<int64_t> strides,
-                                     ArrayRef<int64_t> dilations) {
+                                     ArrayRef<int64_t> dilations, bool relu) {
   MLIRContext *context = b.getContext();
   auto filterType = cast<RankedTensorType>(filter.getType());
   SmallVector<OpFoldResult> initSizes = tensor::getMixedSizes(b, loc, init);
@@ -500,6 +529,8 @@ static Value buildConvolutionProduct(OpBuilder &b, Location loc, Value input,
        AffineMap::get(4, 0, {d(0), d(1), d(2)}, context)},
       {utils::IteratorType::parallel, utils::IteratorType::parallel,
        utils::IteratorType::parallel, utils::IteratorType::reduction});
+  if (relu)
+    product = applyRelu(b, loc, product);
   Value result = tensor::ExpandShapeOp::create(
       b, loc, outImage.getType(), product, outGroups, outImage.getMixedSizes());
   b.setInsertionPointToStart(forall.getTerminator().getBody());
@@ -608,13 +639,29 @@ Value buildFilterGradientProduct(OpBuilder &b, Location loc, Value paddedInput,
       getAsIndexOpFoldResult(context, filterShape));
 }
 
+static Value buildConvolutionOps(OpBuilder &b, Location loc, Value input,
+                                 Value filter, Value init,
+                                 ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> dilations, int64_t group);
+
 Value buildConvolution(OpBuilder &b, Location loc, Value input, Value filter,
                        Value init, ArrayRef<int64_t> strides,
-                       ArrayRef<int64_t> dilations, int64_t group) {
-  unsigned rank = strides.size();
-  if (rank == 2 && convolvesAsProduct(input, filter, init, group))
+                       ArrayRef<int64_t> dilations, int64_t group, bool relu) {
+  if (strides.size() == 2 && convolvesAsProduct(input, filter, init, group))
     return buildConvolutionProduct(b, loc, input, filter, init, strides,
-                                   dilations);
+                                   dilations, relu);
+  Value result = buildConvolutionOps(b, loc, input, filter, init, strides,
+                                     dilations, group);
+  return relu ? applyRelu(b, loc, result) : result;
+}
+
+/// The convolutions that are not matrix products: linalg's named ops, or a
+/// generic.
+static Value buildConvolutionOps(OpBuilder &b, Location loc, Value input,
+                                 Value filter, Value init,
+                                 ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> dilations, int64_t group) {
+  unsigned rank = strides.size();
   Attribute stridesAttr = b.getI64TensorAttr(strides);
   Attribute dilationsAttr = b.getI64TensorAttr(dilations);
   SmallVector<Type> resultTypes = {init.getType()};

@@ -92,9 +92,18 @@ Value createBiasInit(OpBuilder &b, Location loc, Value bias,
 /// others use linalg's named NC* convolutions (plain for 1-3 spatial dims,
 /// depthwise for group == C == M, grouped for 2 spatial dims), else a
 /// linalg.generic.
+/// With `relu`, the result is max(y, 0): on a product, applied to the
+/// product's own result, so odt-vectorize-contractions runs it on each
+/// finished register tile (the Relu that reads a convolution, see
+/// convAbsorbsRelu).
 Value buildConvolution(OpBuilder &b, Location loc, Value input, Value filter,
                        Value init, llvm::ArrayRef<int64_t> strides,
-                       llvm::ArrayRef<int64_t> dilations, int64_t group);
+                       llvm::ArrayRef<int64_t> dilations, int64_t group,
+                       bool relu = false);
+
+/// Whether the lowering of `conv` applies the Relu that is its only user
+/// (f32 only); that Relu then lowers to its operand.
+bool convAbsorbsRelu(onnx::ConvOp conv);
 
 /// The windows of a 2-D `input` [N, C, H, W] (already padded) as the columns
 /// of a matrix, for computing f32 convolutions as matrix products: the

@@ -434,6 +434,55 @@ bool isVectorizableScalarOp(Operation &op) {
          !isa<arith::IndexCastOp, arith::IndexCastUIOp>(op);
 }
 
+/// When the product's only reader is a tensor.expand_shape whose only
+/// reader is an all-parallel generic with identity maps that reads nothing
+/// else (a convolution's absorbed Relu after the image's [F, OH*OW] result
+/// is expanded to [F, OH, OW]), that generic is rebuilt on the product's
+/// shape and its result expanded instead, so the epilogue rule can take it.
+void sinkExpandIntoConsumer(RewriterBase &rewriter, linalg::GenericOp product) {
+  Value result = product.getResult(0);
+  if (!result.hasOneUse())
+    return;
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
+  if (!expand || expand->getBlock() != product->getBlock() ||
+      expand.getResult().use_empty() ||
+      !llvm::all_equal(expand.getResult().getUsers()))
+    return;
+  auto consumer =
+      dyn_cast<linalg::GenericOp>(*expand.getResult().getUsers().begin());
+  if (!consumer || consumer->getBlock() != product->getBlock() ||
+      !consumer.hasPureTensorSemantics() || consumer.getNumDpsInits() != 1 ||
+      consumer.getNumReductionLoops() != 0 ||
+      consumer.getResult(0).getType() != expand.getResultType())
+    return;
+  for (AffineMap map : consumer.getIndexingMapsArray())
+    if (!map.isIdentity())
+      return;
+  for (OpOperand *input : consumer.getDpsInputOperands())
+    if (input->get() != expand.getResult())
+      return;
+  auto collapsedType = cast<RankedTensorType>(result.getType());
+  Location loc = consumer.getLoc();
+  rewriter.setInsertionPoint(consumer);
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, tensor::getMixedSizes(rewriter, loc, result),
+      collapsedType.getElementType());
+  AffineMap identity = rewriter.getMultiDimIdentityMap(collapsedType.getRank());
+  SmallVector<Value> inputs(consumer.getNumDpsInputs(), result);
+  SmallVector<AffineMap> maps(consumer.getNumDpsInputs() + 1, identity);
+  auto rebuilt = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{collapsedType}, inputs, ValueRange{empty}, maps,
+      SmallVector<utils::IteratorType>(collapsedType.getRank(),
+                                       utils::IteratorType::parallel));
+  rewriter.inlineRegionBefore(consumer.getRegion(), rebuilt.getRegion(),
+                              rebuilt.getRegion().begin());
+  Value expanded = tensor::ExpandShapeOp::create(
+      rewriter, loc, expand.getResultType(), rebuilt.getResult(0),
+      expand.getReassociationIndices(), expand.getMixedOutputShape());
+  rewriter.replaceOp(consumer, expanded);
+  rewriter.eraseOp(expand);
+}
+
 /// The consumer the product's kernel can apply in its epilogue, or null.
 linalg::GenericOp epilogueConsumer(linalg::GenericOp product) {
   Value result = product.getResult(0);
@@ -1436,6 +1485,7 @@ struct VectorizeContractionsPass
           epilogue.destination = op.getDpsInits()[0]
                                      .getDefiningOp<linalg::GenericOp>()
                                      .getDpsInits()[0];
+        sinkExpandIntoConsumer(rewriter, op);
         epilogue.consumer = epilogueConsumer(op);
       }
       // The fused kernel is emitted where the product was (its operands'

@@ -10,6 +10,7 @@
 //   FastGelu(X[, bias])         = Gelu(X [+ bias], "tanh")
 // ai.onnx Gelu's tanh form is FastGelu's formula
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+// A ReLU gradient's mask X > 0 then reads Relu(X) when the graph has it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +102,34 @@ Value decompose(Operation *op) {
   return nullptr;
 }
 
+/// Whether `value` is a constant whose every element is zero.
+bool isZeroConstant(Value value) {
+  auto constant = value.getDefiningOp<onnx::ConstantOp>();
+  auto elements =
+      constant ? dyn_cast<DenseFPElementsAttr>(constant.getValue()) : nullptr;
+  return elements && llvm::all_of(elements.getValues<APFloat>(),
+                                  [](const APFloat &v) { return v.isZero(); });
+}
+
+/// A ReLU gradient's mask X > 0 reads Relu(X) instead of X when the graph
+/// computes Relu(X) before it: Relu(X) > 0 exactly when X > 0 (NaN and -0
+/// included). X (a convolution's output) is then read by the Relu alone,
+/// so the convolution's kernel can apply the Relu (convAbsorbsRelu).
+void maskFromReluOutput(onnx::GreaterOp greater) {
+  Value x = greater.getA();
+  if (!isZeroConstant(greater.getB()))
+    return;
+  for (Operation *user : x.getUsers()) {
+    auto relu = dyn_cast<onnx::ReluOp>(user);
+    if (relu && relu->getBlock() == greater->getBlock() &&
+        relu->isBeforeInBlock(greater) &&
+        relu.getY().getType() == x.getType()) {
+      greater->setOperand(0, relu.getY());
+      return;
+    }
+  }
+}
+
 struct DecomposeTrainingOpsPass
     : impl::DecomposeTrainingOpsBase<DecomposeTrainingOpsPass> {
   void runOnOperation() override {
@@ -113,6 +142,8 @@ struct DecomposeTrainingOpsPass
       op->getResult(0).replaceAllUsesWith(replacement);
       op->erase();
     }
+    getOperation().walk(
+        [](onnx::GreaterOp greater) { maskFromReluOutput(greater); });
   }
 };
 

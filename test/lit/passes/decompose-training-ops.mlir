@@ -61,3 +61,25 @@ func.func @gelus(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, te
   %2 = onnx.ms.FastGelu(%x, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   return %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A ReLU gradient's mask X > 0 reads Relu(X) when the graph computes it
+// before the mask (the same mask), so X is read by the Relu alone; a mask
+// of a value without a Relu, or against a nonzero constant, stays.
+// CHECK-LABEL: func.func @mask_from_relu_output
+// CHECK-SAME:    (%[[X:[^:]*]]: tensor<?x6x28x28xf32>, %[[DY:.*]]: tensor<?x6x28x28xf32>, %[[Z:.*]]: tensor<?x6x28x28xf32>)
+// CHECK:         %[[Y:.*]] = onnx.Relu(%[[X]])
+// CHECK:         onnx.Greater(%[[Y]], %{{.*}})
+// CHECK:         onnx.Greater(%[[Z]], %{{.*}})
+// CHECK:         onnx.Greater(%[[X]], %[[ONE:.*]])
+func.func @mask_from_relu_output(%x: tensor<?x6x28x28xf32>, %dy: tensor<?x6x28x28xf32>, %z: tensor<?x6x28x28xf32>)
+    -> (tensor<?x6x28x28xf32>, tensor<?x6x28x28xi1>, tensor<?x6x28x28xi1>, tensor<?x6x28x28xi1>) {
+  %zero = onnx.Constant {value = dense<0.0> : tensor<f32>} : tensor<f32>
+  %one = onnx.Constant {value = dense<1.0> : tensor<f32>} : tensor<f32>
+  %y = onnx.Relu(%x) : (tensor<?x6x28x28xf32>) -> tensor<?x6x28x28xf32>
+  %m = onnx.Greater(%x, %zero) : (tensor<?x6x28x28xf32>, tensor<f32>) -> tensor<?x6x28x28xi1>
+  %n = onnx.Greater(%z, %zero) : (tensor<?x6x28x28xf32>, tensor<f32>) -> tensor<?x6x28x28xi1>
+  %o = onnx.Greater(%x, %one) : (tensor<?x6x28x28xf32>, tensor<f32>) -> tensor<?x6x28x28xi1>
+  return %y, %m, %n, %o : tensor<?x6x28x28xf32>, tensor<?x6x28x28xi1>, tensor<?x6x28x28xi1>, tensor<?x6x28x28xi1>
+}
