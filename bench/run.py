@@ -68,12 +68,19 @@ def peer_times(venv_python, work, name, batch, threads, args):
                                       (l for l in out.splitlines() if l.startswith("{")))}
 
 
+def middle(values):
+    """The median of an odd count (the upper middle of an even one)."""
+    return sorted(values)[len(values) // 2]
+
+
 def gemm_times(build, work, args):
     """odt-gemm-bench per shape and thread count: generated product, OpenBLAS
-    and the FMA peak, measured in one process each."""
+    and the FMA peak, measured in one process each, in --rounds rounds (all
+    shapes and thread counts in turn, so a slow phase of the shared machine
+    hits one round, not one shape); each figure is the median over rounds."""
     import onnx
     from onnx import helper, TensorProto
-    rows = []
+    shapes = []
     for m, n, k, transpose_a in GEMM_SHAPES:
         folder = os.path.join(work, "gemm_%dx%dx%d%s" % (m, n, k, "_ta" if transpose_a else ""))
         os.makedirs(folder, exist_ok=True)
@@ -89,17 +96,33 @@ def gemm_times(build, work, args):
                   os.path.join(folder, "gemm.onnx"))
         run([os.path.join(build, "bin", "odt-compile"), "--quiet", "--train",
              os.path.join(folder, "gemm.onnx"), "-o", os.path.join(folder, "compiled")])
+        shapes.append((m, n, k, transpose_a, folder))
+    samples = {}
+    for round_index in range(args.rounds):
+        for m, n, k, transpose_a, folder in shapes:
+            for threads in THREADS:
+                out = run([os.path.join(build, "bin", "odt-gemm-bench"),
+                           os.path.join(folder, "compiled"), str(m), str(n), str(k),
+                           "--threads", str(threads), "--repetitions",
+                           str(max(args.repetitions // 2, 5))]
+                          + (["--transpose-a"] if transpose_a else []))
+                r = json.loads(out.strip().splitlines()[-1])
+                samples.setdefault((m, n, k, transpose_a, threads), []).append(r)
+                print("bench: gemm %dx%dx%d t%d round %d odt %.1f openblas %s peak %.1f GFLOP/s" % (
+                    m, n, k, threads, round_index + 1, r["odt_gflops"],
+                    r["openblas_gflops"], r["peak_gflops"]), flush=True)
+    rows = []
+    for m, n, k, transpose_a, _ in shapes:
         for threads in THREADS:
-            out = run([os.path.join(build, "bin", "odt-gemm-bench"),
-                       os.path.join(folder, "compiled"), str(m), str(n), str(k),
-                       "--threads", str(threads), "--repetitions",
-                       str(max(args.repetitions // 2, 5))]
-                      + (["--transpose-a"] if transpose_a else []))
-            rows.append(json.loads(out.strip().splitlines()[-1]))
-            r = rows[-1]
-            print("bench: gemm %dx%dx%d t%d odt %.1f openblas %s peak %.1f GFLOP/s" % (
-                m, n, k, threads, r["odt_gflops"], r["openblas_gflops"],
-                r["peak_gflops"]), flush=True)
+            rounds = samples[(m, n, k, transpose_a, threads)]
+            row = dict(rounds[0])
+            for field in ("odt_gflops", "openblas_gflops", "peak_gflops"):
+                row[field] = middle([float(r[field]) for r in rounds])
+            rows.append(row)
+            print("bench: gemm %dx%dx%d t%d median of %d rounds: odt %.1f openblas %.1f "
+                  "peak %.1f GFLOP/s" % (m, n, k, threads, len(rounds), row["odt_gflops"],
+                                        row["openblas_gflops"], row["peak_gflops"]),
+                  flush=True)
     return rows
 
 
@@ -175,7 +198,6 @@ def main():
                     peers = peer_times(venv_python, args.work, name, batch,
                                        threads, args)
                     rounds.append((odt, peers["ort"], peers["pytorch"]))
-                middle = lambda values: sorted(values)[len(values) // 2]
                 odt_ms, ort_ms, torch_ms = (
                     middle([r[i]["median_ms"] for r in rounds]) for i in range(3))
                 odt_mib, ort_mib = (
@@ -246,7 +268,10 @@ def main():
                   "one MatMul, checked against a double-precision reference, timed "
                   "on the runtime's thread pool; OpenBLAS's cblas_sgemm on the same "
                   "data and thread count; the FMA peak measured by independent "
-                  "fused multiply-add chains on each thread. Medians.", "",
+                  "fused multiply-add chains on each thread. Each figure is the "
+                  "median over %d rounds (every shape and thread count in turn) of "
+                  "a median of %d products in one process." % (
+                      args.rounds, max(args.repetitions // 2, 5)), "",
                   "A^T: A stored [K, M] (Gemm transA, a weight gradient).", "",
                   "| M | N | K | A | threads | odt GFLOP/s | OpenBLAS GFLOP/s | FMA peak | "
                   "odt/peak | odt/OpenBLAS |",
