@@ -1,6 +1,7 @@
 //===- NNUtil.cpp - helpers of the NN family's lowerings ------------------===//
 
 #include "codegen/lowering/NNUtil.h"
+#include "codegen/lowering/ElementwiseUtil.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -461,30 +462,18 @@ static Value sliceImage(OpBuilder &b, Location loc, Value tensor, Value n) {
                                         strides);
 }
 
-/// Y[n, f, (oh,ow)] += W[f, (c,kh,kw)] * Col_n[(c,kh,kw), (oh,ow)], one
-/// image per parallel iteration: an image's columns ([C*KH*KW, OH*OW], a
-/// few hundred KB at most) are written and read while they sit in L2,
-/// instead of all images' columns going through memory.
-/// max(x, 0) of an f32 tensor, elementwise.
+/// max(x, 0) of an f32 tensor, elementwise (as the Relu lowering computes
+/// it).
 static Value applyRelu(OpBuilder &b, Location loc, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  Value empty = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, x), type.getElementType());
-  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{x}, ValueRange{empty},
-             ArrayRef<AffineMap>{identity, identity},
-             SmallVector<utils::IteratorType>(type.getRank(),
-                                              utils::IteratorType::parallel),
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               Value zero = arith::ConstantOp::create(
-                   nb, l, nb.getFloatAttr(args[0].getType(), 0.0));
-               linalg::YieldOp::create(
-                   nb, l,
-                   ValueRange{arith::MaximumFOp::create(nb, l, args[0], zero)
-                                  .getResult()});
-             })
-      .getResult(0);
+  Type elementType = cast<RankedTensorType>(x.getType()).getElementType();
+  Value empty =
+      createEmpty(b, loc, tensor::getMixedSizes(b, loc, x), elementType);
+  return buildElementwise(
+      b, loc, {x}, {empty},
+      [&](OpBuilder &nb, Location l, ValueRange args) -> SmallVector<Value> {
+        Value zero = createScalar(nb, l, elementType, 0.0);
+        return {createMaximum(nb, l, args[0], zero, /*isUnsigned=*/false)};
+      })[0];
 }
 
 bool convAbsorbsRelu(onnx::ConvOp conv) {
@@ -494,6 +483,10 @@ bool convAbsorbsRelu(onnx::ConvOp conv) {
          isa<onnx::ReluOp>(*y.getUsers().begin());
 }
 
+/// Y[n, f, (oh,ow)] += W[f, (c,kh,kw)] * Col_n[(c,kh,kw), (oh,ow)], one
+/// image per parallel iteration: an image's columns ([C*KH*KW, OH*OW], a
+/// few hundred KB at most) are written and read while they sit in L2,
+/// instead of all images' columns going through memory.
 static Value buildConvolutionProduct(OpBuilder &b, Location loc, Value input,
                                      Value filter, Value init,
                                      ArrayRef<int64_t> strides,

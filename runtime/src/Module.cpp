@@ -62,12 +62,8 @@ Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
         step->inputArgs.push_back(i);
       else if (entry->arguments[i].role == ArgumentRole::UserOutput)
         step->outputArgs.push_back(i);
-    }
-    for (size_t i = 0; i < entry->arguments.size(); ++i) {
-      const ArgumentSpec &arg = entry->arguments[i];
-      if (arg.role != ArgumentRole::PackedPanels)
-        continue;
-      ODT_RETURN_IF_ERROR(module->addPanelUse(*step, *entry, i));
+      else if (entry->arguments[i].role == ArgumentRole::PackedPanels)
+        ODT_RETURN_IF_ERROR(module->addPanelUse(*step, *entry, i));
     }
     size_t symbols = 0;
     for (const ArgumentSpec &arg : entry->arguments)

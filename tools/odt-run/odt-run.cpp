@@ -387,16 +387,11 @@ Timing summarize(std::vector<double> samples) {
 }
 
 /// Runs `step` warmupRuns times, then times it `repetitions` times.
-/// Times `step` after the warm-up runs; `timed`, when given, is set while the
-/// timed runs go (so a step can record its own phases only then).
 odt::Status timeRuns(const Options &options,
-                     const std::function<odt::Status()> &step, Timing &timing,
-                     bool *timed = nullptr) {
+                     const std::function<odt::Status()> &step, Timing &timing) {
   for (long i = 0; i < options.warmupRuns; ++i)
     if (odt::Status status = step(); !status)
       return status;
-  if (timed)
-    *timed = true;
   std::vector<double> samples;
   for (long i = 0; i < options.repetitions; ++i) {
     auto start = std::chrono::steady_clock::now();
@@ -471,7 +466,6 @@ int runBench(const Options &options, odt::TrainingSession &session) {
     // Each phase's own time too, so a user sees where a step goes: the
     // optimizer pass is memory-bound and can dominate at small batches.
     std::vector<double> trainSeconds, optimizerSeconds;
-    bool recordPhases = false;
     auto step = [&]() -> odt::Status {
       using Clock = std::chrono::steady_clock;
       odt::Status s;
@@ -482,16 +476,17 @@ int runBench(const Options &options, odt::TrainingSession &session) {
       if (!(s = session.optimizerStep()))
         return s;
       auto optimized = Clock::now();
-      if (recordPhases) {
-        trainSeconds.push_back(
-            std::chrono::duration<double>(trained - start).count());
-        optimizerSeconds.push_back(
-            std::chrono::duration<double>(optimized - trained).count());
-      }
+      trainSeconds.push_back(
+          std::chrono::duration<double>(trained - start).count());
+      optimizerSeconds.push_back(
+          std::chrono::duration<double>(optimized - trained).count());
       return session.lazyResetGrad();
     };
-    if (!(status = timeRuns(options, step, timing, &recordPhases)))
+    if (!(status = timeRuns(options, step, timing)))
       return fail(status);
+    // The phases of the warm-up runs are not timed runs.
+    for (std::vector<double> *phase : {&trainSeconds, &optimizerSeconds})
+      phase->erase(phase->begin(), phase->begin() + options.warmupRuns);
     printTiming(options, "train", timing);
     printTiming(options, "train-step", summarize(trainSeconds));
     printTiming(options, "optimizer-step", summarize(optimizerSeconds));
