@@ -748,24 +748,28 @@ private:
   /// One 2-D product at the current outer indices; yields (C, panel).
   scf::ValueVector emitProduct(OpBuilder &builder, Value c, Value panel) {
     // A few rows times a transposed weight (a linear layer at batch 1 or
-    // 16): packing the weight's panels costs more than the product itself,
-    // so each output is a dot product along k, read straight from the
-    // contiguous rows of A and B.
+    // 16): packing the weight's panels costs more than the product itself.
+    // Up to one vector of rows, but most of one, the product is computed
+    // transposed (emitSwapped); fewer rows make each output a dot product
+    // along k, read straight from the contiguous rows of A and B.
     if (plan.transposeB && kInnermostInA())
-      return emitPackedFromRows(builder, c, panel, kDotRowLimit * rows,
-                                [&](OpBuilder &b) { return emitDots(b, c); });
+      return emitPackedFromRows(
+          builder, c, panel, kDotRowLimit * rows,
+          [&](OpBuilder &b) { return emitFewRowsTransposed(b, c, panel); });
     if (plan.transposeB)
       return emitPacked(builder, c, panel);
     // Few rows would not repay packing B's rows: they are read in place.
-    return emitPackedFromRows(builder, c, panel, packedPathRows(),
-                              [&](OpBuilder &b) { return emitDirect(b, c); });
+    return emitPackedFromRows(
+        builder, c, panel, packedPathRows(), [&](OpBuilder &b) {
+          return scf::ValueVector{emitDirect(b, c), panel};
+        });
   }
 
   /// The packed path when the product has at least `minRows` rows (known
-  /// at run time), else `fewRows` (which leaves the panel alone).
+  /// at run time), else `fewRows`, which yields (C, panel).
   scf::ValueVector
   emitPackedFromRows(OpBuilder &builder, Value c, Value panel, int64_t minRows,
-                     function_ref<Value(OpBuilder &)> fewRows) {
+                     function_ref<scf::ValueVector(OpBuilder &)> fewRows) {
     Value enoughRows = arith::CmpIOp::create(
         builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
         arith::ConstantIndexOp::create(builder, loc, minRows));
@@ -775,11 +779,190 @@ private:
           scf::YieldOp::create(then, loc, emitPacked(then, c, panel));
         },
         [&](OpBuilder &otherwise, Location) {
-          scf::YieldOp::create(otherwise, loc,
-                               ValueRange{fewRows(otherwise), panel});
+          scf::YieldOp::create(otherwise, loc, fewRows(otherwise));
         });
     return scf::ValueVector(choice.getResults().begin(),
                             choice.getResults().end());
+  }
+
+  /// Fewer rows than the packed path takes, B transposed and k innermost
+  /// in A: emitSwapped from kSwappedRowsNumerator / kSwappedRowsDenominator
+  /// of a vector's lanes up to one vector, dot products (emitDots) otherwise.
+  scf::ValueVector emitFewRowsTransposed(OpBuilder &builder, Value c,
+                                         Value panel) {
+    int64_t lanes = columns / 2;
+    int64_t fewest =
+        (lanes * kSwappedRowsNumerator + kSwappedRowsDenominator - 1) /
+        kSwappedRowsDenominator;
+    Value m = sizes[plan.m];
+    if (std::optional<int64_t> staticM = getConstantIntValue(m)) {
+      if (*staticM >= fewest && *staticM <= lanes)
+        return emitSwapped(builder, c, panel);
+      return {emitDots(builder, c), panel};
+    }
+    Value swapped = arith::AndIOp::create(
+        builder, loc,
+        arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::uge, m,
+            arith::ConstantIndexOp::create(builder, loc, fewest)),
+        arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::ule, m,
+            arith::ConstantIndexOp::create(builder, loc, lanes)));
+    auto choice = scf::IfOp::create(
+        builder, loc, swapped,
+        [&](OpBuilder &then, Location) {
+          scf::YieldOp::create(then, loc, emitSwapped(then, c, panel));
+        },
+        [&](OpBuilder &otherwise, Location) {
+          scf::YieldOp::create(otherwise, loc,
+                               ValueRange{emitDots(otherwise, c), panel});
+        });
+    return scf::ValueVector(choice.getResults().begin(),
+                            choice.getResults().end());
+  }
+
+  /// Rows of C from this share of a vector's lanes up to one vector take
+  /// emitSwapped. Its time does not depend on the row count (every lane is
+  /// computed), the dot products' grows with it: for [m, 784] x [512, 784]^T
+  /// with the weight read from L3 the two meet at about 10 of 16 rows
+  /// (swapped 120 us from 4 to 16 rows; dot products 76 us at 4 rows, 116 at
+  /// 8, 135-169 at 12, 163 at 16).
+  static constexpr int64_t kSwappedRowsNumerator = 3;
+  static constexpr int64_t kSwappedRowsDenominator = 4;
+
+  /// C^T = B A^T for at most one vector of rows m: for each block of
+  /// `depth` k values, A's block is transposed into the panel ([k, m], one
+  /// vector of m per k, zeros past m's end); then for each tile of `lanes`
+  /// columns n, each of the tile's columns adds a broadcast element of
+  /// B[n, k] times the panel's row k, so one vector accumulates
+  /// C[0 .. lanes, n] and B is read once, in place, along its contiguous
+  /// rows. The tile is transposed back in registers before C is written
+  /// (and read back, between k blocks). The terms of each output are summed
+  /// in k order.
+  scf::ValueVector emitSwapped(OpBuilder &builder, Value c, Value panel) {
+    Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);
+    Value lanes = arith::ConstantIndexOp::create(builder, loc, columns / 2);
+    auto blocks = scf::ForOp::create(
+        builder, loc, zero, sizes[plan.k], depthStep, ValueRange{c, panel},
+        [&](OpBuilder &kb, Location, Value kStart, ValueRange blockArgs) {
+          Value left = arith::SubIOp::create(kb, loc, sizes[plan.k], kStart);
+          Value kCount = arith::MinUIOp::create(kb, loc, depthStep, left);
+          Value packed = packTransposed(kb, blockArgs[1], a, 0, plan.m, zero,
+                                        kStart, kCount, /*halves=*/1);
+          auto tiles = scf::ForOp::create(
+              kb, loc, zero, sizes[plan.n], lanes, ValueRange{blockArgs[0]},
+              [&](OpBuilder &tb, Location, Value column, ValueRange args) {
+                scf::YieldOp::create(tb, loc,
+                                     emitSwappedTile(tb, args[0], column,
+                                                     kStart, kCount, packed));
+              });
+          scf::YieldOp::create(kb, loc, ValueRange{tiles.getResult(0), packed});
+        });
+    return scf::ValueVector(blocks.getResults().begin(),
+                            blocks.getResults().end());
+  }
+
+  /// One tile of emitSwapped: C[0 .. m, column .. column + lanes) over the
+  /// k block [kStart, kStart + kCount), whose A^T is the panel's rows.
+  Value emitSwappedTile(OpBuilder &builder, Value c, Value column, Value kStart,
+                        Value kCount, Value packed) {
+    int64_t lanes = columns / 2;
+    auto laneType = VectorType::get({lanes}, builder.getF32Type());
+    SmallVector<bool> inBounds = {columnsInBounds};
+    Value m = sizes[plan.m];
+    // Rows and columns past C's end read the last one (their lanes are
+    // never stored): every read stays inside its tensor.
+    Value lastRow = arith::SubIOp::create(builder, loc, m, one);
+    Value lastColumn = arith::SubIOp::create(builder, loc, sizes[plan.n], one);
+    SmallVector<Value> rowValues, readRows, columnValues;
+    for (Value row : successors(builder, zero, lanes)) {
+      rowValues.push_back(row);
+      readRows.push_back(arith::MinUIOp::create(builder, loc, row, lastRow));
+    }
+    for (Value n : successors(builder, column, lanes))
+      columnValues.push_back(
+          arith::MinUIOp::create(builder, loc, n, lastColumn));
+    // accumulators[j]: column + j, one lane per row.
+    auto readC = [&](OpBuilder &b) {
+      SmallVector<Value> block;
+      dimValues[plan.n] = column;
+      for (Value row : readRows) {
+        dimValues[plan.m] = row;
+        block.push_back(vector::TransferReadOp::create(
+            b, loc, laneType, c, indicesOf(2), padding, inBounds));
+      }
+      transposeInRegisters(b, block);
+      return block;
+    };
+    auto startValues = [&](OpBuilder &b) {
+      SmallVector<Value> block;
+      for (Value n : columnValues) {
+        Value start =
+            bias ? tensor::ExtractOp::create(b, loc, bias, ValueRange{n})
+                       .getResult()
+                 : initialValue;
+        block.push_back(vector::BroadcastOp::create(b, loc, laneType, start));
+      }
+      return block;
+    };
+    SmallVector<Value> accumulators;
+    std::optional<int64_t> start = getConstantIntValue(kStart);
+    if (!bias && !initialValue) {
+      accumulators = readC(builder);
+    } else if (start && *start == 0) {
+      accumulators = startValues(builder);
+    } else {
+      Value firstBlock = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::eq, kStart, zero);
+      auto choice = scf::IfOp::create(
+          builder, loc, firstBlock,
+          [&](OpBuilder &then, Location) {
+            scf::YieldOp::create(then, loc, startValues(then));
+          },
+          [&](OpBuilder &otherwise, Location) {
+            scf::YieldOp::create(otherwise, loc, readC(otherwise));
+          });
+      accumulators.assign(choice.getResults().begin(),
+                          choice.getResults().end());
+    }
+    auto kLoop = scf::ForOp::create(
+        builder, loc, zero, kCount, one, accumulators,
+        [&](OpBuilder &nested, Location, Value kk, ValueRange sums) {
+          Value rowOfPanel = vector::TransferReadOp::create(
+              nested, loc, laneType, packed, ValueRange{kk, zero}, padding,
+              ArrayRef<bool>{true});
+          dimValues[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
+          SmallVector<Value> next;
+          for (auto [n, sum] : llvm::zip(columnValues, sums)) {
+            dimValues[plan.n] = n;
+            Value element =
+                tensor::ExtractOp::create(nested, loc, b, indicesOf(1));
+            Value broadcast =
+                vector::BroadcastOp::create(nested, loc, laneType, element);
+            next.push_back(
+                vector::FMAOp::create(nested, loc, broadcast, rowOfPanel, sum));
+          }
+          scf::YieldOp::create(nested, loc, next);
+        });
+    SmallVector<Value> finals(kLoop.getResults());
+    transposeInRegisters(builder, finals); // finals[i]: row i of C
+    dimValues[plan.n] = column;
+    if (epilogue.consumer)
+      finals = emitEpilogue(builder, readRows, kStart, kCount, finals, lanes);
+    // Rows past m's end write row m - 1 again, with its own values: no
+    // branches (a chain of scf.if yielding C made one-shot bufferization's
+    // analysis quadratic: the MLP's compile time went 3.5 -> 11 s).
+    Value kept = finals.front();
+    for (auto [row, readRow, rowOfC] : llvm::zip(rowValues, readRows, finals)) {
+      Value inside = arith::CmpIOp::create(builder, loc,
+                                           arith::CmpIPredicate::ult, row, m);
+      kept = arith::SelectOp::create(builder, loc, inside, rowOfC, kept);
+      dimValues[plan.m] = readRow;
+      c = vector::TransferWriteOp::create(builder, loc, kept, c, indicesOf(2),
+                                          inBounds)
+              ->getResult(0);
+    }
+    return c;
   }
 
   scf::ValueVector emitPacked(OpBuilder &builder, Value c, Value panel) {
@@ -1145,18 +1328,28 @@ private:
           });
       return loop.getResult(0);
     }
-    // B is [n, k] in memory. Square blocks of `lanes` columns x `lanes` k
-    // values are read as rows along k (contiguous), transposed in
-    // registers and written as panel rows; the k values past the last full
-    // block go element by element. (Element by element throughout, LLVM
-    // vectorized the walk down each column with scatter stores: 38% of a
-    // 64-row forward product's time.)
+    return packTransposed(builder, panel, b, 1, plan.n, column, kStart, kCount,
+                          /*halves=*/2);
+  }
+
+  /// Copies operand[index][first + j, kStart + kk] (the dim `dim` and k of
+  /// the operand `operand`, whose indexing map is operand `index`'s) to
+  /// panel[kk, j] for kk < kCount and j < halves * lanes, with zeros for j
+  /// past `dim`'s end. The operand is [dim, k] in memory: square blocks of
+  /// `lanes` x `lanes` values are read as rows along k (contiguous),
+  /// transposed in registers and written as panel rows; the k values past
+  /// the last full block go element by element. (Element by element
+  /// throughout, LLVM vectorized the walk down each column with scatter
+  /// stores: 38% of a 64-row forward product's time.)
+  Value packTransposed(OpBuilder &builder, Value panel, Value operand,
+                       unsigned index, unsigned dim, Value first, Value kStart,
+                       Value kCount, int64_t halves) {
     int64_t lanes = columns / 2;
     Value laneCount = arith::ConstantIndexOp::create(builder, loc, lanes);
     Value fullK = arith::SubIOp::create(
         builder, loc, kCount,
         arith::RemUIOp::create(builder, loc, kCount, laneCount));
-    Value lastColumn = arith::SubIOp::create(builder, loc, sizes[plan.n], one);
+    Value last = arith::SubIOp::create(builder, loc, sizes[dim], one);
     auto laneType = VectorType::get({lanes}, builder.getF32Type());
     Value zeroLanes = arith::ConstantOp::create(builder, loc, laneType,
                                                 builder.getZeroAttr(laneType));
@@ -1165,21 +1358,20 @@ private:
         [&](OpBuilder &kb, Location, Value kk, ValueRange blockArgs) {
           dimValues[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
           Value written = blockArgs[0];
-          for (int64_t half = 0; half < 2; ++half) {
-            // Row j of the block: B[column + half * lanes + j, k .. k +
-            // lanes), zeros past n's end.
+          for (int64_t half = 0; half < halves; ++half) {
+            // Row j of the block: operand[first + half * lanes + j, k .. k
+            // + lanes), zeros past dim's end.
             SmallVector<Value> block;
             for (int64_t j = 0; j < lanes; ++j) {
-              Value n = arith::AddIOp::create(
-                  kb, loc, column,
+              Value at = arith::AddIOp::create(
+                  kb, loc, first,
                   arith::ConstantIndexOp::create(kb, loc, half * lanes + j));
               Value inside = arith::CmpIOp::create(
-                  kb, loc, arith::CmpIPredicate::ult, n, sizes[plan.n]);
-              dimValues[plan.n] =
-                  arith::MinUIOp::create(kb, loc, n, lastColumn);
-              Value row = vector::TransferReadOp::create(kb, loc, laneType, b,
-                                                         indicesOf(1), padding,
-                                                         ArrayRef<bool>{true});
+                  kb, loc, arith::CmpIPredicate::ult, at, sizes[dim]);
+              dimValues[dim] = arith::MinUIOp::create(kb, loc, at, last);
+              Value row = vector::TransferReadOp::create(
+                  kb, loc, laneType, operand, indicesOf(index), padding,
+                  ArrayRef<bool>{true});
               block.push_back(
                   arith::SelectOp::create(kb, loc, inside, row, zeroLanes));
             }
@@ -1199,20 +1391,21 @@ private:
           scf::YieldOp::create(kb, loc, written);
         });
     panel = blocksLoop.getResult(0);
-    Value columnCount = arith::ConstantIndexOp::create(builder, loc, columns);
+    Value columnCount =
+        arith::ConstantIndexOp::create(builder, loc, halves * lanes);
     auto columnsLoop = scf::ForOp::create(
         builder, loc, zero, columnCount, one, ValueRange{panel},
         [&](OpBuilder &cb, Location, Value offset, ValueRange columnArgs) {
-          Value n = arith::AddIOp::create(cb, loc, column, offset);
+          Value at = arith::AddIOp::create(cb, loc, first, offset);
           Value inside = arith::CmpIOp::create(
-              cb, loc, arith::CmpIPredicate::ult, n, sizes[plan.n]);
-          dimValues[plan.n] = arith::MinUIOp::create(cb, loc, n, lastColumn);
+              cb, loc, arith::CmpIPredicate::ult, at, sizes[dim]);
+          dimValues[dim] = arith::MinUIOp::create(cb, loc, at, last);
           auto kLoop = scf::ForOp::create(
               cb, loc, fullK, kCount, one, columnArgs,
               [&](OpBuilder &kb, Location, Value kk, ValueRange args) {
                 dimValues[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
-                Value element =
-                    tensor::ExtractOp::create(kb, loc, b, indicesOf(1));
+                Value element = tensor::ExtractOp::create(kb, loc, operand,
+                                                          indicesOf(index));
                 element =
                     arith::SelectOp::create(kb, loc, inside, element, padding);
                 Value written = tensor::InsertOp::create(
@@ -1221,7 +1414,7 @@ private:
               });
           scf::YieldOp::create(cb, loc, kLoop.getResults());
         });
-    dimValues[plan.n] = column;
+    dimValues[dim] = first;
     return columnsLoop.getResult(0);
   }
 
@@ -1374,7 +1567,8 @@ private:
         });
     SmallVector<Value> finals(kLoop.getResults());
     if (epilogue.consumer)
-      finals = emitEpilogue(builder, rowValues, kStart, kCount, finals);
+      finals =
+          emitEpilogue(builder, rowValues, kStart, kCount, finals, columns);
     for (unsigned r = 0; r < count; ++r) {
       dimValues[plan.m] = rowValues[r];
       c = vector::TransferWriteOp::create(builder, loc, finals[r], c,
@@ -1388,12 +1582,12 @@ private:
   /// last k block; earlier blocks store the partial sums unchanged).
   SmallVector<Value> emitEpilogue(OpBuilder &builder, ArrayRef<Value> rowValues,
                                   Value kStart, Value kCount,
-                                  ArrayRef<Value> sums) {
+                                  ArrayRef<Value> sums, int64_t width) {
     auto apply = [&](OpBuilder &b) {
       SmallVector<Value> results;
       for (auto [r, sum] : llvm::enumerate(sums)) {
         dimValues[plan.m] = rowValues[r];
-        results.push_back(applyConsumer(b, sum, columns));
+        results.push_back(applyConsumer(b, sum, width));
       }
       return results;
     };

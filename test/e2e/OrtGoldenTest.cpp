@@ -242,6 +242,12 @@ TEST_F(OrtMlpTest, OneModuleServesEveryBatchSize) {
   EXPECT_NEAR(train({1}), row1, 1e-6 * row1);
   EXPECT_NEAR(eval({0}), row0, 1e-6 * row0);
   EXPECT_NEAR(train({0, 1}), both, 1e-6 * both);
+  // 12 to 16 rows take the transposed product (C^T = W X^T) in each linear
+  // layer; its sums run in another order than the batch-1 dot products.
+  EXPECT_NEAR(eval({1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0}),
+              (10 * row0 + 4 * row1) / 14, 1e-5 * row0);
+  EXPECT_NEAR(train({0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}), both,
+              1e-5 * both);
 }
 
 // Products over a weight with at least 32 rows pack the weight's panels;

@@ -698,7 +698,12 @@ def structural_cases():
                                   # register transposes, with k = 300 leaving 12
                                   # values after the last full block and n = 37
                                   # a column tile partly past B's end.
-                                  ((40, 300), (37, 300), 0, 1, 1.0)]:
+                                  ((40, 300), (37, 300), 0, 1, 1.0),
+                                  # 13 rows: computed transposed (C^T = B A^T,
+                                  # one vector of rows per column), k = 300 in
+                                  # two blocks, n = 37 ending in a tile of 5.
+                                  ((13, 300), (37, 300), 0, 1, 0.5),
+                                  ((2, 16, 40), (24, 40), 0, 1, 1.0)]:
         A, B = randn(*sa), randn(*sb)
         swap = lambda m, t: np.swapaxes(m, -1, -2) if t else m
         ref = alpha * np.matmul(swap(A, ta), swap(B, tb))
