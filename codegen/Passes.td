@@ -334,6 +334,24 @@ def VectorizeContractions
     Each output element still sums its terms in k order, so results change
     only by the rounding of a fused multiply-add.
 
+    Few rows times a transposed B with k innermost in A (a linear layer at
+    a small batch), below 4 row tiles: from 3/4 of a vector of rows up to
+    one vector (12-16 rows on AVX-512), the product is computed transposed,
+    C^T = B A^T: A's rows are transposed into the panel by register
+    shuffles, each tile of `vector-width` columns keeps one vector of all
+    the rows per column and adds a broadcast element of B (read in place)
+    times the panel's row k, and the tile is transposed back before the
+    epilogue and the store (sums still in k order). Fewer rows: each output
+    is a dot product along k (vectors of A's and B's rows, reduced at the
+    end; the terms summed in lanes, the same way on every run).
+
+    Short k (at most 32, a weight gradient over a small batch) with at
+    least 256 rows and a static n: writing C costs more than the products,
+    so the parallel iterations are blocks of 64 whole rows of C, written
+    row after row with B read in place, instead of 64-column chunks of 256
+    rows with packed panels. When k is dynamic the block shapes and the
+    path are chosen at run time in the same loop nest.
+
     Kept panels (cache-panels): when B is an argument of the entry point
     with odt.role = "parameter" and a static shape (a weight used as it
     is), the panels of B live in two arguments the pass adds, the panels

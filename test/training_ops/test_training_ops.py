@@ -703,7 +703,11 @@ def structural_cases():
                                   # one vector of rows per column), k = 300 in
                                   # two blocks, n = 37 ending in a tile of 5.
                                   ((13, 300), (37, 300), 0, 1, 0.5),
-                                  ((2, 16, 40), (24, 40), 0, 1, 1.0)]:
+                                  ((2, 16, 40), (24, 40), 0, 1, 1.0),
+                                  # A weight gradient's shape: k = 16 and 300
+                                  # rows take blocks of 64 whole rows (the
+                                  # last 44: 5 row tiles and 4 single rows).
+                                  ((16, 300), (16, 40), 1, 0, 1.0)]:
         A, B = randn(*sa), randn(*sb)
         swap = lambda m, t: np.swapaxes(m, -1, -2) if t else m
         ref = alpha * np.matmul(swap(A, ta), swap(B, tb))
