@@ -1335,20 +1335,47 @@ public:
     return b.clone(*constant.getDefiningOp())->getResult(0);
   }
 
+  /// k values per block of the direct path (see emitDirect).
+  static constexpr int64_t kDirectDepth = 32;
+
+  /// B's rows read in place: k in blocks of kDirectDepth, and in each block
+  /// the column tiles, each tile's row tiles summing the block's k values.
+  /// Without the blocks each column tile walked down all of B's rows
+  /// (2 lines in each), a pattern the hardware prefetchers did not follow:
+  /// dX = dY W at 16 rows over a [512, 512] weight from L3 ran 96-147 us
+  /// in a C model, 75-85 us in blocks of 32 rows (whose 16 pages the
+  /// column tiles sweep in ascending order); blocks of 256 did not help.
   Value emitDirect(OpBuilder &builder, Value c) {
-    Value columnStep = arith::ConstantIndexOp::create(builder, loc, columns);
-    auto tiles = scf::ForOp::create(
-        builder, loc, zero, sizes[plan.n], columnStep, ValueRange{c},
-        [&](OpBuilder &jb, Location, Value column, ValueRange args) {
-          dimValues[plan.n] = column;
-          Value result = emitRowTiles(jb, args[0], zero, sizes[plan.k],
-                                      [&](OpBuilder &kb, Value k) {
-                                        dimValues[plan.k] = k;
-                                        return readRowOfB(kb);
-                                      });
-          scf::YieldOp::create(jb, loc, result);
+    auto blockOfK = [&](OpBuilder &bb, Value c, Value kStart, Value kCount) {
+      Value columnStep = arith::ConstantIndexOp::create(bb, loc, columns);
+      auto tiles = scf::ForOp::create(
+          bb, loc, zero, sizes[plan.n], columnStep, ValueRange{c},
+          [&](OpBuilder &jb, Location, Value column, ValueRange args) {
+            dimValues[plan.n] = column;
+            Value result = emitRowTiles(
+                jb, args[0], kStart, kCount, [&](OpBuilder &kb, Value kk) {
+                  dimValues[plan.k] =
+                      arith::AddIOp::create(kb, loc, kStart, kk);
+                  return readRowOfB(kb);
+                });
+            scf::YieldOp::create(jb, loc, result);
+          });
+      return tiles.getResult(0);
+    };
+    std::optional<int64_t> staticK = getConstantIntValue(sizes[plan.k]);
+    if (staticK && *staticK <= kDirectDepth)
+      return blockOfK(builder, c, zero, sizes[plan.k]);
+    Value depthStep =
+        arith::ConstantIndexOp::create(builder, loc, kDirectDepth);
+    auto blocks = scf::ForOp::create(
+        builder, loc, zero, sizes[plan.k], depthStep, ValueRange{c},
+        [&](OpBuilder &kb, Location, Value kStart, ValueRange args) {
+          Value kCount = arith::MinUIOp::create(
+              kb, loc, depthStep,
+              arith::SubIOp::create(kb, loc, sizes[plan.k], kStart));
+          scf::YieldOp::create(kb, loc, blockOfK(kb, args[0], kStart, kCount));
         });
-    return tiles.getResult(0);
+    return blocks.getResult(0);
   }
 
   /// B[k, n .. n + columns) at the current indices, zero past n's end.

@@ -707,7 +707,10 @@ def structural_cases():
                                   # A weight gradient's shape: k = 16 and 300
                                   # rows take blocks of 64 whole rows (the
                                   # last 44: 5 row tiles and 4 single rows).
-                                  ((16, 300), (16, 40), 1, 0, 1.0)]:
+                                  ((16, 300), (16, 40), 1, 0, 1.0),
+                                  # 5 rows read B in place, k = 100 in blocks
+                                  # of 32 (the last 4), n = 37.
+                                  ((5, 100), (100, 37), 0, 0, 2.0)]:
         A, B = randn(*sa), randn(*sb)
         swap = lambda m, t: np.swapaxes(m, -1, -2) if t else m
         ref = alpha * np.matmul(swap(A, ta), swap(B, tb))

@@ -47,8 +47,15 @@
 // CHECK-COUNT-8:             vector.fma
 // CHECK:                   vector.transfer_write
 // CHECK:           } else {
-// Direct: B's rows read in place.
-// CHECK:             vector.transfer_read %[[BS]]
+// Direct: B's rows read in place, k in blocks of 32 rows (784 = 24 x 32
+// + 16), column tiles inside each block.
+// CHECK:             scf.for %[[KB:.*]] = %{{.*}} to %c784 step %c32
+// CHECK:               %[[LEFT:.*]] = arith.subi %c784, %[[KB]]
+// CHECK:               %[[KCOUNT:.*]] = arith.minui %c32, %[[LEFT]]
+// CHECK:               scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
+// CHECK:                 scf.for %{{.*}} = %{{.*}} to %[[KCOUNT]] step
+// CHECK:                   %[[K:.*]] = arith.addi %[[KB]], %{{.*}}
+// CHECK:                   vector.transfer_read %[[BS]][%[[K]], %{{.*}}]
 // CHECK:           scf.forall.in_parallel
 // CHECK:             tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[ROW]], %[[FIRST]]]
 // CHECK-NOT:     linalg.generic
