@@ -1,7 +1,7 @@
 """Times the peers on the zoo: ONNX Runtime 1.19.2 training and PyTorch eager.
 
     <venv>/bin/python bench/peers.py ZOO_DIR MODEL BATCH THREADS \
-        [--warmup-runs N] [--repetitions N]
+        [--warmup-runs N] [--repetitions N] [--serve]
 
 Prints one JSON line per peer: {"peer", "model", "batch", "threads",
 "median_ms", "min_ms", "max_ms"} (ORT also "start_rss_mib", "peak_rss_mib":
@@ -10,6 +10,14 @@ Optimizer.step, lazy_reset_grad; PyTorch: forward, CrossEntropyLoss,
 backward, AdamW step, zero_grad), each after the warm-up runs, timed with
 time.perf_counter. Both start from the same weights (zoo.py's seed) and data
 as odt.
+
+With --serve the process sets both peers up once (ORT first, and times it
+once for its memory figures), prints "ready", then reads commands from
+stdin: "ort" or "pytorch" times that peer again (warm-up runs, then the
+timed runs) and prints its JSON line; "quit" ends. bench/run.py times each
+peer this way right after each odt run, so that both see the same state of
+the shared machine (a Python process takes seconds to start, longer than
+the machine's noisy spells).
 """
 
 import argparse
@@ -53,7 +61,9 @@ def peak_resident_mib():
     return 0.0
 
 
-def time_ort(folder, x, y, threads, warmup, repetitions):
+def setup_ort(folder, x, y, threads):
+    """ORT's training step on the zoo model, and the resident memory before
+    its checkpoint was loaded."""
     import onnxruntime as ort
     from onnxruntime.training.api import CheckpointState, Module, Optimizer
 
@@ -75,12 +85,18 @@ def time_ort(folder, x, y, threads, warmup, repetitions):
         module(x, y)
         optimizer.step()
         module.lazy_reset_grad()
+    return step, start
+
+
+def time_ort(folder, x, y, threads, warmup, repetitions):
+    step, start = setup_ort(folder, x, y, threads)
     result = timed(step, warmup, repetitions)
     result.update(start_rss_mib=start, peak_rss_mib=peak_resident_mib())
     return result
 
 
-def time_torch(name, x, y, threads, warmup, repetitions):
+def setup_torch(name, x, y, threads):
+    """PyTorch's training step on the zoo model."""
     torch.set_num_threads(threads)
     model = zoo.build(name).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-6,
@@ -93,7 +109,40 @@ def time_torch(name, x, y, threads, warmup, repetitions):
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=False)
-    return timed(step, warmup, repetitions)
+    return step
+
+
+def time_torch(name, x, y, threads, warmup, repetitions):
+    return timed(setup_torch(name, x, y, threads), warmup, repetitions)
+
+
+def serve(args, folder, x, y):
+    """--serve: set up both peers, then time them on request (stdin)."""
+    def emit(peer, result):
+        result.update(peer=peer, model=args.model, batch=args.batch,
+                      threads=args.threads)
+        print(json.dumps(result), flush=True)
+
+    ort_step, start = setup_ort(folder, x, y, args.threads)
+    first = timed(ort_step, args.warmup_runs, args.repetitions)
+    # The process's peak now is ORT's; PyTorch's model comes after.
+    memory = {"start_rss_mib": start, "peak_rss_mib": peak_resident_mib()}
+    steps = {"ort": ort_step,
+             "pytorch": setup_torch(args.model, x, y, args.threads)}
+    del first
+    print("ready", flush=True)
+    for line in sys.stdin:
+        command = line.strip()
+        if command == "quit":
+            return 0
+        if command not in steps:
+            print("peers: unknown command %r" % command, file=sys.stderr)
+            return 2
+        result = timed(steps[command], args.warmup_runs, args.repetitions)
+        if command == "ort":
+            result.update(memory)
+        emit(command, result)
+    return 0
 
 
 def main():
@@ -105,10 +154,13 @@ def main():
     parser.add_argument("--warmup-runs", type=int, default=3)
     parser.add_argument("--repetitions", type=int, default=20)
     parser.add_argument("--peers", default="ort,pytorch")
+    parser.add_argument("--serve", action="store_true")
     args = parser.parse_args()
     folder = os.path.join(args.zoo_dir, args.model)
     x = np.load(os.path.join(folder, "input_b%d.npy" % args.batch))
     y = np.load(os.path.join(folder, "labels_b%d.npy" % args.batch))
+    if args.serve:
+        return serve(args, folder, x, y)
     for peer in args.peers.split(","):
         if peer == "ort":
             result = time_ort(folder, x, y, args.threads, args.warmup_runs,

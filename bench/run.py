@@ -60,12 +60,35 @@ def odt_times(build, work, name, batch, threads, args):
     return {line["bench"]: line for line in map(json.loads, out.splitlines())}
 
 
-def peer_times(venv_python, work, name, batch, threads, args):
-    out = run([venv_python, os.path.join(ROOT, "bench", "peers.py"), work, name,
-               str(batch), str(threads), "--warmup-runs", str(args.warmup_runs),
-               "--repetitions", str(args.repetitions)])
-    return {r["peer"]: r for r in map(json.loads,
-                                      (l for l in out.splitlines() if l.startswith("{")))}
+class Peers:
+    """bench/peers.py --serve for one model, batch and thread count: both
+    peers set up once, each timed on request, right after odt's run."""
+
+    def __init__(self, venv_python, work, name, batch, threads, args):
+        self.process = subprocess.Popen(
+            [venv_python, os.path.join(ROOT, "bench", "peers.py"), work, name,
+             str(batch), str(threads), "--warmup-runs", str(args.warmup_runs),
+             "--repetitions", str(args.repetitions), "--serve"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.expect("ready")
+
+    def expect(self, prefix):
+        line = self.process.stdout.readline()
+        if not line.startswith(prefix):
+            self.process.kill()
+            sys.exit("bench: peers.py: expected %r, got %r" % (prefix, line))
+        return line
+
+    def time(self, peer):
+        self.process.stdin.write(peer + "\n")
+        self.process.stdin.flush()
+        return json.loads(self.expect("{"))
+
+    def close(self):
+        self.process.stdin.write("quit\n")
+        self.process.stdin.close()
+        if self.process.wait() != 0:
+            sys.exit("bench: peers.py failed")
 
 
 def middle(values):
@@ -190,14 +213,15 @@ def main():
             for threads in THREADS:
                 # Rounds alternate odt and its peers, so a noisy spell of this
                 # shared machine hits all of them; each figure is the median
-                # of the rounds' medians.
+                # of the rounds' medians. The peers' process is set up once
+                # and times each peer right after odt's run.
                 rounds = []
+                peers = Peers(venv_python, args.work, name, batch, threads, args)
                 for _ in range(args.rounds):
                     odt = odt_times(args.build, args.work, name, batch, threads,
                                     args)["train"]
-                    peers = peer_times(venv_python, args.work, name, batch,
-                                       threads, args)
-                    rounds.append((odt, peers["ort"], peers["pytorch"]))
+                    rounds.append((odt, peers.time("ort"), peers.time("pytorch")))
+                peers.close()
                 odt_ms, ort_ms, torch_ms = (
                     middle([r[i]["median_ms"] for r in rounds]) for i in range(3))
                 odt_mib, ort_mib = (
@@ -234,9 +258,12 @@ def main():
         "threads of the session's pool (`--threads`). Ratios are odt / peer:",
         "below 1, odt is faster; each is the median over the rounds of that",
         "round's odt time over the peer's time measured right after it (the",
-        "same state of the machine), so it can differ from the ratio of the",
-        "medians shown. Medians on this shared 2-vCPU machine move by up to",
-        "~1.5x between runs: compare within one report.",
+        "same state of the machine: the peers' process is set up once per row",
+        "and times each peer on request as soon as odt's run ends), so it can",
+        "differ from the ratio of the medians shown. Medians on this shared",
+        "2-vCPU machine move by up to ~1.5x between runs, and within a run the",
+        "machine switches between fast and slow spells of a fraction of a",
+        "second to seconds: compare within one report.",
         "",
         "Machine: %s, %d CPUs (`%s`)." % (platform.machine(), os.cpu_count() or 0,
                                           platform.platform()),
