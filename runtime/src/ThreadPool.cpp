@@ -45,7 +45,8 @@ static int64_t chunksOf(uint64_t ticket) {
 }
 
 ThreadPool::ThreadPool(int threads)
-    : claims(std::max(threads, 1)), taskBlocks(std::max(threads, 1)) {
+    : claims(std::max(threads, 1) * kChunksPerThread),
+      taskBlocks(std::max(threads, 1)) {
   for (std::atomic<uint64_t> &claim : claims)
     claim.store(0, std::memory_order_relaxed);
   for (int index = 1; index < threads; ++index)
@@ -109,7 +110,7 @@ void ThreadPool::run(ParallelTask newTask, void *newContext, int64_t newCount) {
     newTask(newContext, 0, newCount);
     return;
   }
-  int64_t chunks = std::min<int64_t>(newCount, size());
+  int64_t chunks = std::min<int64_t>(newCount, size() * kChunksPerThread);
   task.store(newTask, std::memory_order_relaxed);
   context.store(newContext, std::memory_order_relaxed);
   count.store(newCount, std::memory_order_relaxed);
@@ -155,7 +156,7 @@ void ThreadPool::work(int index) {
       seen = ticket.load(std::memory_order_acquire);
     }
     lastJob = jobOf(seen);
-    sweep(seen, index);
+    sweep(seen, index * chunksOf(seen) / size());
   }
 }
 

@@ -2,8 +2,9 @@
 // once, whatever the count and the number of threads, over many jobs in a
 // row (claims are tracked per job number, so a slow thread must never run a
 // chunk of a job that is over); a pool of one thread and nested loops run
-// on the calling thread; a loop's tasks run in the float mode (denormals
-// flushed or kept) of the thread that started it, on every thread.
+// on the calling thread; a thread stuck in one chunk leaves its other chunks
+// to the others; a loop's tasks run in the float mode (denormals flushed or
+// kept) of the thread that started it, on every thread.
 
 #include "ThreadPool.h"
 #include "FloatMode.h"
@@ -73,6 +74,43 @@ TEST(ThreadPoolTest, OneThreadRunsOnTheCaller) {
   pool.run(recordThread, &threads, 16);
   ASSERT_EQ(threads.seen.size(), 1u);
   EXPECT_EQ(*threads.seen.begin(), std::this_thread::get_id());
+}
+
+struct SlowWorker {
+  std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> workerStarted{false};
+  std::atomic<int> byCaller{0}, byWorker{0};
+};
+
+// The worker's first iteration takes 200 ms (its core busy with something
+// else); the caller waits until the worker has started.
+void slowWorkerTask(void *context, int64_t begin, int64_t end) {
+  auto *state = static_cast<SlowWorker *>(context);
+  if (std::this_thread::get_id() != state->caller) {
+    if (!state->workerStarted.exchange(true))
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    state->byWorker.fetch_add(static_cast<int>(end - begin));
+    return;
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!state->workerStarted.load() &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  state->byCaller.fetch_add(static_cast<int>(end - begin));
+}
+
+TEST(ThreadPoolTest, ASlowThreadLeavesItsLastChunks) {
+  // 2 threads, 8 iterations: 4 chunks per thread. While the worker is stuck
+  // in its first chunk (one iteration), the caller runs its own 4 and then
+  // the worker's other 3; with one chunk per thread it would wait for the
+  // worker's 4.
+  odt::ThreadPool pool(2);
+  SlowWorker state;
+  pool.run(slowWorkerTask, &state, 8);
+  ASSERT_TRUE(state.workerStarted.load()) << "the worker never ran";
+  EXPECT_EQ(state.byCaller.load() + state.byWorker.load(), 8);
+  EXPECT_EQ(state.byWorker.load(), 1);
+  EXPECT_EQ(state.byCaller.load(), 7);
 }
 
 struct Nested {
