@@ -657,11 +657,11 @@ public:
     // With a short k, one chunk holds all columns (rounded up to whole
     // column tiles).
     if (shortK) {
-      int64_t wholeRows = llvm::alignTo(*staticN, columns);
-      columnsInBounds = columnsInBounds && *staticN % wholeRows == 0;
+      int64_t allColumns = llvm::alignTo(*staticN, columns);
+      columnsInBounds = columnsInBounds && *staticN % allColumns == 0;
       step = arith::SelectOp::create(
           builder, loc, shortK,
-          arith::ConstantIndexOp::create(builder, loc, wholeRows), step);
+          arith::ConstantIndexOp::create(builder, loc, allColumns), step);
     }
     Value chunks = arith::CeilDivUIOp::create(builder, loc, extent, step);
     // Chunks of columns are also cut into blocks of rows (iteration i:
@@ -757,6 +757,7 @@ public:
     return forall.getResult(0);
   }
 
+private:
   struct Slice {
     Value value;
     SmallVector<OpFoldResult> offsets, sizes, strides;
@@ -1346,10 +1347,11 @@ public:
   /// in a C model, 75-85 us in blocks of 32 rows (whose 16 pages the
   /// column tiles sweep in ascending order); blocks of 256 did not help.
   Value emitDirect(OpBuilder &builder, Value c) {
-    auto blockOfK = [&](OpBuilder &bb, Value c, Value kStart, Value kCount) {
+    auto blockOfK = [&](OpBuilder &bb, Value partial, Value kStart,
+                        Value kCount) {
       Value columnStep = arith::ConstantIndexOp::create(bb, loc, columns);
       auto tiles = scf::ForOp::create(
-          bb, loc, zero, sizes[plan.n], columnStep, ValueRange{c},
+          bb, loc, zero, sizes[plan.n], columnStep, ValueRange{partial},
           [&](OpBuilder &jb, Location, Value column, ValueRange args) {
             dimValues[plan.n] = column;
             Value result = emitRowTiles(
