@@ -124,12 +124,12 @@ def serve(args, folder, x, y):
         print(json.dumps(result), flush=True)
 
     ort_step, start = setup_ort(folder, x, y, args.threads)
-    first = timed(ort_step, args.warmup_runs, args.repetitions)
-    # The process's peak now is ORT's; PyTorch's model comes after.
+    # A first timing makes the process's peak ORT's training loop's;
+    # PyTorch's model comes after it.
+    timed(ort_step, args.warmup_runs, args.repetitions)
     memory = {"start_rss_mib": start, "peak_rss_mib": peak_resident_mib()}
     steps = {"ort": ort_step,
              "pytorch": setup_torch(args.model, x, y, args.threads)}
-    del first
     print("ready", flush=True)
     for line in sys.stdin:
         command = line.strip()

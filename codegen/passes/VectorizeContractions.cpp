@@ -808,11 +808,25 @@ private:
         });
   }
 
+  using BranchBuilder = function_ref<SmallVector<Value>(OpBuilder &)>;
+
+  /// scf.if on `condition` whose branches yield what `then` and
+  /// `otherwise` build; its results.
+  SmallVector<Value> emitIf(OpBuilder &builder, Value condition,
+                            BranchBuilder then, BranchBuilder otherwise) {
+    auto choice = scf::IfOp::create(
+        builder, loc, condition,
+        [&](OpBuilder &b, Location) { scf::YieldOp::create(b, loc, then(b)); },
+        [&](OpBuilder &b, Location) {
+          scf::YieldOp::create(b, loc, otherwise(b));
+        });
+    return SmallVector<Value>(choice.getResults());
+  }
+
   /// The packed path when the product has at least `minRows` rows (known
   /// at run time), else `fewRows`, which yields (C, panel).
-  scf::ValueVector
-  emitPackedFromRows(OpBuilder &builder, Value c, Value panel, int64_t minRows,
-                     function_ref<scf::ValueVector(OpBuilder &)> fewRows) {
+  scf::ValueVector emitPackedFromRows(OpBuilder &builder, Value c, Value panel,
+                                      int64_t minRows, BranchBuilder fewRows) {
     Value enoughRows = arith::CmpIOp::create(
         builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
         arith::ConstantIndexOp::create(builder, loc, minRows));
@@ -822,16 +836,9 @@ private:
           arith::XOrIOp::create(builder, loc, shortK,
                                 arith::ConstantIntOp::create(
                                     builder, loc, builder.getI1Type(), 1)));
-    auto choice = scf::IfOp::create(
-        builder, loc, enoughRows,
-        [&](OpBuilder &then, Location) {
-          scf::YieldOp::create(then, loc, emitPacked(then, c, panel));
-        },
-        [&](OpBuilder &otherwise, Location) {
-          scf::YieldOp::create(otherwise, loc, fewRows(otherwise));
-        });
-    return scf::ValueVector(choice.getResults().begin(),
-                            choice.getResults().end());
+    return emitIf(
+        builder, enoughRows,
+        [&](OpBuilder &then) { return emitPacked(then, c, panel); }, fewRows);
   }
 
   /// Fewer rows than the packed path takes, B transposed and k innermost
@@ -857,17 +864,12 @@ private:
         arith::CmpIOp::create(
             builder, loc, arith::CmpIPredicate::ule, m,
             arith::ConstantIndexOp::create(builder, loc, lanes)));
-    auto choice = scf::IfOp::create(
-        builder, loc, swapped,
-        [&](OpBuilder &then, Location) {
-          scf::YieldOp::create(then, loc, emitSwapped(then, c, panel));
-        },
-        [&](OpBuilder &otherwise, Location) {
-          scf::YieldOp::create(otherwise, loc,
-                               ValueRange{emitDots(otherwise, c), panel});
+    return emitIf(
+        builder, swapped,
+        [&](OpBuilder &then) { return emitSwapped(then, c, panel); },
+        [&](OpBuilder &otherwise) {
+          return SmallVector<Value>{emitDots(otherwise, c), panel};
         });
-    return scf::ValueVector(choice.getResults().begin(),
-                            choice.getResults().end());
   }
 
   /// Rows of C from this share of a vector's lanes up to one vector take
@@ -963,16 +965,7 @@ private:
     } else {
       Value firstBlock = arith::CmpIOp::create(
           builder, loc, arith::CmpIPredicate::eq, kStart, zero);
-      auto choice = scf::IfOp::create(
-          builder, loc, firstBlock,
-          [&](OpBuilder &then, Location) {
-            scf::YieldOp::create(then, loc, startValues(then));
-          },
-          [&](OpBuilder &otherwise, Location) {
-            scf::YieldOp::create(otherwise, loc, readC(otherwise));
-          });
-      accumulators.assign(choice.getResults().begin(),
-                          choice.getResults().end());
+      accumulators = emitIf(builder, firstBlock, startValues, readC);
     }
     auto kLoop = scf::ForOp::create(
         builder, loc, zero, kCount, one, accumulators,
@@ -1674,15 +1667,8 @@ private:
     Value end = arith::AddIOp::create(builder, loc, kStart, kCount);
     Value last = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
                                        end, sizes[plan.k]);
-    auto choice = scf::IfOp::create(
-        builder, loc, last,
-        [&](OpBuilder &then, Location) {
-          scf::YieldOp::create(then, loc, apply(then));
-        },
-        [&](OpBuilder &otherwise, Location) {
-          scf::YieldOp::create(otherwise, loc, sums);
-        });
-    return SmallVector<Value>(choice.getResults());
+    return emitIf(builder, last, apply,
+                  [&](OpBuilder &) { return SmallVector<Value>(sums); });
   }
 
   linalg::GenericOp op;
