@@ -1,6 +1,6 @@
 """Runs the benchmark zoo through odt and its peers and writes the report.
 
-    /usr/bin/python3 bench/run.py --build build [--venv build/ortvenv] \
+    /usr/bin/python3 bench/run.py --build build [--venv build/peers] \
         [--work /tmp/odt-bench] [--repetitions 20] [--warmup-runs 3] \
         [--rounds 3] [--out docs/benchmarks.md] [--chart docs/benchmarks.png]
         [--only MODEL]
@@ -194,7 +194,7 @@ def main():
     parser.add_argument("--chart", default=os.path.join(ROOT, "docs", "benchmarks.png"))
     parser.add_argument("--only")
     args = parser.parse_args()
-    venv_python = os.path.join(args.venv or os.path.join(args.build, "ortvenv"),
+    venv_python = os.path.join(args.venv or os.path.join(args.build, "peers"),
                                "bin", "python")
     names = [n for n in zoo.MODELS if not args.only or n == args.only]
     os.makedirs(args.work, exist_ok=True)

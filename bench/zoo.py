@@ -125,7 +125,7 @@ def make(name, out_dir):
     torch.onnx.export(model, torch.from_numpy(x), forward, input_names=["input"],
                       output_names=["output"],
                       dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
-                      opset_version=14, do_constant_folding=False,
+                      dynamo=False, opset_version=14, do_constant_folding=False,
                       training=torch.onnx.TrainingMode.TRAINING)
     artifacts.generate_artifacts(
         onnx.load(forward), requires_grad=[n for n, _ in model.named_parameters()],

@@ -14,13 +14,12 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler
   # tests
   libgtest-dev libgmock-dev
-  # python for the reference scripts (numpy references, default model generation)
+  # python for the reference scripts (numpy references, default model
+  # generation); PyTorch, the exporters and ONNX Runtime come from PyPI into
+  # a cached venv (scripts/setup-peers.sh), never from Debian
   python3 python3-numpy python3-onnx python3-flatbuffers python3-venv
-  # PyTorch (CPU) for the ORT-interop venv (onnxruntime-training needs it)
-  python3-torch
   # OpenBLAS: the GEMM reference of the benchmarks; it also becomes the
-  # libblas.so.3 of Debian's numpy and torch (the default reference BLAS is
-  # 10x slower and would handicap the PyTorch peer)
+  # libblas.so.3 of Debian's numpy (the default reference BLAS is 10x slower)
   libopenblas0-pthread
 )
 

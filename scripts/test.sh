@@ -6,6 +6,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${ODT_BUILD_DIR:-$root/build}"
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
-# ONNX Runtime 1.19.2 (training) in a venv, for the interop tests.
-bash "$root/scripts/setup-venv.sh" "$build/ortvenv"
+# The peers' venv (PyTorch 2.15, onnx, onnxscript, ONNX Runtime 1.19.2
+# training), cached outside the clone and linked at $build/peers.
+bash "$root/scripts/setup-peers.sh" "$build/peers" >/dev/null
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"

@@ -158,7 +158,7 @@ def make(name, out_dir, steps):
                       input_names=["input"], output_names=["output"],
                       dynamic_axes={"input": {0: "batch"},
                                     "output": {0: "batch"}},
-                      opset_version=opset, do_constant_folding=False,
+                      dynamo=False, opset_version=opset, do_constant_folding=False,
                       training=torch.onnx.TrainingMode.TRAINING)
     np.save(os.path.join(folder, "input.npy"), x)
     np.save(os.path.join(folder, "labels.npy"), y)

@@ -47,7 +47,7 @@ class GenerateArtifactsTest(unittest.TestCase):
         if not venv_available():
             raise unittest.SkipTest(
                 "SKIPPED: no venv with ONNX Runtime training, PyTorch and onnx "
-                "at ODT_ORT_PYTHON=%r (make it with scripts/setup-venv.sh)"
+                "at ODT_ORT_PYTHON=%r (make it with scripts/setup-peers.sh)"
                 % ORT_PYTHON)
         cls.work = tempfile.mkdtemp(prefix="odt-generate-")
         made = subprocess.run(

@@ -42,7 +42,7 @@ HELPER = os.path.join(env.BIN_DIR, "odt_export_helper")
 TRAIN_STEPS = 3
 
 # ONNX Runtime runs in a Python that has it: this one if it imports onnxruntime, else
-# ODT_ORT_PYTHON (the venv of scripts/setup-venv.sh; CMake passes its path).
+# ODT_ORT_PYTHON (the venv of scripts/setup-peers.sh; CMake passes its path).
 
 # Runs exported models. argv[1]: a JSON list of [model, feeds.npz, outputs.npz]; prints
 # the output names of each model as JSON.
@@ -89,7 +89,7 @@ def _find_ort_python(module):
         return None, reason + "; set ODT_ORT_PYTHON to a Python that can"
     if not os.access(python, os.X_OK):
         return None, "%s; ODT_ORT_PYTHON=%s does not exist (make it with " \
-            "scripts/setup-venv.sh)" % (reason, python)
+            "scripts/setup-peers.sh)" % (reason, python)
     ok, why = imports(python)
     if ok:
         return python, None

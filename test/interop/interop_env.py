@@ -1,12 +1,12 @@
 """Shared setup of the ONNX Runtime interoperability tests (test/interop).
 
-They run in the venv of scripts/setup-venv.sh (Debian's python3 with system site
-packages + onnxruntime-training-cpu 1.19.2), started by run_interop.py from ctest, which
+They run in the peers' venv of scripts/setup-peers.sh (onnxruntime-training-cpu
+1.19.2, PyTorch 2.15, onnx), started by run_interop.py from ctest, which
 passes ODT_BIN_DIR, ODT_INTEROP_DRIVER, ODT_INTEROP_MODELS_DIR, ODT_INTEROP_ARTIFACTS_DIR,
 ODT_INTEROP_TMP_DIR and ODT_SHARED_DIR (test/interop/CMakeLists.txt). By hand, from
 test/interop, with the build folder build-interop:
 
-    ../../build-interop/ortvenv/bin/python -m unittest -v test_resume
+    ../../build-interop/peers/bin/python -m unittest -v test_resume
 
 Both sides are driven the way their users drive them: ORT through its Python API
 (onnxruntime.training.api), odt through odt-run and, for what odt-run does not offer
@@ -47,7 +47,7 @@ try:
     import onnxruntime
 except ImportError as e:  # a venv that exists but is broken is a failure, not a skip
     raise ImportError("%s cannot import onnxruntime.training.api (%s): rerun "
-                      "scripts/setup-venv.sh" % (sys.executable, e))
+                      "scripts/setup-peers.sh" % (sys.executable, e))
 assert onnxruntime.__version__ == "1.19.2", onnxruntime.__version__
 
 

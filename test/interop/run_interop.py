@@ -4,7 +4,7 @@
     /usr/bin/python3 run_interop.py MODULE [unittest args...]
 
 ctest calls it (test/interop/CMakeLists.txt) with ODT_ORT_PYTHON set. When that
-interpreter is missing (scripts/setup-venv.sh has not run), it prints why and exits
+interpreter is missing (scripts/setup-peers.sh has not run), it prints why and exits
 77, which ctest reports as SKIPPED (SKIP_RETURN_CODE). A venv that exists but cannot
 import onnxruntime.training.api is a failure, not a skip.
 """
@@ -23,10 +23,10 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     python = os.environ.get("ODT_ORT_PYTHON",
-                            os.path.join(ROOT, "build", "ortvenv", "bin", "python"))
+                            os.path.join(ROOT, "build", "peers", "bin", "python"))
     if not os.path.exists(python):
         print("SKIPPED: ONNX Runtime's venv python %s is missing (create it with "
-              "`bash scripts/setup-venv.sh %s`, or configure with "
+              "`bash scripts/setup-peers.sh %s`, or configure with "
               "-DODT_ORT_PYTHON=/path/to/venv/bin/python)"
               % (python, os.path.dirname(os.path.dirname(python))))
         return SKIP

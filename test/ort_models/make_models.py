@@ -5,8 +5,8 @@ SGD after gradient clipping), as references for odt.
 
     <venv>/bin/python test/ort_models/make_models.py OUT_DIR [--steps 10]
 
-Needs the interop venv (scripts/setup-venv.sh): onnxruntime-training 1.19.2
-and Debian's PyTorch 1.13. For each model M it writes OUT_DIR/M/ with
+Needs the peers' venv (scripts/setup-peers.sh): onnxruntime-training 1.19.2
+and PyTorch 2.15. For each model M it writes OUT_DIR/M/ with
 generate_artifacts' four files, input.npy, labels.npy and ort_losses.json
 (the loss of each TrainStep, then OptimizerStep and LazyResetGrad, ORT's loop).
 
@@ -132,7 +132,7 @@ def make(name, out_dir, steps):
     torch.onnx.export(model, torch.from_numpy(x), forward, input_names=["input"],
                       output_names=["output"],
                       dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
-                      opset_version=14, do_constant_folding=False,
+                      dynamo=False, opset_version=14, do_constant_folding=False,
                       training=torch.onnx.TrainingMode.TRAINING)
     requires_grad = [n for n, _ in model.named_parameters()]
     artifacts.generate_artifacts(

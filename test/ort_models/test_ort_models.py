@@ -42,7 +42,7 @@ class OrtModelsTest(unittest.TestCase):
         if not ort_available():
             raise unittest.SkipTest(
                 "SKIPPED: no ONNX Runtime training venv at ODT_ORT_PYTHON=%r "
-                "(make it with scripts/setup-venv.sh)" % ORT_PYTHON)
+                "(make it with scripts/setup-peers.sh)" % ORT_PYTHON)
         cls.work = os.environ.get("ODT_ORT_MODELS_WORK") or tempfile.mkdtemp(
             prefix="odt-ort-models-")
         made = subprocess.run(

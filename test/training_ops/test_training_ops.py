@@ -795,7 +795,7 @@ GROUPS = {
 
 def ort_available():
     if not ORT_PYTHON or not os.path.exists(ORT_PYTHON):
-        return "no ONNX Runtime venv at ODT_ORT_PYTHON=%r (scripts/setup-venv.sh)" \
+        return "no ONNX Runtime venv at ODT_ORT_PYTHON=%r (scripts/setup-peers.sh)" \
             % ORT_PYTHON
     probe = subprocess.run([ORT_PYTHON, "-c", "import onnxruntime"],
                            capture_output=True, text=True)
