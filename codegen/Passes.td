@@ -173,6 +173,21 @@ def ApproximateMath : Pass<"odt-approximate-math"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def ExpandBFloat16 : Pass<"odt-expand-bf16"> {
+  let summary = "bf16 conversions as integer arithmetic";
+  let description = [{
+    Without native bf16 conversions (x86 before AVX-512 BF16, most AArch64
+    boards), LLVM lowers `fptrunc float to bfloat` to a call of
+    `__truncsfbf2`, which only compiler-rt and newer libgcc provide: a
+    model would fail to load. This pass rewrites arith.truncf to bf16 and
+    arith.extf from bf16 into shifts and integer adds (round to nearest
+    even, NaN kept quiet), which every target has. The pipeline runs it
+    when the target lacks the instructions.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def OutlineParallelLoops
     : Pass<"odt-outline-parallel-loops", "mlir::ModuleOp"> {
   let summary = "Move each parallel loop's body into a function the runtime "

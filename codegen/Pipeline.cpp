@@ -183,6 +183,18 @@ targetVectorTile(const llvm::TargetMachine &machine) {
   return {4, 6};
 }
 
+/// Whether the target converts between f32 and bf16 in hardware; without
+/// it the conversions are expanded into integer ops (odt-expand-bf16).
+static bool hasNativeBFloat16(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  const llvm::Triple &triple = machine.getTargetTriple();
+  if (triple.isX86())
+    return info->checkFeatures("+avx512bf16");
+  if (triple.isAArch64())
+    return info->checkFeatures("+bf16");
+  return false;
+}
+
 LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
                               bool optimize, const CodegenTarget &target) {
   std::string error;
@@ -229,6 +241,7 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
       "scf-forall-to-parallel, odt-outline-parallel-loops," +
       (optimize ? "odt-approximate-math," : "") +
+      (hasNativeBFloat16(*machine) ? "" : "odt-expand-bf16,") +
       "convert-scf-to-cf, convert-vector-to-llvm,"
       "finalize-memref-to-llvm{use-generic-functions=true},"
       "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
