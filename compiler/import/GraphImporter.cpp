@@ -137,6 +137,10 @@ private:
   FailureOr<Attribute> convertAttribute(const ::onnx::AttributeProto &attr,
                                         Location loc);
   LogicalResult importNode(const ::onnx::NodeProto &node, StringRef nodeName);
+  LogicalResult importCastLike(const ::onnx::NodeProto &node,
+                               StringRef nodeName);
+  LogicalResult importCastTo(const ::onnx::NodeProto &node, StringRef nodeName,
+                             int32_t dataType);
   LogicalResult importConstant(const ::onnx::NodeProto &node,
                                StringRef nodeName);
   Value getNoValue();
@@ -177,13 +181,31 @@ LogicalResult Importer::checkOpsets() {
   return success();
 }
 
+/// Why odt cannot take an op at all (rather than not yet), for the
+/// unsupported-operator list.
+static StringRef unsupportedReason(StringRef domain, StringRef opType) {
+  if (!domain.empty() && domain != "ai.onnx")
+    return "";
+  if (opType == "NonZero" || opType == "Unique" || opType == "Compress" ||
+      opType == "NonMaxSuppression" || opType == "StringSplit")
+    return "its output shape depends on the input values, and odt sizes "
+           "every tensor from the input shapes when it compiles";
+  if (opType == "Loop" || opType == "If" || opType == "Scan")
+    return "control flow with subgraphs is not supported";
+  if (opType.starts_with("Sequence") || opType == "ConcatFromSequence" ||
+      opType == "SplitToSequence")
+    return "tensor sequences are not supported";
+  return "";
+}
+
 LogicalResult Importer::checkSupportedNodes() {
   std::string unsupported;
   int count = 0;
   for (const auto &[index, node] : llvm::enumerate(model.graph().node())) {
     std::string opName = getOpName(node.domain(), node.op_type());
     if (!opName.empty() &&
-        RegisteredOperationName::lookup(opName, context).has_value())
+        (RegisteredOperationName::lookup(opName, context).has_value() ||
+         opName == "onnx.CastLike"))
       continue;
     ++count;
     unsupported += "\n  ";
@@ -194,6 +216,9 @@ LogicalResult Importer::checkSupportedNodes() {
       unsupported += " (unnamed node #" + std::to_string(index) + ")";
     else
       unsupported += " (node '" + node.name() + "')";
+    StringRef reason = unsupportedReason(node.domain(), node.op_type());
+    if (!reason.empty())
+      unsupported += ": " + reason.str();
   }
   if (count) {
     emitGraphError() << count << " unsupported operator"
@@ -568,12 +593,51 @@ LogicalResult Importer::importConstant(const ::onnx::NodeProto &node,
   return success();
 }
 
+/// CastLike(input, target_type) is Cast(input) to the element type of
+/// target_type, which is known once target_type is imported (PyTorch's
+/// dynamo exporter writes CastLike for every scalar it adapts).
+LogicalResult Importer::importCastLike(const ::onnx::NodeProto &node,
+                                       StringRef nodeName) {
+  Location loc = nameLoc(nodeName);
+  if (node.input_size() != 2 || node.output_size() != 1) {
+    emitError(loc) << "node '" << nodeName
+                   << "' (onnx.CastLike): needs two inputs and one output";
+    return failure();
+  }
+  Type element;
+  const std::string &like = node.input(1);
+  if (auto it = values.find(like); it != values.end() && it->second.size() == 1)
+    element = cast<ShapedType>(it->second.front().getType()).getElementType();
+  else if (const ::onnx::TensorProto *init = initializers.lookup(like))
+    return importCastTo(node, nodeName, init->data_type());
+  if (!element) {
+    emitError(loc) << "node '" << nodeName << "' (onnx.CastLike): input '"
+                   << like << "' is not defined";
+    return failure();
+  }
+  return importCastTo(node, nodeName, getONNXDataType(element));
+}
+
+LogicalResult Importer::importCastTo(const ::onnx::NodeProto &node,
+                                     StringRef nodeName, int32_t dataType) {
+  ::onnx::NodeProto cast = node;
+  cast.set_op_type("Cast");
+  cast.mutable_input()->RemoveLast();
+  ::onnx::AttributeProto *to = cast.add_attribute();
+  to->set_name("to");
+  to->set_type(::onnx::AttributeProto::INT);
+  to->set_i(dataType);
+  return importNode(cast, nodeName);
+}
+
 LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
                                    StringRef nodeName) {
   Location loc = nameLoc(nodeName);
   std::string opName = getOpName(node.domain(), node.op_type());
   if (opName == "onnx.Constant")
     return importConstant(node, nodeName);
+  if (opName == "onnx.CastLike")
+    return importCastLike(node, nodeName);
   auto registered = *RegisteredOperationName::lookup(opName, context);
   auto error = [&]() {
     return emitError(loc) << "node '" << nodeName << "' (" << opName << "): ";
@@ -685,6 +749,30 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
   if (failed(op->getName().verifyInvariants(op)) ||
       failed(onnx::inferOp(op, shapes)))
     return failure();
+  // Small integer tensors whose every value shape inference knows (shape
+  // computations over static dims, Reshape of constants) become constants:
+  // the ops that need constant operands (axes, pads, target shapes) then
+  // see one, whichever way the exporter wrote the computation.
+  SmallVector<Value> results(op->getResults());
+  for (Value &result : results) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type || !type.hasStaticShape() ||
+        !isa<IntegerType>(type.getElementType()) ||
+        type.getElementTypeBitWidth() < 8)
+      continue;
+    std::optional<SmallVector<int64_t>> known =
+        shapes.getStaticValues(result);
+    if (!known || static_cast<int64_t>(known->size()) != type.getNumElements())
+      continue;
+    SmallVector<APInt> bits;
+    for (int64_t v : *known)
+      bits.push_back(APInt(type.getElementTypeBitWidth(), v, /*isSigned=*/true,
+                           /*implicitTrunc=*/true));
+    auto constant = onnx::ConstantOp::create(
+        builder, loc, type, DenseElementsAttr::get(type, bits));
+    shapes.setShape(constant, shapes.getShape(result), type.getElementType());
+    result = constant.getResult();
+  }
   if (options.keepValueNames && !perOutputResults && groupSize == 1) {
     SmallVector<Attribute> names(op->getNumResults(),
                                  builder.getStringAttr(""));
@@ -697,7 +785,7 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
     if (output.empty())
       continue;
     if (index < numSingle) {
-      values[output] = {op->getResult(index)};
+      values[output] = {results[index]};
       continue;
     }
     unsigned first = numSingle + (index - numSingle) * groupSize;
