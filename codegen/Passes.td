@@ -13,6 +13,7 @@ def ConvertONNXToLinalg : Pass<"odt-convert-onnx-to-linalg", "mlir::ModuleOp"> {
     size. Fails, naming each node, if an op has no lowering.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::math::MathDialect",
                            "mlir::scf::SCFDialect",

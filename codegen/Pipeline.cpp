@@ -62,8 +62,11 @@ LogicalResult runGraphPipeline(ModuleOp module) {
                              // 1. ORT's in-place updates become tied results.
                              "odt-assemble-training-program,"
                              // 2. com.microsoft ops that are compositions of
-                             //    ai.onnx ops become those ops.
+                             //    ai.onnx ops become those ops, and so do
+                             //    composite ai.onnx ops (then re-typed).
                              "func.func(odt-decompose-training-ops),"
+                             "func.func(odt-decompose-composite-ops),"
+                             "func.func(odt-infer-shapes),"
                              // 3. Drop what nothing reads, merge duplicates.
                              "canonicalize, cse");
 }
@@ -221,8 +224,12 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
       "eliminate-empty-tensors,"
       "empty-tensor-to-alloc-tensor,"
       // 4. Tensors to buffers; intermediates become allocations.
+      //    A loop may yield a new tensor each iteration (a recurrent
+      //    cell's state): it is allocated per iteration and freed by the
+      //    deallocation pipeline.
       "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map},"
+      "function-boundary-type-conversion=identity-layout-map "
+      "allow-return-allocs-from-loops},"
       "buffer-deallocation-pipeline,"
       "canonicalize, cse," +
       // After a reset, gradients are written where they accumulate.

@@ -10,8 +10,12 @@ result and, for failures, the reason.
 
     /usr/bin/python3 scripts/onnx_backend_tests.py --bin build/bin \
         --out docs/conformance.md [--jobs 2] [--filter REGEX] [--min-pass 0.95]
+        [--baseline docs/conformance.md]
 
-Exits 1 if fewer than --min-pass of the selected tests pass.
+Exits 1 if fewer than --min-pass of the selected tests pass, or if a test
+that --baseline (a report this script wrote) lists as passing does not pass
+now: a regression fails even when the percentage still looks fine, and a
+crash (a signal) always fails.
 Needs Debian's python3-onnx and python3-numpy (/usr/bin/python3).
 """
 
@@ -43,6 +47,10 @@ GatherElements ScatterElements Expand Tile Pad Shape Size Constant
 ConstantOfShape Identity Range Trilu ReduceSum ReduceMean ReduceMax ReduceMin
 ReduceL2 ReduceLogSumExp ArgMax TopK Einsum CumSum SoftmaxCrossEntropyLoss
 NegativeLogLikelihoodLoss
+HardSwish Mish PRelu Selu Celu ThresholdedRelu Floor Ceil Round Sign Mod
+IsNaN IsInf ReduceProd ReduceL1 ReduceSumSquare ReduceLogSum
+InstanceNormalization GroupNormalization OneHot DepthToSpace SpaceToDepth
+Resize RNN GRU LSTM GatherND ScatterND
 """.split())
 
 RTOL, ATOL = 1e-3, 1e-5
@@ -57,6 +65,8 @@ SHAPE_OPERANDS = {
     "TopK": [1], "ConstantOfShape": [0], "Range": [0, 1, 2], "CumSum": [1],
     "ReduceSum": [1], "ReduceMean": [1], "ReduceMax": [1], "ReduceMin": [1],
     "ReduceL2": [1], "ReduceLogSumExp": [1], "Dropout": [1, 2], "Trilu": [1],
+    "ReduceProd": [1], "ReduceL1": [1], "ReduceSumSquare": [1],
+    "ReduceLogSum": [1], "OneHot": [1], "Resize": [1, 2, 3],
 }
 
 
@@ -245,6 +255,17 @@ def known_cause(name):
     return None
 
 
+def baseline_passes(path):
+    """Names of the tests a report written by this script lists as passing."""
+    passes = set()
+    with open(path) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 3 and cells[2] == "pass" and cells[0].startswith("test_"):
+                passes.add(cells[0])
+    return passes
+
+
 def write_report(path, results, command):
     passed = sum(1 for r in results if r[2] == "pass")
     total = len(results)
@@ -286,6 +307,8 @@ def main():
     parser.add_argument("--min-pass", type=float, default=0.0,
                         help="fail unless this fraction of the selected tests pass")
     parser.add_argument("--list", action="store_true", help="list the selected tests and stop")
+    parser.add_argument("--baseline",
+                        help="a previous report: every test it lists as passing must pass")
     args = parser.parse_args()
 
     if not os.path.isdir(TESTDATA):
@@ -324,7 +347,22 @@ def main():
         command = "/usr/bin/python3 scripts/onnx_backend_tests.py --bin build/bin --out %s" % (
             args.out)
         write_report(args.out, results, command)
-    return 0 if fraction >= args.min_pass else 1
+    ok = fraction >= args.min_pass
+    crashes = [r for r in results if r[2] == "crash"]
+    for name, _, _, reason, _ in crashes:
+        print("CRASH: %s: %s" % (name, reason))
+    ok = ok and not crashes
+    if args.baseline:
+        status = {name: (s, reason) for name, _, s, reason, _ in results}
+        regressions = sorted(n for n in baseline_passes(args.baseline)
+                             if (not args.filter or re.search(args.filter, n))
+                             and status.get(n, ("missing", "no longer selected"))[0] != "pass")
+        for name in regressions:
+            s, reason = status.get(name, ("missing", "no longer selected"))
+            print("REGRESSION: %s passed in %s, now %s: %s" % (
+                name, args.baseline, s, reason))
+        ok = ok and not regressions
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -93,8 +93,10 @@ def lowerings():
             for record in re.findall(r"<\s*onnx::(\w+)Op\b", added):
                 result.setdefault(record, os.path.relpath(path, ROOT))
     # Ops rewritten into ai.onnx ops before the lowering.
-    decompose = os.path.join(ROOT, "compiler/passes/DecomposeTrainingOps.cpp")
-    if os.path.exists(decompose):
+    for name in ("DecomposeTrainingOps.cpp", "DecomposeCompositeOps.cpp"):
+        decompose = os.path.join(ROOT, "compiler/passes", name)
+        if not os.path.exists(decompose):
+            continue
         text = open(decompose).read()
         for record in re.findall(r"dyn_cast<\s*onnx::(\w+)Op\s*>", text):
             result.setdefault(record, "`%s` (into ai.onnx ops)" %
@@ -102,11 +104,25 @@ def lowerings():
     return result
 
 
+def decomposed_ops():
+    """Ops odt-decompose-composite-ops rewrites (their gradients are those
+    of the ops they become)."""
+    path = os.path.join(ROOT, "compiler/passes/DecomposeCompositeOps.cpp")
+    if not os.path.exists(path):
+        return set()
+    text = open(path).read()
+    body = text[text.find("struct DecomposeCompositeOpsPass"):]
+    return set(re.findall(r"dyn_cast<\s*onnx::(\w+)Op\s*>", body))
+
+
 def gradient_rules():
     rules = set()
     for path in glob.glob(os.path.join(ROOT, "compiler/autodiff/rules/*.cpp")):
         text = open(path).read()
         rules.update(re.findall(r"^ODT_GRADIENT_RULE\((\w+)\)", text, re.M))
+        # Piecewise-constant ops share a zero-gradient model.
+        rules.update(re.findall(r"attachInterface<ZeroGradient<onnx::(\w+)Op>>",
+                                text))
     return rules
 
 
@@ -137,6 +153,9 @@ def main():
     types = operand_types(os.path.join(args.build, "dialects/onnx/ONNXOps.md"))
     lowered = lowerings()
     grads = gradient_rules()
+    composite = decomposed_ops()
+    # generate-artifacts trains these forward ops as their training forms.
+    trained_as = {"GRU": "GRUTraining", "LSTM": "LSTMTraining"}
     tests = conformance(args.conformance)
     lines = [
         "# Operator coverage",
@@ -159,7 +178,10 @@ def main():
             " ".join(types.get(op["op"], [])) or "-",
             ("none" if record not in lowered else lowered[record]
              if lowered[record].startswith("`") else "`%s`" % lowered[record]),
-            "yes" if record in grads else ("is a gradient" if op["domain"] == "com.microsoft" and "Grad" in op["name"] else "-"),
+            "yes" if record in grads else
+            ("yes (as %s)" % trained_as[record] if record in trained_as else
+             "yes (its decomposition's)" if record in composite else
+             "is a gradient" if op["domain"] == "com.microsoft" and "Grad" in op["name"] else "-"),
             "%d / %d" % (passed, total) if total else "-"))
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

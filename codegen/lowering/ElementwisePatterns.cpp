@@ -41,6 +41,19 @@ void populateSoftplusLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateSqrtLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateTanhLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateWhereLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateFloorLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateCeilLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateRoundLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateSignLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateIsNaNLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateIsInfLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateHardSwishLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateMishLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populatePReluLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateSeluLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateCeluLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateThresholdedReluLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateModLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateAbsLoweringPatterns(patterns);
@@ -75,6 +88,19 @@ void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateSqrtLoweringPatterns(patterns);
   populateTanhLoweringPatterns(patterns);
   populateWhereLoweringPatterns(patterns);
+  populateFloorLoweringPatterns(patterns);
+  populateCeilLoweringPatterns(patterns);
+  populateRoundLoweringPatterns(patterns);
+  populateSignLoweringPatterns(patterns);
+  populateIsNaNLoweringPatterns(patterns);
+  populateIsInfLoweringPatterns(patterns);
+  populateHardSwishLoweringPatterns(patterns);
+  populateMishLoweringPatterns(patterns);
+  populatePReluLoweringPatterns(patterns);
+  populateSeluLoweringPatterns(patterns);
+  populateCeluLoweringPatterns(patterns);
+  populateThresholdedReluLoweringPatterns(patterns);
+  populateModLoweringPatterns(patterns);
 }
 
 } // namespace odt::codegen

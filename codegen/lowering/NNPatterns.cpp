@@ -10,6 +10,7 @@ namespace odt::codegen {
 
 void populateGemmLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateMatMulLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateRecurrentLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateConvLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateConvTransposeLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateMaxPoolLoweringPatterns(mlir::RewritePatternSet &patterns);
@@ -20,6 +21,7 @@ void populateNNLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateGemmLoweringPatterns(patterns);
   populateMatMulLoweringPatterns(patterns);
   populateConvLoweringPatterns(patterns);
+  populateRecurrentLoweringPatterns(patterns);
   populateConvTransposeLoweringPatterns(patterns);
   populateMaxPoolLoweringPatterns(patterns);
   populateAveragePoolLoweringPatterns(patterns);

@@ -3,6 +3,8 @@
 #include "codegen/Passes.h"
 #include "codegen/lowering/Common.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace mlir;
@@ -29,8 +31,8 @@ struct ConvertONNXToLinalgPass
     ConversionTarget target(*context);
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,
-                           tensor::TensorDialect,
-                           func::FuncDialect>();
+                           tensor::TensorDialect, func::FuncDialect,
+                           bufferization::BufferizationDialect>();
     target.addIllegalDialect<onnx::ONNXDialect>();
     // Absent optional inputs disappear with their users.
     target.addLegalOp<onnx::NoValueOp>();

@@ -297,7 +297,7 @@ LogicalResult lowerReduce(Operation *op, Value data,
   Numeric compute = numeric;
   if (numeric.isFloat())
     compute.type = getAccumulatorType(numeric.type);
-  else if (kind == ReduceKind::LogSumExp)
+  else if (kind == ReduceKind::LogSumExp || kind == ReduceKind::LogSum)
     compute = Numeric{rewriter.getF64Type(), false};
 
   auto read = [&](OpBuilder &b, Location l, Value x) {
@@ -370,6 +370,37 @@ LogicalResult lowerReduce(Operation *op, Value data,
     };
     break;
   }
+  case ReduceKind::Prod:
+    reduced = reduce(1.0, [](OpBuilder &b, Location l, Value x, Value acc) {
+      return createMul(b, l, acc, x);
+    });
+    break;
+  case ReduceKind::L1:
+    reduced = reduce(0.0, [compute](OpBuilder &b, Location l, Value x,
+                                    Value acc) {
+      Value magnitude;
+      if (compute.isFloat())
+        magnitude = math::AbsFOp::create(b, l, x);
+      else if (compute.isUnsigned)
+        magnitude = x;
+      else
+        magnitude = math::AbsIOp::create(b, l, x);
+      return createAdd(b, l, acc, magnitude);
+    });
+    break;
+  case ReduceKind::SumSquare:
+    reduced = reduce(0.0, [](OpBuilder &b, Location l, Value x, Value acc) {
+      return createAdd(b, l, acc, createMul(b, l, x, x));
+    });
+    break;
+  case ReduceKind::LogSum:
+    reduced = reduce(0.0, [](OpBuilder &b, Location l, Value x, Value acc) {
+      return createAdd(b, l, acc, x);
+    });
+    finish = [](OpBuilder &b, Location l, Value sum) -> Value {
+      return math::LogOp::create(b, l, sum);
+    };
+    break;
   case ReduceKind::LogSumExp: {
     // max + log(sum(exp(x - max))), shifting by 0 where max is infinite
     // (all -inf, or +inf present) so no inf - inf arises.

@@ -122,11 +122,23 @@ Value countElements(OpBuilder &b, Location loc,
                     llvm::ArrayRef<int64_t> axes, Numeric type);
 
 /// The Reduce* ops.
-enum class ReduceKind { Sum, Mean, Max, Min, L2, LogSumExp };
+enum class ReduceKind {
+  Sum,
+  Mean,
+  Max,
+  Min,
+  L2,
+  LogSumExp,
+  Prod,
+  L1,
+  SumSquare,
+  LogSum
+};
 
 /// Lowers a Reduce* op over constant `axes` (none: the op is the identity):
-/// float16/bfloat16 accumulate in f32, integer ReduceL2/ReduceLogSumExp are
-/// computed in f64 and truncated toward zero as ONNX's reference does.
+/// float16/bfloat16 accumulate in f32, integer ReduceL2/ReduceLogSumExp/
+/// ReduceLogSum are computed in f64 and truncated toward zero as ONNX's
+/// reference does.
 mlir::LogicalResult lowerReduce(mlir::Operation *op, Value data,
                                 mlir::FailureOr<llvm::SmallVector<int64_t>> axes,
                                 bool keepdims, ReduceKind kind,

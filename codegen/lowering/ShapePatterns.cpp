@@ -13,6 +13,7 @@ void populateExpandLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateFlattenLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateGatherLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateGatherElementsLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateGatherNDLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populatePadLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReshapeLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateScatterElementsLoweringPatterns(mlir::RewritePatternSet &patterns);
@@ -31,6 +32,7 @@ void populateShapeLoweringPatterns(mlir::RewritePatternSet &patterns) {
   populateFlattenLoweringPatterns(patterns);
   populateGatherLoweringPatterns(patterns);
   populateGatherElementsLoweringPatterns(patterns);
+  populateGatherNDLoweringPatterns(patterns);
   populatePadLoweringPatterns(patterns);
   populateReshapeLoweringPatterns(patterns);
   populateScatterElementsLoweringPatterns(patterns);

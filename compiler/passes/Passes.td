@@ -40,6 +40,26 @@ def DecomposeTrainingOps
   }];
 }
 
+def DecomposeCompositeOps
+    : Pass<"odt-decompose-composite-ops", "mlir::func::FuncOp"> {
+  let summary = "Rewrite ai.onnx ops that are compositions of other ai.onnx "
+                "ops into those ops";
+  let description = [{
+    InstanceNormalization and GroupNormalization become a
+    LayerNormalization (without affine map) over the normalized dims
+    followed by the per-channel scale and bias; OneHot becomes Equal of the
+    indices with a Range, and Where; DepthToSpace and SpaceToDepth become
+    Reshape, Transpose, Reshape; Resize becomes one MatMul per resized dim
+    with a constant interpolation matrix (any mode and coordinate
+    transformation: the matrix rows hold the taps, and its transpose is the
+    gradient). RNN, GRU and LSTM in layout 1 become layout-0 ops between
+    Transposes. None of these ops then needs a lowering or a gradient rule
+    of its own. New ops have unranked types: run odt-infer-shapes next.
+    Runs in generate-artifacts before differentiation and in odt-compile's
+    graph pipeline.
+  }];
+}
+
 def FuseDecomposedOps : Pass<"odt-fuse-decomposed-ops", "mlir::func::FuncOp"> {
   let summary = "Recognize PyTorch's decomposed LayerNormalization and "
                 "Erf-based GELU and rewrite them into single ops";

@@ -13,5 +13,6 @@ include "dialects/onnx/ops/Shape.td"
 include "dialects/onnx/ops/Reduction.td"
 include "dialects/onnx/ops/NN.td"
 include "dialects/onnx/ops/Training.td"
+include "dialects/onnx/ops/Recurrent.td"
 
 #endif // ODT_ONNX_OPS

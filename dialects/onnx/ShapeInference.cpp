@@ -471,7 +471,7 @@ void ShapeContext::forwardValues(Value from, Value to) {
 
 namespace {
 
-enum class ValueOp { Add, Sub, Mul, Div, Neg, Same };
+enum class ValueOp { Add, Sub, Mul, Div, Mod, FMod, Neg, Same, Equal, Where };
 
 /// Integer division toward zero, as ONNX Runtime computes it.
 std::optional<Dim> divideValues(const ShapeContext &context, Dim a, Dim b,
@@ -487,9 +487,41 @@ std::optional<Dim> divideValues(const ShapeContext &context, Dim a, Dim b,
   return context.divideExact(a, b);
 }
 
+/// a mod b of static integers: the sign of b (Python's %) or, for fmod,
+/// of a (C's %).
+std::optional<Dim> moduloValues(Dim a, Dim b, bool fmod, bool isFloat) {
+  if (isFloat || !a.isStatic() || !b.isStatic() || b.getSize() == 0 ||
+      (a.getSize() == std::numeric_limits<int64_t>::min() && b.getSize() == -1))
+    return std::nullopt;
+  int64_t remainder = a.getSize() % b.getSize();
+  if (!fmod && remainder != 0 && ((remainder < 0) != (b.getSize() < 0)))
+    remainder += b.getSize();
+  return Dim::size(remainder);
+}
+
+/// a == b for known values (1 or 0), where decidable: equal forms are
+/// equal; two sizes compare; a symbol (a size, never negative) differs from
+/// a negative constant (PyTorch's -1 in expand shapes).
+std::optional<Dim> equalValues(const ShapeContext &context, Dim a, Dim b) {
+  a = context.resolve(a);
+  b = context.resolve(b);
+  if (a == b)
+    return Dim::size(1);
+  if (a.isStatic() && b.isStatic())
+    return Dim::size(0);
+  if ((a.isStatic() && a.getSize() < 0) || (b.isStatic() && b.getSize() < 0))
+    return Dim::size(0);
+  return std::nullopt;
+}
+
 std::optional<Dim> applyValueOp(const ShapeContext &context, ValueOp kind,
                                 std::optional<Dim> a, std::optional<Dim> b,
-                                bool isFloat) {
+                                bool isFloat, std::optional<Dim> c = {}) {
+  if (kind == ValueOp::Where) {
+    if (!a || !a->isStatic())
+      return std::nullopt;
+    return a->getSize() != 0 ? b : c;
+  }
   if (!a || (kind != ValueOp::Neg && kind != ValueOp::Same && !b))
     return std::nullopt;
   switch (kind) {
@@ -510,6 +542,13 @@ std::optional<Dim> applyValueOp(const ShapeContext &context, ValueOp kind,
     return context.multiply(*a, *b);
   case ValueOp::Div:
     return divideValues(context, *a, *b, isFloat);
+  case ValueOp::Mod:
+  case ValueOp::FMod:
+    return moduloValues(*a, *b, kind == ValueOp::FMod, isFloat);
+  case ValueOp::Equal:
+    return equalValues(context, *a, *b);
+  case ValueOp::Where:
+    break;
   }
   return std::nullopt;
 }
@@ -545,6 +584,12 @@ void propagateElementwiseValues(Operation *op, ShapeContext &context) {
     kind = ValueOp::Mul;
   else if (name == "onnx.Div")
     kind = ValueOp::Div;
+  else if (name == "onnx.Mod")
+    kind = cast<ModOp>(op).getFmod() ? ValueOp::FMod : ValueOp::Mod;
+  else if (name == "onnx.Equal")
+    kind = ValueOp::Equal;
+  else if (name == "onnx.Where")
+    kind = ValueOp::Where, arity = 3;
   else if (name == "onnx.Neg")
     kind = ValueOp::Neg, arity = 1;
   else if (name == "onnx.Cast" || name == "onnx.Floor" || name == "onnx.Ceil" ||
@@ -559,8 +604,14 @@ void propagateElementwiseValues(Operation *op, ShapeContext &context) {
     return;
   Type resultElement = ShapeContext::getElementType(result);
   bool isFloat = isa<FloatType>(resultElement);
-  if (!isFloat && !(isa<IntegerType>(resultElement) &&
-                    resultElement.getIntOrFloatBitWidth() > 1))
+  // Booleans carry values (0 or 1) only as Equal's result.
+  bool isBool = isa<IntegerType>(resultElement) &&
+                resultElement.getIntOrFloatBitWidth() == 1;
+  if (!isFloat && !(isa<IntegerType>(resultElement) && !isBool) &&
+      !(isBool && kind == ValueOp::Equal))
+    return;
+  if (kind == ValueOp::Equal &&
+      isa<FloatType>(ShapeContext::getElementType(op->getOperand(0))))
     return;
   std::optional<int64_t> count = staticCount(context.getShape(result));
   if (!count || *count > ShapeContext::kMaxValues)
@@ -584,11 +635,14 @@ void propagateElementwiseValues(Operation *op, ShapeContext &context) {
   for (int64_t index = 0; index < *count; ++index) {
     std::optional<Dim> a =
         (*operandValues[0])[broadcastIndex(resultShape, operandShapes[0], index)];
-    std::optional<Dim> b;
-    if (arity == 2)
+    std::optional<Dim> b, c;
+    if (arity >= 2)
       b = (*operandValues[1])[broadcastIndex(resultShape, operandShapes[1],
                                              index)];
-    resultValues.push_back(applyValueOp(context, kind, a, b, isFloat));
+    if (arity == 3)
+      c = (*operandValues[2])[broadcastIndex(resultShape, operandShapes[2],
+                                             index)];
+    resultValues.push_back(applyValueOp(context, kind, a, b, isFloat, c));
   }
   context.setValues(result, resultValues);
 }

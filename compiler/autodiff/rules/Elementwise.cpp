@@ -346,9 +346,134 @@ ODT_GRADIENT_RULE(Dropout) {
   return success();
 }
 
+ODT_GRADIENT_RULE(HardSwish) {
+  // y = x * clamp(x / 6 + 1/2, 0, 1): dy/dx = 0 below -3, 1 above 3, and
+  // x / 3 + 1/2 between (PyTorch's and ORT's choice at the two kinks: the
+  // inner formula's side).
+  Value x = x0(op);
+  Type type = elem(x);
+  Value inner = b.create(
+      "onnx.Add", {b.create("onnx.Mul", {x, b.scalar(1.0 / 3.0, type)}),
+                   b.scalar(0.5, type)});
+  Value belowOrAt =
+      b.create("onnx.Less", {x, b.scalar(-3.0, type)});
+  Value above = b.create("onnx.Greater", {x, b.scalar(3.0, type)});
+  Value slope = b.create(
+      "onnx.Where",
+      {belowOrAt, b.scalar(0.0, type),
+       b.create("onnx.Where", {above, b.scalar(1.0, type), inner})});
+  dx[0] = b.create("onnx.Mul", {dy[0], slope});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Mish) {
+  // y = x tanh(sp(x)), sp' = sigmoid: dy/dx = t + x sigmoid(x) (1 - t^2).
+  Value x = x0(op);
+  Type type = elem(x);
+  Value t = b.create("onnx.Tanh", {b.create("onnx.Softplus", {x})});
+  Value oneMinusSquare = b.create(
+      "onnx.Sub", {b.scalar(1.0, type), b.create("onnx.Mul", {t, t})});
+  Value xSigmoid = b.create("onnx.Mul", {x, b.create("onnx.Sigmoid", {x})});
+  Value derivative = b.create(
+      "onnx.Add", {t, b.create("onnx.Mul", {xSigmoid, oneMinusSquare})});
+  dx[0] = b.create("onnx.Mul", {dy[0], derivative});
+  return success();
+}
+
+ODT_GRADIENT_RULE(PRelu) {
+  Value x = x0(op), slope = op->getOperand(1);
+  Type type = elem(x);
+  Value negative = b.create("onnx.Less", {x, b.scalar(0.0, type)});
+  Value zero = b.scalar(0.0, type);
+  if (b.needsGradient(0))
+    dx[0] = b.create("onnx.Where",
+                     {negative, b.create("onnx.Mul", {dy[0], slope}), dy[0]});
+  if (b.needsGradient(1))
+    dx[1] = b.sumToShapeOf(
+        b.create("onnx.Where",
+                 {negative, b.create("onnx.Mul", {dy[0], x}), zero}),
+        slope);
+  return success();
+}
+
+ODT_GRADIENT_RULE(Selu) {
+  double alpha = floatAttrOr(op, "alpha", 1.67326319217681884765625);
+  double gamma = floatAttrOr(op, "gamma", 1.05070102214813232421875);
+  Value x = x0(op);
+  Type type = elem(x);
+  // For x <= 0, y = gamma alpha (e^x - 1): dy/dx = y + gamma alpha.
+  Value negativeSlope =
+      b.create("onnx.Add", {y0(op), b.scalar(gamma * alpha, type)});
+  Value slope = b.create(
+      "onnx.Where", {b.create("onnx.Greater", {x, b.scalar(0.0, type)}),
+                     b.scalar(gamma, type), negativeSlope});
+  dx[0] = b.create("onnx.Mul", {dy[0], slope});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Celu) {
+  double alpha = floatAttrOr(op, "alpha", 1.0);
+  Value x = x0(op);
+  Type type = elem(x);
+  // For x <= 0, y = alpha (e^(x/alpha) - 1): dy/dx = e^(x/alpha) = y/alpha + 1.
+  Value negativeSlope = b.create(
+      "onnx.Add", {b.create("onnx.Div", {y0(op), b.scalar(alpha, type)}),
+                   b.scalar(1.0, type)});
+  dx[0] = b.create("onnx.Where",
+                   {b.create("onnx.Greater", {x, b.scalar(0.0, type)}), dy[0],
+                    b.create("onnx.Mul", {dy[0], negativeSlope})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(ThresholdedRelu) {
+  double alpha = floatAttrOr(op, "alpha", 1.0);
+  Value x = x0(op);
+  Type type = elem(x);
+  dx[0] = b.create("onnx.Where",
+                   {b.create("onnx.Greater", {x, b.scalar(alpha, type)}),
+                    dy[0], b.scalar(0.0, type)});
+  return success();
+}
+
+ODT_GRADIENT_RULE(Mod) {
+  // Float Mod (fmod): a - trunc(a / b) b, so d/da = 1. The divisor's
+  // gradient (-trunc(a / b)) has no rule: a model that trains a divisor is
+  // refused, naming the node.
+  if (b.needsGradient(1)) {
+    b.emitError() << "no gradient rule for Mod's divisor B";
+    return failure();
+  }
+  dx[0] = b.sumToShapeOf(dy[0], x0(op));
+  return success();
+}
+
+/// Piecewise-constant ops: zero gradient everywhere (PyTorch's choice for
+/// floor, ceil, round and sign), so a path through them trains nothing.
+template <typename OpT>
+struct ZeroGradient
+    : ::odt::GradientOpInterface::ExternalModel<ZeroGradient<OpT>, OpT> {
+  LogicalResult buildGradients(Operation *op, GradientBuilder &b,
+                               ArrayRef<Value> dy,
+                               MutableArrayRef<Value> dx) const {
+    dx[0] = b.fullLike(op->getOperand(0), 0.0);
+    return success();
+  }
+};
+
 } // namespace
 
 void attachElementwiseGradients(MLIRContext *context) {
+  onnx::FloorOp::attachInterface<ZeroGradient<onnx::FloorOp>>(*context);
+  onnx::CeilOp::attachInterface<ZeroGradient<onnx::CeilOp>>(*context);
+  onnx::RoundOp::attachInterface<ZeroGradient<onnx::RoundOp>>(*context);
+  onnx::SignOp::attachInterface<ZeroGradient<onnx::SignOp>>(*context);
+  ODT_ATTACH_RULE(HardSwish);
+  ODT_ATTACH_RULE(Mish);
+  ODT_ATTACH_RULE(PRelu);
+  ODT_ATTACH_RULE(Selu);
+  ODT_ATTACH_RULE(Celu);
+  ODT_ATTACH_RULE(ThresholdedRelu);
+  ODT_ATTACH_RULE(Mod);
   ODT_ATTACH_RULE(Add);
   ODT_ATTACH_RULE(Sub);
   ODT_ATTACH_RULE(Mul);

@@ -19,7 +19,9 @@ LogicalResult spreadOverAxes(Operation *op, GradientBuilder &b, Value dy,
   FailureOr<SmallVector<int64_t>> constantAxes =
       TypeSwitch<Operation *, FailureOr<SmallVector<int64_t>>>(op)
           .Case<onnx::ReduceSumOp, onnx::ReduceMeanOp, onnx::ReduceMaxOp,
-                onnx::ReduceMinOp, onnx::ReduceLogSumExpOp, onnx::ReduceL2Op>(
+                onnx::ReduceMinOp, onnx::ReduceLogSumExpOp, onnx::ReduceL2Op,
+                onnx::ReduceProdOp, onnx::ReduceL1Op,
+                onnx::ReduceSumSquareOp, onnx::ReduceLogSumOp>(
               [](auto reduce) { return reduce.getConstantAxes(); })
           .Default([](Operation *) { return failure(); });
   if (failed(constantAxes)) {
@@ -111,6 +113,78 @@ ODT_GRADIENT_RULE(ReduceL2) {
   dx[0] = b.create("onnx.Mul",
                    {spreadGradient,
                     b.create("onnx.Div", {op->getOperand(0), spreadResult})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(ReduceSumSquare) {
+  // d sum x^2 = 2 x.
+  SmallVector<int64_t> axes;
+  Value spread;
+  if (failed(spreadOverAxes(op, b, dy[0], spread, axes)))
+    return failure();
+  Value x = op->getOperand(0);
+  dx[0] = b.create(
+      "onnx.Mul",
+      {spread, b.create("onnx.Mul",
+                        {x, b.scalar(2.0, GradientBuilder::elementType(x))})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(ReduceL1) {
+  // d sum |x| = sign(x) (0 at 0, as PyTorch).
+  SmallVector<int64_t> axes;
+  Value spread;
+  if (failed(spreadOverAxes(op, b, dy[0], spread, axes)))
+    return failure();
+  dx[0] = b.create("onnx.Mul",
+                   {spread, b.create("onnx.Sign", {op->getOperand(0)})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(ReduceLogSum) {
+  // d log(sum x) = 1 / sum x.
+  SmallVector<int64_t> axes;
+  Value spreadGradient, spreadResult;
+  if (failed(spreadGradientAndResult(op, b, dy[0], spreadGradient, spreadResult,
+                                     axes)))
+    return failure();
+  // The result is log(sum): divide by exp of it.
+  dx[0] = b.create("onnx.Div",
+                   {spreadGradient, b.create("onnx.Exp", {spreadResult})});
+  return success();
+}
+
+ODT_GRADIENT_RULE(ReduceProd) {
+  // d prod(x) / d x_i is the product of the other elements: with P the
+  // product of the non-zero ones and Z the count of zeros, P / x_i when
+  // Z = 0, P at the zero when Z = 1, and 0 otherwise (PyTorch's values).
+  SmallVector<int64_t> axes;
+  Value spread;
+  if (failed(spreadOverAxes(op, b, dy[0], spread, axes)))
+    return failure();
+  Value x = op->getOperand(0);
+  Type type = GradientBuilder::elementType(x);
+  if (axes.empty()) {
+    dx[0] = spread;
+    return success();
+  }
+  Value zero = b.scalar(0.0, type), one = b.scalar(1.0, type);
+  Value isZero = b.create("onnx.Equal", {x, zero});
+  Value nonZero = b.create("onnx.Where", {isZero, one, x});
+  Value product = b.create("onnx.ReduceProd", {nonZero, b.int64s(axes)},
+                           {b.intAttr("keepdims", 1)});
+  Value zeros = b.reduceSum(
+      b.create("onnx.Cast", {isZero}, {b.intAttr("to", getONNXDataType(type))}),
+      axes, /*keepDims=*/true);
+  Value others = b.create(
+      "onnx.Where",
+      {b.create("onnx.Equal", {zeros, zero}),
+       b.create("onnx.Div", {product, nonZero}),
+       b.create("onnx.Where",
+                {b.create("onnx.And",
+                          {b.create("onnx.Equal", {zeros, one}), isZero}),
+                 product, zero})});
+  dx[0] = b.create("onnx.Mul", {spread, others});
   return success();
 }
 
@@ -358,6 +432,10 @@ void attachReductionGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(ReduceLogSumExp);
   ODT_ATTACH_RULE(CumSum);
   ODT_ATTACH_RULE(ReduceL2);
+  ODT_ATTACH_RULE(ReduceSumSquare);
+  ODT_ATTACH_RULE(ReduceL1);
+  ODT_ATTACH_RULE(ReduceLogSum);
+  ODT_ATTACH_RULE(ReduceProd);
   ODT_ATTACH_RULE(NegativeLogLikelihoodLoss);
   ODT_ATTACH_RULE(TopK);
   ODT_ATTACH_RULE(Einsum);

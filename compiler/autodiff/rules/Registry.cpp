@@ -35,6 +35,7 @@ void registerGradientRules(DialectRegistry &registry) {
     attachProductGradients(context);
     attachReductionGradients(context);
     attachStructureGradients(context);
+    attachRecurrentGradients(context);
   });
 }
 

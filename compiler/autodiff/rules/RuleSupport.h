@@ -40,6 +40,7 @@ void attachElementwiseGradients(mlir::MLIRContext *context);
 void attachProductGradients(mlir::MLIRContext *context);
 void attachReductionGradients(mlir::MLIRContext *context);
 void attachStructureGradients(mlir::MLIRContext *context);
+void attachRecurrentGradients(mlir::MLIRContext *context);
 
 /// The forward op's integer or float attribute `name`, or `fallback` when
 /// absent (its ONNX default).

@@ -200,6 +200,39 @@ ODT_GRADIENT_RULE(ScatterElements) {
   return success();
 }
 
+ODT_GRADIENT_RULE(GatherND) {
+  // Each gathered slice's gradient is added back at its tuple (tuples may
+  // repeat): ScatterND with reduction add into zeros.
+  if (intAttrOr(op, "batch_dims", 0) != 0) {
+    b.emitError() << "no gradient rule for GatherND with batch_dims > 0";
+    return failure();
+  }
+  Value data = op->getOperand(0);
+  dx[0] = b.create("onnx.ScatterND",
+                   {b.fullLike(data, 0.0), op->getOperand(1), dy[0]},
+                   {b.stringAttr("reduction", "add")});
+  return success();
+}
+
+ODT_GRADIENT_RULE(ScatterND) {
+  auto reduction = op->getAttrOfType<StringAttr>("reduction");
+  bool add = reduction && reduction.getValue() == "add";
+  if (reduction && !add && reduction.getValue() != "none") {
+    b.emitError() << "no gradient rule for ScatterND with reduction '"
+                  << reduction.getValue() << "'";
+    return failure();
+  }
+  Value indices = op->getOperand(1), updates = op->getOperand(2);
+  // As ScatterElements: overwritten data gets no gradient (unless added).
+  if (b.needsGradient(0))
+    dx[0] = add ? dy[0]
+                : b.create("onnx.ScatterND",
+                           {dy[0], indices, b.fullLike(updates, 0.0)});
+  if (b.needsGradient(2))
+    dx[2] = b.create("onnx.GatherND", {dy[0], indices});
+  return success();
+}
+
 ODT_GRADIENT_RULE(Trilu) {
   // The kept triangle passes the gradient; the zeroed one does not.
   SmallVector<NamedAttribute> attrs;
@@ -226,6 +259,8 @@ void attachStructureGradients(MLIRContext *context) {
   ODT_ATTACH_RULE(Tile);
   ODT_ATTACH_RULE(GatherElements);
   ODT_ATTACH_RULE(ScatterElements);
+  ODT_ATTACH_RULE(GatherND);
+  ODT_ATTACH_RULE(ScatterND);
   ODT_ATTACH_RULE(Trilu);
 }
 

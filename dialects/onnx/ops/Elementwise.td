@@ -84,6 +84,44 @@ def ONNX_AtanOp : ONNX_ElemFloatUnaryOp<"Atan", "atan(X)">;
 def ONNX_CosOp : ONNX_ElemFloatUnaryOp<"Cos", "cos(X)">;
 def ONNX_SoftplusOp : ONNX_ElemFloatUnaryOp<"Softplus", "log(1 + exp(X))">;
 
+def ONNX_FloorOp : ONNX_ElemFloatUnaryOp<"Floor", "floor(X)">;
+def ONNX_CeilOp : ONNX_ElemFloatUnaryOp<"Ceil", "ceil(X)">;
+def ONNX_RoundOp
+    : ONNX_ElemFloatUnaryOp<"Round", "X rounded to the nearest integer, "
+                                     "halves to even">;
+
+def ONNX_SignOp : ONNX_Op<"Sign"> {
+  let summary = "ai.onnx Sign: Y = -1, 0 or 1 by the sign of X (NaN stays "
+                "NaN)";
+  let arguments = (ins ONNX_ElemNumericTensor:$X);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_ModOp : ONNX_Op<"Mod"> {
+  let summary = "ai.onnx Mod: C = A mod B (broadcasting). fmod = 0 "
+                "(integers only): the sign of B, as Python's %; fmod = 1: the "
+                "sign of A, as C's fmod";
+  let arguments = (ins ONNX_ElemNumericTensor:$A, ONNX_ElemNumericTensor:$B,
+                       DefaultValuedAttr<ONNX_I64Attr, "0">:$fmod);
+  let results = (outs AnyTensor:$C);
+  let hasVerifier = 1;
+}
+
+def ONNX_IsNaNOp : ONNX_Op<"IsNaN"> {
+  let summary = "ai.onnx IsNaN: Y = X is NaN (bool)";
+  let arguments = (ins ONNX_FloatTensor:$X);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_IsInfOp : ONNX_Op<"IsInf"> {
+  let summary = "ai.onnx IsInf: Y = X is an infinity of a detected sign "
+                "(bool)";
+  let arguments = (ins ONNX_FloatTensor:$X,
+                       DefaultValuedAttr<ONNX_I64Attr, "1">:$detect_negative,
+                       DefaultValuedAttr<ONNX_I64Attr, "1">:$detect_positive);
+  let results = (outs AnyTensor:$Y);
+}
+
 def ONNX_ErfOp : ONNX_Op<"Erf"> {
   let summary = "ai.onnx Erf: Y = erf(X) (integers: erf of the value, "
                 "truncated back)";
@@ -121,6 +159,50 @@ def ONNX_HardSigmoidOp : ONNX_Op<"HardSigmoid"> {
   let arguments = (ins ONNX_FloatTensor:$X,
                        DefaultValuedAttr<F32Attr, "0.2">:$alpha,
                        DefaultValuedAttr<F32Attr, "0.5">:$beta);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_HardSwishOp : ONNX_Op<"HardSwish"> {
+  let summary = "ai.onnx HardSwish: Y = X * max(0, min(1, X / 6 + 1 / 2))";
+  let arguments = (ins ONNX_FloatTensor:$X);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_MishOp : ONNX_Op<"Mish"> {
+  let summary = "ai.onnx Mish: Y = X * tanh(softplus(X))";
+  let arguments = (ins ONNX_FloatTensor:$X);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_PReluOp : ONNX_Op<"PRelu"> {
+  let summary = "ai.onnx PRelu: Y = X < 0 ? slope * X : X (slope broadcast "
+                "to X)";
+  let arguments = (ins ONNX_ElemSignedTensor:$X, ONNX_ElemSignedTensor:$slope);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def ONNX_SeluOp : ONNX_Op<"Selu"> {
+  let summary = "ai.onnx Selu: Y = gamma * (X > 0 ? X : alpha * (exp(X) - 1))";
+  let arguments = (ins ONNX_FloatTensor:$X,
+                       DefaultValuedAttr<F32Attr, "1.67326319217681884765625">:$alpha,
+                       DefaultValuedAttr<F32Attr, "1.05070102214813232421875">:$gamma);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_CeluOp : ONNX_Op<"Celu"> {
+  let summary = "ai.onnx Celu: Y = max(0, X) + min(0, alpha * (exp(X / alpha) "
+                "- 1))";
+  let arguments = (ins ONNX_FloatTensor:$X,
+                       DefaultValuedAttr<F32Attr, "1.0">:$alpha);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def ONNX_ThresholdedReluOp : ONNX_Op<"ThresholdedRelu"> {
+  let summary = "ai.onnx ThresholdedRelu: Y = X > alpha ? X : 0";
+  let arguments = (ins ONNX_FloatTensor:$X,
+                       DefaultValuedAttr<F32Attr, "1.0">:$alpha);
   let results = (outs AnyTensor:$Y);
 }
 

@@ -48,6 +48,33 @@ def ONNX_ConvOp : ONNX_Op<"Conv"> {
   let hasVerifier = 1;
 }
 
+def ONNX_ResizeOp : ONNX_Op<"Resize"> {
+  let summary = "ai.onnx Resize (opsets 13-19): nearest, linear and cubic "
+                "interpolation with every coordinate transformation";
+  let description = [{
+    The output size comes from `sizes` or from `scales` (constants; with
+    opset 18's `axes`, for those axes only). Composite: each resized axis
+    is a product with a constant interpolation matrix (its rows hold the
+    taps of one output position), which odt-decompose-composite-ops builds
+    from the attributes; the gradient is the transposed product. The
+    resized axes must have static sizes.
+  }];
+  let arguments = (ins AnyTensor:$X, AnyTypeOf<[AnyTensor, NoneType]>:$roi,
+                       AnyTypeOf<[ONNX_FloatTensor, NoneType]>:$scales,
+                       ONNX_OptI64Tensor:$sizes,
+                       DefaultValuedAttr<ONNX_I64Attr, "0">:$antialias,
+                       OptionalAttr<DenseI64ArrayAttr>:$axes,
+                       DefaultValuedAttr<StrAttr, "\"half_pixel\"">:$coordinate_transformation_mode,
+                       DefaultValuedAttr<F32Attr, "-0.75">:$cubic_coeff_a,
+                       DefaultValuedAttr<ONNX_I64Attr, "0">:$exclude_outside,
+                       DefaultValuedAttr<F32Attr, "0.0">:$extrapolation_value,
+                       DefaultValuedAttr<StrAttr, "\"stretch\"">:$keep_aspect_ratio_policy,
+                       DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
+                       DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:$nearest_mode);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def ONNX_ConvTransposeOp : ONNX_Op<"ConvTranspose"> {
   let summary = "ai.onnx ConvTranspose: the gradient of Conv with respect "
                 "to its input (weights C x M/group x k1 x ... x kn)";

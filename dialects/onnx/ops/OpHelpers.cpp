@@ -57,4 +57,42 @@ LogicalResult unifyShapes(ShapeContext &context, Operation *op, Value a,
   return success();
 }
 
+std::optional<SmallVector<double>> getConstantNumbers(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto constant = dyn_cast<ConstantOp>(def)) {
+    auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!elements || elements.getNumElements() > ShapeContext::kMaxValues)
+      return std::nullopt;
+    SmallVector<double> numbers;
+    Type element = elements.getElementType();
+    if (isa<FloatType>(element)) {
+      for (const APFloat &v : elements.getValues<APFloat>())
+        numbers.push_back(v.convertToDouble());
+    } else if (auto integer = dyn_cast<IntegerType>(element)) {
+      for (const APInt &v : elements.getValues<APInt>())
+        numbers.push_back(integer.isUnsigned()
+                              ? static_cast<double>(v.getZExtValue())
+                              : static_cast<double>(v.getSExtValue()));
+    } else {
+      return std::nullopt;
+    }
+    return numbers;
+  }
+  if (isa<IdentityOp, CastOp>(def))
+    return getConstantNumbers(def->getOperand(0));
+  if (auto concat = dyn_cast<ConcatOp>(def)) {
+    SmallVector<double> numbers;
+    for (Value input : concat.getInputs()) {
+      std::optional<SmallVector<double>> part = getConstantNumbers(input);
+      if (!part)
+        return std::nullopt;
+      numbers.append(*part);
+    }
+    return numbers;
+  }
+  return std::nullopt;
+}
+
 } // namespace odt::onnx

@@ -36,6 +36,11 @@ mlir::LogicalResult unifyShapes(ShapeContext &context, mlir::Operation *op,
                                 mlir::Value a, mlir::Value b,
                                 llvm::StringRef what);
 
+/// The values of a small constant float or integer tensor as doubles: an
+/// onnx.Constant, or Identity, Cast or Concat (axis 0) of such (the forms
+/// exporters give Resize's scales); std::nullopt if not constant.
+std::optional<llvm::SmallVector<double>> getConstantNumbers(mlir::Value value);
+
 } // namespace odt::onnx
 
 #endif // ODT_DIALECTS_ONNX_OPS_OPHELPERS_H

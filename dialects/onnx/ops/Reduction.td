@@ -67,6 +67,17 @@ def ONNX_ReduceL2Op
 def ONNX_ReduceLogSumExpOp
     : ONNX_ReduceOp<"ReduceLogSumExp", ReductionNumericTypes,
                     "log of the sum of exp, computed stably">;
+def ONNX_ReduceProdOp
+    : ONNX_ReduceOp<"ReduceProd", ReductionNumericTypes,
+                    "product (1 for no elements)">;
+def ONNX_ReduceL1Op
+    : ONNX_ReduceOp<"ReduceL1", ReductionNumericTypes,
+                    "sum of absolute values">;
+def ONNX_ReduceSumSquareOp
+    : ONNX_ReduceOp<"ReduceSumSquare", ReductionNumericTypes,
+                    "sum of squares">;
+def ONNX_ReduceLogSumOp
+    : ONNX_ReduceOp<"ReduceLogSum", ReductionNumericTypes, "log of the sum">;
 
 //===----------------------------------------------------------------------===//
 // Index reductions, sorting and scans.
@@ -133,6 +144,39 @@ def ONNX_LogSoftmaxOp : ONNX_Op<"LogSoftmax"> {
   let arguments = (ins ONNX_FloatTensor:$input,
                        DefaultValuedAttr<ONNX_I64Attr, "-1">:$axis);
   let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def ONNX_InstanceNormalizationOp : ONNX_Op<"InstanceNormalization"> {
+  let summary = "ai.onnx InstanceNormalization: each (image, channel) "
+                "normalized over its spatial dims, then scale[C] and B[C]";
+  let description = [{
+    Composite: odt-decompose-composite-ops rewrites it as a
+    LayerNormalization over the spatial dims followed by the per-channel
+    affine map, before autodiff and code generation.
+  }];
+  let arguments = (ins ONNX_FloatTensor:$input, ONNX_FloatTensor:$scale,
+                       ONNX_FloatTensor:$B,
+                       DefaultValuedAttr<F32Attr, "1e-05">:$epsilon);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def ONNX_GroupNormalizationOp : ONNX_Op<"GroupNormalization"> {
+  let summary = "ai.onnx GroupNormalization (opsets 18 and 21): channels "
+                "normalized in num_groups groups, then scale and bias";
+  let description = [{
+    scale and bias have one value per channel (opset 21) or per group
+    (opset 18, when their size is num_groups and that differs from the
+    channel count). Composite: odt-decompose-composite-ops rewrites it as a
+    LayerNormalization over [channels of a group, spatial dims].
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X, ONNX_FloatTensor:$scale,
+                       ONNX_FloatTensor:$bias,
+                       DefaultValuedAttr<F32Attr, "1e-05">:$epsilon,
+                       ONNX_I64Attr:$num_groups,
+                       DefaultValuedAttr<ONNX_I64Attr, "1">:$stash_type);
+  let results = (outs AnyTensor:$Y);
   let hasVerifier = 1;
 }
 

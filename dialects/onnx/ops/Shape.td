@@ -121,6 +121,66 @@ def ONNX_ScatterElementsOp : ONNX_Op<"ScatterElements"> {
   let hasVerifier = 1;
 }
 
+def ONNX_GatherNDOp : ONNX_Op<"GatherND"> {
+  let summary = "ai.onnx GatherND: slices of data at index tuples (the last "
+                "dim of indices), after batch_dims leading batch dims";
+  let arguments = (ins AnyTensor:$data, TensorOf<[I64]>:$indices,
+                       DefaultValuedAttr<ONNX_I64Attr, "0">:$batch_dims);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def ONNX_ScatterNDOp : ONNX_Op<"ScatterND"> {
+  let summary = "ai.onnx ScatterND: data with the slices at index tuples "
+                "replaced by (or combined with) updates (reduction "
+                "none/add/mul/max/min)";
+  let arguments = (ins AnyTensor:$data, TensorOf<[I64]>:$indices,
+                       AnyTensor:$updates,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def ONNX_OneHotOp : ONNX_Op<"OneHot"> {
+  let summary = "ai.onnx OneHot: values[1] where the position along `axis` "
+                "equals the index (negative indices count from depth), "
+                "values[0] elsewhere";
+  let description = [{
+    Composite: odt-decompose-composite-ops rewrites it as Equal of the
+    indices with a Range, and Where.
+  }];
+  let arguments = (ins AnyTensor:$indices, AnyTensor:$depth,
+                       AnyTensor:$values,
+                       DefaultValuedAttr<ONNX_I64Attr, "-1">:$axis);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def ONNX_DepthToSpaceOp : ONNX_Op<"DepthToSpace"> {
+  let summary = "ai.onnx DepthToSpace (modes DCR and CRD): [N, C, H, W] -> "
+                "[N, C / b^2, H * b, W * b]";
+  let description = [{
+    Composite: odt-decompose-composite-ops rewrites it as Reshape,
+    Transpose, Reshape.
+  }];
+  let arguments = (ins AnyTensor:$input, ONNX_I64Attr:$blocksize,
+                       DefaultValuedAttr<StrAttr, "\"DCR\"">:$mode);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def ONNX_SpaceToDepthOp : ONNX_Op<"SpaceToDepth"> {
+  let summary = "ai.onnx SpaceToDepth: [N, C, H, W] -> [N, C * b^2, H / b, "
+                "W / b]";
+  let description = [{
+    Composite: odt-decompose-composite-ops rewrites it as Reshape,
+    Transpose, Reshape.
+  }];
+  let arguments = (ins AnyTensor:$input, ONNX_I64Attr:$blocksize);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
 def ONNX_ExpandOp : ONNX_Op<"Expand"> {
   let summary = "ai.onnx Expand (bidirectional broadcast to shape)";
   let arguments = (ins AnyTensor:$input, TensorOf<[I64]>:$shape);

@@ -1,0 +1,15 @@
+//===- IsInf.cpp - onnx.IsInf ---------------------------------------------===//
+
+#include "dialects/onnx/ops/Elementwise.h"
+
+using namespace mlir;
+
+namespace odt::onnx {
+
+LogicalResult IsInfOp::inferShapes(ShapeContext &context) {
+  context.setShape(getY(), context.getShape(getX()),
+                   IntegerType::get(getContext(), 1));
+  return success();
+}
+
+} // namespace odt::onnx
