@@ -16,6 +16,8 @@
 #include "compiler/import/GraphImporter.h"
 #include "compiler/import/ModelReader.h"
 #include "compiler/passes/Passes.h"
+#include "compiler/training/ExporterTraces.h"
+#include "compiler/training/ParameterSelection.h"
 #include "compiler/training/Roles.h"
 #include "dialects/onnx/ONNXOps.h"
 
@@ -25,6 +27,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/GlobPattern.h"
 
 using namespace mlir;
 
@@ -52,6 +55,7 @@ private:
   InFlightDiagnostic error() {
     return emitError(fileLoc) << "'" << options.modelPath << "': ";
   }
+  LogicalResult readExporterTraces();
   LogicalResult chooseParameters();
   LogicalResult addLoss(func::FuncOp func);
   LogicalResult checkBroadcast(const TensorValue &value, StringRef option,
@@ -59,6 +63,7 @@ private:
                                ArrayRef<onnx::Dim> outputShape);
   LogicalResult buildTraining(func::FuncOp func);
   void useBatchStatistics(func::FuncOp func);
+  void useRecurrentTraining(func::FuncOp func);
   LogicalResult simplifyAndType(func::FuncOp func);
   LogicalResult exportModel(func::FuncOp func, ::onnx::ModelProto &out,
                             const GraphExportOptions &exportOptions);
@@ -73,61 +78,158 @@ private:
   std::unique_ptr<::onnx::ModelProto> model;
   llvm::StringMap<const ::onnx::TensorProto *> initializers;
   std::vector<std::string> trainable, frozen;
+  /// Initializers the exporter made for its own lowerings (ExporterTraces).
+  llvm::StringSet<> exporterConstants;
   unsigned numUserInputs = 0;
 };
+
+LogicalResult Generator::readExporterTraces() {
+  std::vector<BatchNormTrace> folded =
+      findFoldedTrainingBatchNorms(model->graph());
+  if (!folded.empty() && !options.keepFoldedBatchNorm) {
+    InFlightDiagnostic diagnostic = error();
+    diagnostic << folded.size()
+               << " BatchNorm module(s) that PyTorch trains with batch "
+                  "statistics were folded into the preceding node by the "
+                  "exporter's optimizer (torch.onnx.export(dynamo=True) with "
+                  "optimize=True), so the graph cannot train as the module "
+                  "does:";
+    for (const BatchNormTrace &trace : folded)
+      diagnostic << "\n  " << (trace.module.empty() ? "?" : trace.module)
+                 << " (folded into node '" << trace.node << "')";
+    diagnostic << "\nexport with torch.onnx.export(..., dynamo=True, "
+                  "optimize=False) or dynamo=False, or pass "
+                  "--keep-folded-batchnorm to train the folded graph as it is";
+    return failure();
+  }
+  std::vector<std::string> untied =
+      untieMergedInitializers(*model->mutable_graph());
+  if (!untied.empty()) {
+    std::string names;
+    for (const std::string &name : untied)
+      names += (names.empty() ? "" : ", ") + name;
+    artifacts.notes.push_back(
+        std::to_string(untied.size()) +
+        " parameter(s) that the exporter merged into another initializer of "
+        "equal value train apart again, as in PyTorch: " +
+        names);
+  }
+  std::vector<std::string> biases =
+      restoreRemovedBiases(*model->mutable_graph());
+  if (!biases.empty()) {
+    std::string names;
+    for (const std::string &name : biases)
+      names += (names.empty() ? "" : ", ") + name;
+    artifacts.notes.push_back(
+        std::to_string(biases.size()) +
+        " zero bias(es) that the exporter's optimizer removed are "
+        "parameters again, as in PyTorch: " +
+        names);
+  }
+  for (const std::string &name : findExporterConstants(model->graph()))
+    exporterConstants.insert(name);
+  std::vector<BatchNormTrace> restored =
+      restoreTrainingBatchNorms(*model->mutable_graph());
+  if (!restored.empty()) {
+    std::string modules;
+    for (const BatchNormTrace &trace : restored)
+      modules += (modules.empty() ? "" : ", ") +
+                 (trace.module.empty() ? trace.node : trace.module);
+    artifacts.notes.push_back(
+        std::to_string(restored.size()) +
+        " BatchNormalization node(s) exported in inference form from a "
+        "module in training mode normalize with batch statistics in the "
+        "training graph, as in PyTorch: " +
+        modules);
+  }
+  return success();
+}
 
 LogicalResult Generator::chooseParameters() {
   const auto &graph = model->graph();
   for (const auto &tensor : graph.initializer())
     initializers[tensor.name()] = &tensor;
+  llvm::StringMap<InitializerKind> kinds = classifyInitializers(graph);
+  for (const auto &constant : exporterConstants)
+    if (kinds.count(constant.getKey()))
+      kinds[constant.getKey()] = InitializerKind::ExporterConstant;
+
+  // Each option's names and glob patterns, resolved to initializers in
+  // initializer order. A name is taken as given (it must exist); a pattern
+  // selects among the weights, so that '*' never picks a scalar or a
+  // running statistic.
+  auto select = [&](ArrayRef<std::string> patterns, StringRef option,
+                    llvm::StringSet<> &selected) -> LogicalResult {
+    llvm::StringSet<> given;
+    for (const std::string &pattern : patterns) {
+      if (!given.insert(pattern).second)
+        return error() << option << " '" << pattern << "' is given twice";
+      if (!isGlobPattern(pattern)) {
+        if (!initializers.count(pattern))
+          return error() << option << " '" << pattern
+                         << "' is not an initializer of the model";
+        selected.insert(pattern);
+        continue;
+      }
+      llvm::Expected<llvm::GlobPattern> glob =
+          llvm::GlobPattern::create(pattern);
+      if (!glob) {
+        std::string why = llvm::toString(glob.takeError());
+        return error() << option << " '" << pattern
+                       << "' is not a valid glob pattern: " << why;
+      }
+      bool matched = false;
+      for (const auto &tensor : graph.initializer())
+        if (kinds.lookup(tensor.name()) == InitializerKind::Weight &&
+            glob->match(tensor.name())) {
+          selected.insert(tensor.name());
+          matched = true;
+        }
+      if (!matched)
+        return error() << option << " '" << pattern
+                       << "' matches no weight of the model";
+    }
+    return success();
+  };
   llvm::StringSet<> frozenSet, trainableSet;
-  for (const std::string &name : options.frozen) {
-    if (!initializers.count(name))
-      return error() << "--frozen '" << name
-                     << "' is not an initializer of the model";
-    if (!frozenSet.insert(name).second)
-      return error() << "--frozen '" << name << "' is given twice";
-  }
-  for (const std::string &name : options.requiresGrad) {
-    auto it = initializers.find(name);
-    if (it == initializers.end())
-      return error() << "--requires-grad '" << name
-                     << "' is not an initializer of the model";
-    if (!isFloatDataType(it->second->data_type()))
-      return error() << "--requires-grad '" << name
-                     << "' is not floating-point; only floating-point "
-                        "parameters have gradients";
-    if (frozenSet.contains(name))
-      return error() << "'" << name
-                     << "' is given both to --requires-grad and to --frozen";
-    if (!trainableSet.insert(name).second)
-      return error() << "--requires-grad '" << name << "' is given twice";
-  }
-  // BatchNormalization's running statistics are buffers, not parameters
-  // (PyTorch's named_parameters leaves them out too): by default they stay
-  // constants.
-  llvm::StringSet<> runningStatistics;
-  for (const auto &node : graph.node())
-    if (node.op_type() == "BatchNormalization" &&
-        (node.domain().empty() || node.domain() == "ai.onnx"))
-      for (int i = 3; i < std::min(node.input_size(), 5); ++i)
-        runningStatistics.insert(node.input(i));
-  // Initializer order is the parameter order (stable across runs).
+  if (failed(select(options.frozen, "--frozen", frozenSet)) ||
+      failed(select(options.requiresGrad, options.trainableOption,
+                    trainableSet)))
+    return failure();
   for (const auto &tensor : graph.initializer()) {
     const std::string &name = tensor.name();
+    if (trainableSet.contains(name) && !isFloatDataType(tensor.data_type()))
+      return error() << options.trainableOption << " '" << name
+                     << "' is not floating-point; only floating-point "
+                        "parameters have gradients";
+    if (trainableSet.contains(name) && frozenSet.contains(name))
+      return error() << "'" << name << "' is given both to "
+                     << options.trainableOption << " and to --frozen";
+  }
+  // Initializer order is the parameter order (stable across runs). By
+  // default every weight not frozen trains; other floats stay constants
+  // (ParameterSelection.h says why each is not a parameter).
+  for (const auto &tensor : graph.initializer()) {
+    const std::string &name = tensor.name();
+    InitializerKind kind = kinds.lookup(name);
     bool isTrainable = options.requiresGrad.empty()
-                           ? isFloatDataType(tensor.data_type()) &&
-                                 !frozenSet.contains(name) &&
-                                 !runningStatistics.contains(name)
+                           ? kind == InitializerKind::Weight &&
+                                 !frozenSet.contains(name)
                            : trainableSet.contains(name);
     if (isTrainable)
       trainable.push_back(name);
     else if (frozenSet.contains(name))
       frozen.push_back(name);
+    else if (isFloatDataType(tensor.data_type()))
+      artifacts.constants.push_back(
+          {name, kind == InitializerKind::Weight
+                     ? "not selected by " + options.trainableOption
+                     : describeInitializerKind(kind).str()});
   }
   if (trainable.empty())
     return error() << "the model has no trainable parameter (no "
-                      "floating-point initializer that is not frozen)";
+                      "floating-point weight that is not frozen; "
+                      "--trainable NAME takes any initializer)";
   for (const auto &input : graph.input())
     if (!initializers.count(input.name()))
       ++numUserInputs;
@@ -434,6 +536,33 @@ void Generator::useBatchStatistics(func::FuncOp func) {
   }
 }
 
+/// GRU and LSTM train as GRUTraining and LSTMTraining, which also return
+/// what back-propagation through time needs (the gates of every step, the
+/// cell states); their first results are the forward op's (layout 0:
+/// odt-decompose-composite-ops has rewritten layout 1 around them).
+void Generator::useRecurrentTraining(func::FuncOp func) {
+  SmallVector<Operation *> recurrent;
+  func.walk([&](Operation *op) {
+    if (isa<onnx::GRUOp, onnx::LSTMOp>(op))
+      recurrent.push_back(op);
+  });
+  for (Operation *op : recurrent) {
+    bool lstm = isa<onnx::LSTMOp>(op);
+    OpBuilder builder(op);
+    OperationState state(op->getLoc(), lstm ? "onnx.ms.LSTMTraining"
+                                            : "onnx.ms.GRUTraining");
+    state.addOperands(op->getOperands());
+    state.addAttributes(op->getAttrs());
+    Type unranked = UnrankedTensorType::get(
+        cast<ShapedType>(op->getOperand(0).getType()).getElementType());
+    state.types.assign(lstm ? 5 : 3, unranked);
+    Operation *training = builder.create(state);
+    for (unsigned i = 0; i < op->getNumResults(); ++i)
+      op->getResult(i).replaceAllUsesWith(training->getResult(i));
+    op->erase();
+  }
+}
+
 LogicalResult Generator::buildTraining(func::FuncOp func) {
   onnx::ShapeContext shapes;
   if (failed(inferFunctionShapes(func, shapes)))
@@ -637,6 +766,8 @@ LogicalResult Generator::run() {
     return emitError(fileLoc) << message;
   if (!upgradeOldOpset(*model, options.modelPath, message))
     return emitError(fileLoc) << message;
+  if (failed(readExporterTraces()))
+    return failure();
   if (failed(chooseParameters()))
     return failure();
 
@@ -662,6 +793,8 @@ LogicalResult Generator::run() {
   // ORT's generator: one gradient op each instead of a dozen.
   {
     PassManager pm(&context, func::FuncOp::getOperationName());
+    pm.addPass(createDecomposeCompositeOps());
+    pm.addPass(createInferShapes());
     pm.addPass(createFuseDecomposedOps());
     if (failed(pm.run(eval)))
       return failure();
@@ -676,6 +809,7 @@ LogicalResult Generator::run() {
   training.setSymName("train");
   module->push_back(training);
   useBatchStatistics(training);
+  useRecurrentTraining(training);
   if (failed(buildTraining(training)))
     return failure();
   // The eval graph normalizes with the running statistics...

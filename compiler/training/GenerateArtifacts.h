@@ -32,10 +32,15 @@ struct TensorValue {
 
 struct ArtifactOptions {
   std::string modelPath;
-  /// Trainable initializers; empty: every floating-point initializer not
+  /// Trainable initializers, as names or glob patterns (a pattern selects
+  /// among the weights: ParameterSelection.h); empty: every weight not
   /// frozen.
   std::vector<std::string> requiresGrad;
-  /// Initializers that become parameters without gradients.
+  /// The option that gave requiresGrad, for messages (--trainable or ORT's
+  /// name, --requires-grad).
+  std::string trainableOption = "--trainable";
+  /// Initializers that become parameters without gradients (names or
+  /// patterns, as above).
   std::vector<std::string> frozen;
   /// MSELoss, CrossEntropyLoss, BCEWithLogitsLoss, L1Loss or none (the
   /// loss input is the loss).
@@ -60,6 +65,9 @@ struct ArtifactOptions {
   /// Clip the global gradient norm to this before the update (optimizer
   /// graph, ORT's InplaceClipGradNorm); none when absent.
   std::optional<float> clipGradNorm;
+  /// Train a model whose exporter folded training-mode BatchNorms into
+  /// convolutions (ExporterTraces.h) as it is, instead of refusing it.
+  bool keepFoldedBatchNorm = false;
 };
 
 struct ArtifactParameter {
@@ -75,6 +83,10 @@ struct Artifacts {
   ::onnx::ModelProto training, eval, optimizer;
   /// Trainable parameters in training-graph order, then frozen ones.
   std::vector<ArtifactParameter> parameters;
+  /// Floating-point initializers that stay constants, with the reason.
+  std::vector<std::pair<std::string, std::string>> constants;
+  /// What the generator inferred about the model, for the user to read.
+  std::vector<std::string> notes;
 };
 
 /// Builds the artifacts. Errors and warnings (a trainable parameter with no

@@ -36,6 +36,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <functional>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -105,14 +106,29 @@ static cl::opt<std::string> generateOut("o", cl::Required,
                                         cl::desc("Artifact folder"),
                                         cl::value_desc("ARTIFACT_DIR"),
                                         cl::sub(generateCommand));
+static cl::list<std::string> trainableParams(
+    "trainable",
+    cl::desc("Trainable initializers: names, or glob patterns that select "
+             "among the weights (default: every floating-point weight not "
+             "frozen; scalars, BatchNorm running statistics and values read "
+             "only as settings stay constants)"),
+    cl::value_desc("NAME|PATTERN"), cl::CommaSeparated,
+    cl::sub(generateCommand));
 static cl::list<std::string> requiresGrad(
-    "requires-grad",
-    cl::desc("Trainable initializers (default: every floating-point "
-             "initializer not frozen)"),
-    cl::value_desc("NAME"), cl::CommaSeparated, cl::sub(generateCommand));
+    "requires-grad", cl::desc("Same as --trainable (ORT's name)"),
+    cl::value_desc("NAME|PATTERN"), cl::CommaSeparated,
+    cl::sub(generateCommand));
 static cl::list<std::string> frozenParams(
-    "frozen", cl::desc("Initializers kept as parameters without gradients"),
-    cl::value_desc("NAME"), cl::CommaSeparated, cl::sub(generateCommand));
+    "frozen",
+    cl::desc("Initializers kept as parameters without gradients (names or "
+             "glob patterns)"),
+    cl::value_desc("NAME|PATTERN"), cl::CommaSeparated,
+    cl::sub(generateCommand));
+static cl::opt<bool> keepFoldedBatchNorm(
+    "keep-folded-batchnorm",
+    cl::desc("Train a model whose exporter folded training-mode BatchNorms "
+             "into convolutions as it is (default: refuse it)"),
+    cl::sub(generateCommand));
 static cl::opt<std::string> lossKind(
     "loss",
     cl::desc("MSELoss, CrossEntropyLoss, BCEWithLogitsLoss, L1Loss or none "
@@ -522,6 +538,37 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   return 0;
 }
 
+/// Prints which initializers became parameters and which stay constants,
+/// with the reason: what a user means by "parameters" is a choice they
+/// must be able to check (and change with --trainable / --frozen).
+void printParameterChoice(const odt::Artifacts &artifacts) {
+  auto printList = [](const char *what, size_t count,
+                      const std::function<void(size_t)> &printItem) {
+    if (!count)
+      return;
+    llvm::errs() << "odt-compile: " << count << " " << what << ":";
+    for (size_t i = 0; i < count; ++i) {
+      llvm::errs() << (i ? ", " : " ");
+      printItem(i);
+    }
+    llvm::errs() << "\n";
+  };
+  std::vector<const odt::ArtifactParameter *> trainable, frozen;
+  for (const odt::ArtifactParameter &parameter : artifacts.parameters)
+    (parameter.trainable ? trainable : frozen).push_back(&parameter);
+  printList("trainable parameters", trainable.size(),
+            [&](size_t i) { llvm::errs() << trainable[i]->name; });
+  printList("frozen parameters", frozen.size(),
+            [&](size_t i) { llvm::errs() << frozen[i]->name; });
+  for (const std::string &note : artifacts.notes)
+    llvm::errs() << "odt-compile: note: " << note << "\n";
+  printList("floating-point initializers kept as constants",
+            artifacts.constants.size(), [&](size_t i) {
+              llvm::errs() << artifacts.constants[i].first << " ("
+                           << artifacts.constants[i].second << ")";
+            });
+}
+
 /// generate-artifacts: builds the trio and the checkpoint in memory, writes
 /// them to a staging folder inside ARTIFACT_DIR and moves the complete set
 /// into place; then, with --compile, compiles them.
@@ -529,8 +576,13 @@ int generate() {
   const std::string outDir = generateOut;
   odt::ArtifactOptions options;
   options.modelPath = forwardModel;
-  options.requiresGrad.assign(requiresGrad.begin(), requiresGrad.end());
+  options.requiresGrad.assign(trainableParams.begin(), trainableParams.end());
+  options.requiresGrad.insert(options.requiresGrad.end(), requiresGrad.begin(),
+                              requiresGrad.end());
+  if (!requiresGrad.empty() && trainableParams.empty())
+    options.trainableOption = "--requires-grad";
   options.frozen.assign(frozenParams.begin(), frozenParams.end());
+  options.keepFoldedBatchNorm = keepFoldedBatchNorm;
   options.loss = lossKind;
   options.reduction = lossReduction;
   if (ignoreIndex.getNumOccurrences())
@@ -582,6 +634,8 @@ int generate() {
     if (failed(odt::generateArtifacts(session.context, options, artifacts)))
       return 1;
   }
+  if (!beQuiet)
+    printParameterChoice(artifacts);
 
   std::string staging, stagingError;
   if (!makeStaging(outDir, ".odt-generate-staging", staging, stagingError))

@@ -117,6 +117,38 @@ def main():
          tensor("bn.running_var", np.ones(2, np.float32))], "batchnorm")
     onnx.save(batchnorm, os.path.join(out, "batchnorm.onnx"))
 
+    # As PyTorch's dynamo exporter writes a small net: Clip's bounds, a
+    # scalar scale and BatchNorm's running statistics are initializers too,
+    # next to the weights; an integer shape and an initializer nobody reads.
+    exported = model(
+        [helper.make_node("Gemm", ["input", "encoder.0.weight", "encoder.0.bias"],
+                          ["h"], name="encoder.0", transB=1),
+         helper.make_node("Clip", ["h", "clip_min", "clip_max"], ["c"], name="relu6"),
+         helper.make_node("Mul", ["c", "scale"], ["s"], name="scale_node"),
+         helper.make_node("Unsqueeze", ["s", "axes23"], ["s4"], name="unsqueeze"),
+         helper.make_node("BatchNormalization",
+                          ["s4", "norm.weight", "norm.bias", "norm.running_mean",
+                           "norm.running_var"], ["n4", "mean_out", "var_out"],
+                          name="norm", training_mode=1),
+         helper.make_node("Reshape", ["n4", "flat_shape"], ["n"], name="flatten"),
+         helper.make_node("Gemm", ["n", "head.weight", "head.bias"], ["logits"],
+                          name="head", transB=1)],
+        [x],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 3])],
+        [tensor("encoder.0.weight", f32(5, 4)), tensor("encoder.0.bias", f32(5)),
+         tensor("clip_min", np.array(0.0, np.float32)),
+         tensor("clip_max", np.array(6.0, np.float32)),
+         tensor("scale", np.array(0.5, np.float32)),
+         tensor("axes23", np.array([2, 3], np.int64)),
+         tensor("norm.weight", f32(5)), tensor("norm.bias", f32(5)),
+         tensor("norm.running_mean", np.zeros(5, np.float32)),
+         tensor("norm.running_var", np.ones(5, np.float32)),
+         tensor("flat_shape", np.array([-1, 5], np.int64)),
+         tensor("head.weight", f32(3, 5)), tensor("head.bias", f32(3)),
+         tensor("stale", f32(2))],
+        "exported")
+    onnx.save(exported, os.path.join(out, "exported.onnx"))
+
 
 if __name__ == "__main__":
     main()
