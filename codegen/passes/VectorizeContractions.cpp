@@ -187,6 +187,9 @@ linalg::GenericOp collapseRowDims(RewriterBase &rewriter,
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   // Row dims: parallel, in A and C, not in B; C's innermost is n.
   AffineMap mapA = maps[0], mapB = maps[1], mapC = maps[2];
+  // A rank-0 C (an inner product) has no row dims to collapse.
+  if (mapC.getNumResults() == 0)
+    return nullptr;
   unsigned innermostC = resultDim(mapC, mapC.getNumResults() - 1);
   SmallVector<unsigned> rowDims;
   for (unsigned i = 0; i < mapC.getNumResults(); ++i) {
