@@ -175,9 +175,17 @@ struct LowerScatterND : OpConversionPattern<onnx::ScatterNDOp> {
             sliceSizes.push_back(b.getIndexAttr(1));
           }
           SmallVector<int64_t> sliceShape;
+          // Static sizes stay attributes: the slices' types must agree
+          // with the sizes they are built from.
+          auto sizeOf = [&](RankedTensorType tensorType, int64_t d,
+                            Value size) -> OpFoldResult {
+            if (tensorType.isDynamicDim(d))
+              return size;
+            return b.getIndexAttr(tensorType.getDimSize(d));
+          };
           for (int64_t d = k; d < rank; ++d) {
             offsets.push_back(b.getIndexAttr(0));
-            sliceSizes.push_back(dataSizes[d]);
+            sliceSizes.push_back(sizeOf(type, d, dataSizes[d]));
             sliceShape.push_back(type.getDimSize(d));
           }
           SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
@@ -186,14 +194,22 @@ struct LowerScatterND : OpConversionPattern<onnx::ScatterNDOp> {
           // updates[i], [r...].
           auto updatesType = cast<RankedTensorType>(flatUpdates.getType());
           SmallVector<OpFoldResult> uOffsets = {i}, uSizes = {b.getIndexAttr(1)};
+          SmallVector<int64_t> updateShape;
           for (int64_t d = 1; d < updatesType.getRank(); ++d) {
             uOffsets.push_back(b.getIndexAttr(0));
-            uSizes.push_back(dimValue(b, l, flatUpdates, d));
+            uSizes.push_back(
+                sizeOf(updatesType, d, dimValue(b, l, flatUpdates, d)));
+            updateShape.push_back(updatesType.getDimSize(d));
           }
           SmallVector<OpFoldResult> uStrides(updatesType.getRank(),
                                              b.getIndexAttr(1));
           Value update = tensor::ExtractSliceOp::create(
-              b, l, sliceType, flatUpdates, uOffsets, uSizes, uStrides);
+              b, l,
+              RankedTensorType::get(updateShape, type.getElementType()),
+              flatUpdates, uOffsets, uSizes, uStrides);
+          // updates and data may know different dims statically.
+          if (update.getType() != sliceType)
+            update = tensor::CastOp::create(b, l, sliceType, update);
           Value current = tensor::ExtractSliceOp::create(
               b, l, sliceType, args[0], offsets, sliceSizes, strides);
           Value fresh = update;

@@ -26,7 +26,8 @@ LogicalResult ResizeOp::verify() {
   StringRef transform = getCoordinateTransformationMode();
   if (transform != "half_pixel" && transform != "half_pixel_symmetric" &&
       transform != "pytorch_half_pixel" && transform != "align_corners" &&
-      transform != "asymmetric" && transform != "tf_crop_and_resize")
+      transform != "asymmetric" && transform != "tf_half_pixel_for_nn" &&
+      transform != "tf_crop_and_resize")
     return emitNodeError(*this) << "unknown coordinate_transformation_mode '"
                                 << transform << "'";
   if (transform == "tf_crop_and_resize")
@@ -45,8 +46,15 @@ LogicalResult ResizeOp::verify() {
   if (getAntialias() != 0 && mode == "nearest")
     return emitNodeError(*this) << "antialias applies to linear and cubic "
                                    "modes only";
-  bool hasScales = !isa<NoneType>(getScales().getType());
-  bool hasSizes = !isa<NoneType>(getSizes().getType());
+  // Opset 11-12 models pass an empty scales tensor next to sizes.
+  auto isGiven = [](Value value) {
+    if (isa<NoneType>(value.getType()))
+      return false;
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    return !type || !type.hasStaticShape() || type.getNumElements() != 0;
+  };
+  bool hasScales = isGiven(getScales());
+  bool hasSizes = isGiven(getSizes());
   if (hasScales == hasSizes)
     return emitNodeError(*this) << "exactly one of scales and sizes must be "
                                    "given";
@@ -70,11 +78,14 @@ FailureOr<SmallVector<ResizeDim>> getResizeDims(ResizeOp op,
     for (int64_t i = 0; i < rank; ++i)
       axes.push_back(i);
   }
-  bool hasScales = !isa<NoneType>(op.getScales().getType());
+  // An empty scales input (opset 11-13 exports pass "" or an empty
+  // constant together with sizes) counts as absent.
+  auto scalesType = dyn_cast<RankedTensorType>(op.getScales().getType());
+  bool hasScales = !isa<NoneType>(op.getScales().getType()) &&
+                   !(scalesType && scalesType.hasStaticShape() &&
+                     scalesType.getNumElements() == 0);
   std::optional<SmallVector<double>> values =
       getConstantNumbers(hasScales ? op.getScales() : op.getSizes());
-  // An empty scales input (opset 13 exports pass "" or an empty constant
-  // together with sizes) counts as absent.
   if (!values)
     return emitNodeError(op) << (hasScales ? "scales" : "sizes")
                              << " must be a constant (the output shape "
@@ -153,23 +164,28 @@ LogicalResult ResizeOp::inferShapes(ShapeContext &context) {
 namespace {
 
 /// The input coordinate of output position `o` (ONNX's
-/// coordinate_transformation_mode).
+/// coordinate_transformation_mode). As in ONNX's reference, the output
+/// length these formulas divide by is `scale * in`, not the rounded size:
+/// with `scales` they differ (align_corners downsampling by 0.6 maps over
+/// 2.4 outputs, not 2).
 double originalCoordinate(StringRef transform, double o, double scale,
                           int64_t in, int64_t out) {
+  double length = scale * static_cast<double>(in);
   if (transform == "half_pixel")
     return (o + 0.5) / scale - 0.5;
   if (transform == "half_pixel_symmetric") {
-    double adjustment = static_cast<double>(out) / (scale * in);
+    double adjustment = static_cast<double>(out) / length;
     double center = in / 2.0;
     double offset = center * (1 - adjustment);
     return offset + (o + 0.5) / scale - 0.5;
   }
   if (transform == "pytorch_half_pixel")
-    return out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+    return length > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
   if (transform == "align_corners")
-    return out == 1 ? 0.0
-                    : o * static_cast<double>(in - 1) /
-                          static_cast<double>(out - 1);
+    return length == 1 ? 0.0
+                       : o * static_cast<double>(in - 1) / (length - 1);
+  if (transform == "tf_half_pixel_for_nn")
+    return (o + 0.5) / scale;
   // asymmetric
   return o / scale;
 }
