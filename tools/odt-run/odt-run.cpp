@@ -2,7 +2,8 @@
 // from NumPy .npy files.
 //
 //   odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...
-//                 [--steps N] [--lr LR] [--save CKPT] [--resume]
+//                 [--steps N] [--batch-size B] [--lr LR] [--save CKPT]
+//                 [--resume]
 //                 [--scheduler linear|cosine|constant --warmup N --total N]
 //                 [--json]
 //   odt-run eval  OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...
@@ -11,10 +12,12 @@
 // train runs N iterations of {TrainStep, OptimizerStep, [SchedulerStep],
 // LazyResetGrad} and prints one line per step: the step number (the
 // optimizer's count), the loss (the training model's first output) and the
-// learning rate the step used. --save writes parameters, optimizer state,
-// learning rate and scheduler as a checkpoint; --resume continues from them
-// (without it, training starts a fresh optimizer on the checkpoint's
-// parameters).
+// learning rate the step used. With --batch-size B the input files hold a
+// dataset (rows along the first dim) and step i trains on its i-th run of B
+// rows, starting over after the last (a shorter last batch included).
+// --save writes parameters, optimizer state, learning rate and scheduler as
+// a checkpoint; --resume continues from them (without it, training starts a
+// fresh optimizer on the checkpoint's parameters).
 
 #include "Checkpoint.h"
 #include "CompiledModel.h"
@@ -43,9 +46,12 @@ namespace {
 const char *kUsage =
     "usage:\n"
     "  odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...\n"
-    "                [--steps N] [--lr LR] [--save CKPT] [--resume]\n"
+    "                [--steps N] [--batch-size B] [--lr LR] [--save CKPT]\n"
+    "                [--resume]\n"
     "                [--scheduler linear|cosine|constant --warmup N --total N]\n"
     "                [--json]\n"
+    "      --batch-size B: the inputs are a dataset; step i trains on its\n"
+    "      i-th batch of B rows (cycling)\n"
     "  odt-run eval  OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
     "                [--output NAME=FILE.npy ...] [--json]\n"
     "  odt-run bench OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
@@ -60,6 +66,7 @@ struct Options {
   std::string command, modelDir, checkpoint, save;
   std::vector<std::pair<std::string, std::string>> inputs, outputs;
   long steps = 1;
+  long batchSize = 0;
   float learningRate = NAN;
   bool json = false, resume = false, keepDenormals = false;
   std::string scheduler;
@@ -124,6 +131,14 @@ int parseOptions(int argc, char **argv, Options &options) {
       if (!v || *end || errno || steps < 1)
         return usageError("--steps needs a positive integer");
       options.steps = steps;
+    } else if (arg == "--batch-size") {
+      const char *v = value("--batch-size");
+      char *end = nullptr;
+      errno = 0;
+      long size = v ? std::strtol(v, &end, 10) : 0;
+      if (!v || *end || errno || size < 1)
+        return usageError("--batch-size needs a positive integer");
+      options.batchSize = size;
     } else if (arg == "--lr") {
       const char *v = value("--lr");
       char *end = nullptr;
@@ -184,6 +199,8 @@ int parseOptions(int argc, char **argv, Options &options) {
     return usageError("no compiled model folder given");
   if (options.checkpoint.empty() && options.command == "train")
     return usageError("--checkpoint is required");
+  if (options.command != "train" && options.batchSize)
+    return usageError("--batch-size is for train");
   if (options.command != "eval" && !options.outputs.empty())
     return usageError("--output is for eval");
   if (options.command != "train" &&
@@ -231,6 +248,44 @@ odt::Status loadInputs(const Options &options,
     if (!tensor)
       return tensor.getStatus().withContext("input '" + name + "'");
     tensors.push_back(tensor.take());
+  }
+  return odt::Status::ok();
+}
+
+/// Cuts the datasets in `inputs` (rows along the first dim, the same count
+/// in each) into consecutive batches of `batchSize` rows, the last one
+/// possibly shorter.
+odt::Status makeBatches(const std::vector<std::string> &names,
+                        const std::vector<odt::Tensor> &inputs,
+                        long batchSize,
+                        std::vector<std::vector<odt::Tensor>> &batches) {
+  int64_t rows = -1;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].shape().empty())
+      return odt::Status::error("--batch-size: input '" + names[i] +
+                                "' is a scalar, not a dataset of rows");
+    int64_t count = inputs[i].shape()[0];
+    if (rows >= 0 && count != rows)
+      return odt::Status::error(
+          "--batch-size: input '" + names[i] + "' has " +
+          std::to_string(count) + " rows, '" + names[0] + "' has " +
+          std::to_string(rows) + " (every input needs the same number)");
+    rows = count;
+  }
+  if (rows <= 0)
+    return odt::Status::error("--batch-size: the inputs have no rows");
+  for (int64_t first = 0; first < rows; first += batchSize) {
+    int64_t count = std::min<int64_t>(batchSize, rows - first);
+    std::vector<odt::Tensor> batch;
+    for (const odt::Tensor &input : inputs) {
+      odt::Shape shape = input.shape();
+      size_t rowBytes = input.byteSize() / static_cast<size_t>(shape[0]);
+      shape[0] = count;
+      batch.push_back(odt::Tensor::copyOf(
+          input.dtype(), shape,
+          static_cast<const char *>(input.data()) + first * rowBytes));
+    }
+    batches.push_back(std::move(batch));
   }
   return odt::Status::ok();
 }
@@ -302,11 +357,18 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
   std::vector<odt::Tensor> inputs, outputs;
   if (!(status = loadInputs(options, module.trainingInputNames(), inputs)))
     return fail(status);
+  std::vector<std::vector<odt::Tensor>> batches;
+  if (options.batchSize &&
+      !(status = makeBatches(module.trainingInputNames(), inputs,
+                             options.batchSize, batches)))
+    return fail(status);
   bool scheduled = !options.scheduler.empty() ||
                    module.state().properties.count(odt::kSchedulerProperty);
   for (long i = 0; i < options.steps; ++i) {
     float lr = *session.getLearningRate();
-    if (!(status = session.trainStep(inputs, outputs)) ||
+    std::vector<odt::Tensor> &stepInputs =
+        batches.empty() ? inputs : batches[i % batches.size()];
+    if (!(status = session.trainStep(stepInputs, outputs)) ||
         !(status = session.optimizerStep()) ||
         (scheduled && !(status = session.schedulerStep())) ||
         !(status = session.lazyResetGrad()))
