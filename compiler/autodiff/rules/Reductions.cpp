@@ -171,8 +171,14 @@ ODT_GRADIENT_RULE(ReduceProd) {
   Value zero = b.scalar(0.0, type), one = b.scalar(1.0, type);
   Value isZero = b.create("onnx.Equal", {x, zero});
   Value nonZero = b.create("onnx.Where", {isZero, one, x});
-  Value product = b.create("onnx.ReduceProd", {nonZero, b.int64s(axes)},
-                           {b.intAttr("keepdims", 1)});
+  // The product takes its axes the way the forward node does: as an
+  // attribute before opset 18, as an input from 18 on.
+  Value product =
+      op->getAttr("axes")
+          ? b.create("onnx.ReduceProd", {nonZero, b.noValue()},
+                     {b.intAttr("keepdims", 1), b.intsAttr("axes", axes)})
+          : b.create("onnx.ReduceProd", {nonZero, b.int64s(axes)},
+                     {b.intAttr("keepdims", 1)});
   Value zeros = b.reduceSum(
       b.create("onnx.Cast", {isZero}, {b.intAttr("to", getONNXDataType(type))}),
       axes, /*keepDims=*/true);
