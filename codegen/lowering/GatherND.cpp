@@ -44,9 +44,9 @@ struct LowerGatherND : OpConversionPattern<onnx::GatherNDOp> {
     for (int64_t d = 0; d < dataType.getRank(); ++d)
       dataSizes.push_back(dimValue(rewriter, loc, data, d));
     SmallVector<OpFoldResult> sizes = mixedSizes(type, [&](int64_t d) {
-      return d < lead ? dimValue(rewriter, loc, indices, d)
-                      : dimValue(rewriter, loc, data,
-                                 batchDims + k + (d - lead));
+      return d < lead
+                 ? dimValue(rewriter, loc, indices, d)
+                 : dimValue(rewriter, loc, data, batchDims + k + (d - lead));
     });
     Value init = createEmpty(rewriter, loc, sizes, type.getElementType());
     auto generic = linalg::GenericOp::create(
@@ -62,8 +62,8 @@ struct LowerGatherND : OpConversionPattern<onnx::GatherNDOp> {
           SmallVector<Value> at(position.begin(), position.begin() + lead);
           for (int64_t j = 0; j < k; ++j) {
             at.push_back(indexConstant(b, l, j));
-            Value index = castToIndex(
-                b, l, tensor::ExtractOp::create(b, l, indices, at));
+            Value index =
+                castToIndex(b, l, tensor::ExtractOp::create(b, l, indices, at));
             at.pop_back();
             Value size = dataSizes[batchDims + j];
             index = wrapIndex(b, l, index, size);
@@ -72,9 +72,11 @@ struct LowerGatherND : OpConversionPattern<onnx::GatherNDOp> {
           }
           coordinates.append(position.begin() + lead, position.end());
           linalg::YieldOp::create(
-              b, l, tensor::ExtractOp::create(b, l, data, coordinates).getResult());
+              b, l,
+              tensor::ExtractOp::create(b, l, data, coordinates).getResult());
         });
-    rewriter.replaceOp(op, castTensor(rewriter, loc, generic.getResult(0), type));
+    rewriter.replaceOp(op,
+                       castTensor(rewriter, loc, generic.getResult(0), type));
     return success();
   }
 };
@@ -163,15 +165,15 @@ struct LowerScatterND : OpConversionPattern<onnx::ScatterNDOp> {
           for (int64_t j = 0; j < k; ++j) {
             Value index = castToIndex(
                 b, l,
-                tensor::ExtractOp::create(b, l, flatIndices,
-                                          ValueRange{i, indexConstant(b, l, j)}));
+                tensor::ExtractOp::create(
+                    b, l, flatIndices, ValueRange{i, indexConstant(b, l, j)}));
             index = wrapIndex(b, l, index, dataSizes[j]);
             Value ok = arith::AndIOp::create(
                 b, l, cmpIndex(b, l, arith::CmpIPredicate::sge, index, zero),
                 cmpIndex(b, l, arith::CmpIPredicate::slt, index, dataSizes[j]));
             inside = arith::AndIOp::create(b, l, inside, ok);
-            offsets.push_back(
-                clampIndex(b, l, index, zero, subIndex(b, l, dataSizes[j], one)));
+            offsets.push_back(clampIndex(b, l, index, zero,
+                                         subIndex(b, l, dataSizes[j], one)));
             sliceSizes.push_back(b.getIndexAttr(1));
           }
           SmallVector<int64_t> sliceShape;
@@ -193,7 +195,8 @@ struct LowerScatterND : OpConversionPattern<onnx::ScatterNDOp> {
               RankedTensorType::get(sliceShape, type.getElementType());
           // updates[i], [r...].
           auto updatesType = cast<RankedTensorType>(flatUpdates.getType());
-          SmallVector<OpFoldResult> uOffsets = {i}, uSizes = {b.getIndexAttr(1)};
+          SmallVector<OpFoldResult> uOffsets = {i},
+                                    uSizes = {b.getIndexAttr(1)};
           SmallVector<int64_t> updateShape;
           for (int64_t d = 1; d < updatesType.getRank(); ++d) {
             uOffsets.push_back(b.getIndexAttr(0));
@@ -204,8 +207,7 @@ struct LowerScatterND : OpConversionPattern<onnx::ScatterNDOp> {
           SmallVector<OpFoldResult> uStrides(updatesType.getRank(),
                                              b.getIndexAttr(1));
           Value update = tensor::ExtractSliceOp::create(
-              b, l,
-              RankedTensorType::get(updateShape, type.getElementType()),
+              b, l, RankedTensorType::get(updateShape, type.getElementType()),
               flatUpdates, uOffsets, uSizes, uStrides);
           // updates and data may know different dims statically.
           if (update.getType() != sliceType)
@@ -214,19 +216,19 @@ struct LowerScatterND : OpConversionPattern<onnx::ScatterNDOp> {
               b, l, sliceType, args[0], offsets, sliceSizes, strides);
           Value fresh = update;
           if (reduction != "none") {
-            fresh = buildElementwise(
-                        b, l, {current, update}, {current},
-                        [&](OpBuilder &nb, Location nl, ValueRange s) {
-                          return SmallVector<Value>{
-                              combine(nb, nl, reduction, s[0], s[1])};
-                        })
-                        .front();
+            fresh =
+                buildElementwise(b, l, {current, update}, {current},
+                                 [&](OpBuilder &nb, Location nl, ValueRange s) {
+                                   return SmallVector<Value>{
+                                       combine(nb, nl, reduction, s[0], s[1])};
+                                 })
+                    .front();
           }
           // Outside data: the slice at the clamped tuple is rewritten with
           // what is already there.
           Value chosen = arith::SelectOp::create(b, l, inside, fresh, current);
-          Value next = tensor::InsertSliceOp::create(b, l, chosen, args[0],
-                                                     offsets, sliceSizes, strides);
+          Value next = tensor::InsertSliceOp::create(
+              b, l, chosen, args[0], offsets, sliceSizes, strides);
           scf::YieldOp::create(b, l, next);
         });
     rewriter.replaceOp(op, castTensor(rewriter, loc, loop.getResult(0), type));

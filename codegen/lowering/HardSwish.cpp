@@ -21,11 +21,13 @@ struct LowerHardSwish : OpConversionPattern<onnx::HardSwishOp> {
           Type type = x.getType();
           Value gate = arith::AddFOp::create(
               b, loc,
-              arith::MulFOp::create(b, loc, x, createScalar(b, loc, type, 1.0 / 6.0)),
+              arith::MulFOp::create(b, loc, x,
+                                    createScalar(b, loc, type, 1.0 / 6.0)),
               createScalar(b, loc, type, 0.5));
           gate = arith::MaximumFOp::create(
               b, loc,
-              arith::MinimumFOp::create(b, loc, gate, createScalar(b, loc, type, 1.0)),
+              arith::MinimumFOp::create(b, loc, gate,
+                                        createScalar(b, loc, type, 1.0)),
               createScalar(b, loc, type, 0.0));
           return {arith::MulFOp::create(b, loc, x, gate)};
         });

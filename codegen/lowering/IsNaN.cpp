@@ -18,7 +18,8 @@ struct LowerIsNaN : OpConversionPattern<onnx::IsNaNOp> {
         rewriter, op, {adaptor.getX()},
         [&](OpBuilder &b, Location loc, ValueRange args) -> SmallVector<Value> {
           Value x = args[0];
-          return {arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x)};
+          return {
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x)};
         });
   }
 };

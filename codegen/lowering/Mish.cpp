@@ -25,11 +25,15 @@ struct LowerMish : OpConversionPattern<onnx::MishOp> {
           Value x = args[0];
           Type type = x.getType();
           Value e = math::ExpOp::create(
-              b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+              b, loc,
+              arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
           Value softplus = arith::AddFOp::create(
-              b, loc, arith::MaximumFOp::create(b, loc, x, createScalar(b, loc, type, 0.0)),
+              b, loc,
+              arith::MaximumFOp::create(b, loc, x,
+                                        createScalar(b, loc, type, 0.0)),
               math::Log1pOp::create(b, loc, e));
-          return {arith::MulFOp::create(b, loc, x, math::TanhOp::create(b, loc, softplus))};
+          return {arith::MulFOp::create(
+              b, loc, x, math::TanhOp::create(b, loc, softplus))};
         });
   }
 };

@@ -39,19 +39,19 @@ struct LowerMod : OpConversionPattern<onnx::ModOp> {
           }
           // x % -1 is 0; remsi would trap on INT_MIN % -1.
           Value minusOne = createScalar(b, loc, type, -1);
-          Value byMinusOne =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, minusOne);
+          Value byMinusOne = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq, y, minusOne);
           Value special = arith::OrIOp::create(b, loc, byZero, byMinusOne);
           divisor = arith::SelectOp::create(b, loc, special, one, y);
           Value remainder = arith::RemSIOp::create(b, loc, x, divisor);
           if (!fmod) {
             // Move a remainder whose sign differs from the divisor's.
-            Value nonZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                                  remainder, zero);
+            Value nonZero = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ne, remainder, zero);
             Value remainderNegative = arith::CmpIOp::create(
                 b, loc, arith::CmpIPredicate::slt, remainder, zero);
-            Value divisorNegative =
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero);
+            Value divisorNegative = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::slt, y, zero);
             Value differ = arith::XOrIOp::create(b, loc, remainderNegative,
                                                  divisorNegative);
             Value adjust = arith::AndIOp::create(b, loc, nonZero, differ);

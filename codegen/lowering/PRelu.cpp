@@ -21,8 +21,8 @@ struct LowerPRelu : OpConversionPattern<onnx::PReluOp> {
           Type type = x.getType();
           Value zero = createScalar(b, loc, type, 0);
           if (isa<FloatType>(type)) {
-            Value negative =
-                arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+            Value negative = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::OLT, x, zero);
             return {arith::SelectOp::create(
                 b, loc, negative, arith::MulFOp::create(b, loc, slope, x), x)};
           }

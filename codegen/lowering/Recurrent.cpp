@@ -73,9 +73,10 @@ FailureOr<Config> readConfig(Operation *op, Cell cell) {
   if (auto forget = op->getAttrOfType<IntegerAttr>("input_forget"))
     config.inputForget = forget.getInt() != 0;
   SmallVector<StringRef, 3> defaults =
-      cell == Cell::RNN   ? SmallVector<StringRef, 3>{"Tanh"}
-      : cell == Cell::GRU ? SmallVector<StringRef, 3>{"Sigmoid", "Tanh"}
-                          : SmallVector<StringRef, 3>{"Sigmoid", "Tanh", "Tanh"};
+      cell == Cell::RNN ? SmallVector<StringRef, 3>{"Tanh"}
+      : cell == Cell::GRU
+          ? SmallVector<StringRef, 3>{"Sigmoid", "Tanh"}
+          : SmallVector<StringRef, 3>{"Sigmoid", "Tanh", "Tanh"};
   SmallVector<StringRef> names;
   if (auto list = op->getAttrOfType<ArrayAttr>("activations")) {
     for (Attribute a : list)
@@ -121,9 +122,9 @@ Value constant(OpBuilder &b, Location loc, Type type, double value) {
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-  return arith::DivFOp::create(b, loc, constant(b, loc, t, 1.0),
-                               arith::AddFOp::create(b, loc,
-                                                     constant(b, loc, t, 1.0), e));
+  return arith::DivFOp::create(
+      b, loc, constant(b, loc, t, 1.0),
+      arith::AddFOp::create(b, loc, constant(b, loc, t, 1.0), e));
 }
 
 Value activate(OpBuilder &b, Location loc, Value x, const Activation &a) {
@@ -141,7 +142,8 @@ Value activate(OpBuilder &b, Location loc, Value x, const Activation &a) {
         b, loc, arith::MulFOp::create(b, loc, c(a.alpha), x), c(a.beta));
   if (name == "LeakyRelu")
     return arith::SelectOp::create(
-        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, c(0)),
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, c(0)),
         arith::MulFOp::create(b, loc, c(a.alpha), x), x);
   if (name == "ThresholdedRelu")
     return arith::SelectOp::create(
@@ -151,7 +153,8 @@ Value activate(OpBuilder &b, Location loc, Value x, const Activation &a) {
   if (name == "ScaledTanh")
     return arith::MulFOp::create(
         b, loc, c(a.alpha),
-        math::TanhOp::create(b, loc, arith::MulFOp::create(b, loc, c(a.beta), x)));
+        math::TanhOp::create(b, loc,
+                             arith::MulFOp::create(b, loc, c(a.beta), x)));
   if (name == "HardSigmoid") {
     Value linear = arith::AddFOp::create(
         b, loc, arith::MulFOp::create(b, loc, c(a.alpha), x), c(a.beta));
@@ -159,10 +162,11 @@ Value activate(OpBuilder &b, Location loc, Value x, const Activation &a) {
         b, loc, c(0.0), arith::MinimumFOp::create(b, loc, c(1.0), linear));
   }
   if (name == "Elu") {
-    Value expm1 = arith::SubFOp::create(b, loc, math::ExpOp::create(b, loc, x),
-                                        c(1.0));
+    Value expm1 =
+        arith::SubFOp::create(b, loc, math::ExpOp::create(b, loc, x), c(1.0));
     return arith::SelectOp::create(
-        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, c(0)),
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, c(0)),
         arith::MulFOp::create(b, loc, c(a.alpha), expm1), x);
   }
   if (name == "Softsign")
@@ -172,7 +176,8 @@ Value activate(OpBuilder &b, Location loc, Value x, const Activation &a) {
   // Softplus, stably: max(x, 0) + log1p(exp(-|x|)).
   Value e = math::ExpOp::create(
       b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
-  return arith::AddFOp::create(b, loc, arith::MaximumFOp::create(b, loc, x, c(0.0)),
+  return arith::AddFOp::create(b, loc,
+                               arith::MaximumFOp::create(b, loc, x, c(0.0)),
                                math::Log1pOp::create(b, loc, e));
 }
 
@@ -182,7 +187,8 @@ Value activationSlope(OpBuilder &b, Location loc, Value y, StringRef name) {
   Type t = y.getType();
   Value one = constant(b, loc, t, 1.0);
   if (name == "Sigmoid")
-    return arith::MulFOp::create(b, loc, y, arith::SubFOp::create(b, loc, one, y));
+    return arith::MulFOp::create(b, loc, y,
+                                 arith::SubFOp::create(b, loc, one, y));
   if (name == "Relu")
     return arith::SelectOp::create(
         b, loc,
@@ -190,7 +196,8 @@ Value activationSlope(OpBuilder &b, Location loc, Value y, StringRef name) {
                               constant(b, loc, t, 0.0)),
         one, constant(b, loc, t, 0.0));
   // Tanh
-  return arith::SubFOp::create(b, loc, one, arith::MulFOp::create(b, loc, y, y));
+  return arith::SubFOp::create(b, loc, one,
+                               arith::MulFOp::create(b, loc, y, y));
 }
 
 /// Tensor building blocks on ranked tensors of one float element type.
@@ -310,14 +317,17 @@ struct Emitter {
     OpFoldResult n = size(bMatrix, transB ? 0 : 1);
     if (!init)
       init = zeros({m, n});
-    AffineExpr i = getAffineDimExpr(0, context), j = getAffineDimExpr(1, context),
+    AffineExpr i = getAffineDimExpr(0, context),
+               j = getAffineDimExpr(1, context),
                k = getAffineDimExpr(2, context);
     SmallVector<AffineMap> maps = {
-        AffineMap::get(3, 0, transA ? ArrayRef<AffineExpr>{k, i}
-                                    : ArrayRef<AffineExpr>{i, k},
+        AffineMap::get(3, 0,
+                       transA ? ArrayRef<AffineExpr>{k, i}
+                              : ArrayRef<AffineExpr>{i, k},
                        context),
-        AffineMap::get(3, 0, transB ? ArrayRef<AffineExpr>{j, k}
-                                    : ArrayRef<AffineExpr>{k, j},
+        AffineMap::get(3, 0,
+                       transB ? ArrayRef<AffineExpr>{j, k}
+                              : ArrayRef<AffineExpr>{k, j},
                        context),
         AffineMap::get(3, 0, {i, j}, context)};
     SmallVector<utils::IteratorType> iterators = {
@@ -329,7 +339,8 @@ struct Emitter {
                [&](OpBuilder &nb, Location l, ValueRange args) {
                  Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
                  linalg::YieldOp::create(
-                     nb, l, Value(arith::AddFOp::create(nb, l, args[2], product)));
+                     nb, l,
+                     Value(arith::AddFOp::create(nb, l, args[2], product)));
                })
         .getResult(0);
   }
@@ -338,7 +349,8 @@ struct Emitter {
   Value sumRows(Value matrix) {
     MLIRContext *context = b.getContext();
     Value init = zeros({size(matrix, 1)});
-    AffineExpr i = getAffineDimExpr(0, context), k = getAffineDimExpr(1, context);
+    AffineExpr i = getAffineDimExpr(0, context),
+               k = getAffineDimExpr(1, context);
     SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {i, k}, context),
                                    AffineMap::get(2, 0, {k}, context)};
     return linalg::GenericOp::create(
@@ -348,7 +360,8 @@ struct Emitter {
                                                 utils::IteratorType::parallel},
                [&](OpBuilder &nb, Location l, ValueRange args) {
                  linalg::YieldOp::create(
-                     nb, l, Value(arith::AddFOp::create(nb, l, args[1], args[0])));
+                     nb, l,
+                     Value(arith::AddFOp::create(nb, l, args[1], args[0])));
                })
         .getResult(0);
   }
@@ -376,18 +389,15 @@ struct Emitter {
   /// `reuse[i]`, where given, is the buffer output i is written into: a
   /// loop-carried state updated in place (each element is read before it
   /// is written), so the loop yields the buffer it was given.
-  SmallVector<Value> elementwise(ValueRange inputs, unsigned outputs,
-                                 ArrayRef<OpFoldResult> shape,
-                                 function_ref<SmallVector<Value>(
-                                     OpBuilder &, Location, ValueRange)>
-                                     body,
-                                 ArrayRef<Value> reuse = {}) {
+  SmallVector<Value> elementwise(
+      ValueRange inputs, unsigned outputs, ArrayRef<OpFoldResult> shape,
+      function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> body,
+      ArrayRef<Value> reuse = {}) {
     SmallVector<Value> inits;
     for (unsigned i = 0; i < outputs; ++i)
       inits.push_back(i < reuse.size() && reuse[i] ? reuse[i] : empty(shape));
     ValueRange results = buildElementwise(
-        b, loc, inputs, inits,
-        [&](OpBuilder &nb, Location l, ValueRange args) {
+        b, loc, inputs, inits, [&](OpBuilder &nb, Location l, ValueRange args) {
           return body(nb, l, args.take_front(inputs.size()));
         });
     return SmallVector<Value>(results.begin(), results.end());
@@ -402,8 +412,8 @@ struct Operands {
 };
 
 Operands readOperands(ValueRange operands, Cell cell) {
-  Operands o{operands[0], operands[1], operands[2], Value(), Value(),
-             Value(),      Value(),      Value()};
+  Operands o{operands[0], operands[1], operands[2], Value(),
+             Value(),     Value(),     Value(),     Value()};
   o.b = isPresent(operands[3]) ? operands[3] : Value();
   o.sequenceLens = isPresent(operands[4]) ? operands[4] : Value();
   o.initialH = isPresent(operands[5]) ? operands[5] : Value();
@@ -491,19 +501,20 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
     DirectionWeights wt = directionWeights(e, o, d, gateRows);
     ArrayRef<Activation> fns = config.activations[d];
     // 1. All input products at once: [S * N, G*H].
-    Value init = wt.inputBias
-                     ? e.broadcastRows(wt.inputBias, e.size(flatX, 0))
-                     : Value();
-    Value projected = e.unflatten(e.matmul(flatX, false, wt.w, true, init),
-                                  steps, batch);
-    Value h0 = e.state({batch, h},
-                       o.initialH ? e.direction(o.initialH, d) : Value());
+    Value init = wt.inputBias ? e.broadcastRows(wt.inputBias, e.size(flatX, 0))
+                              : Value();
+    Value projected =
+        e.unflatten(e.matmul(flatX, false, wt.w, true, init), steps, batch);
+    Value h0 =
+        e.state({batch, h}, o.initialH ? e.direction(o.initialH, d) : Value());
     Value c0;
     if (lstm)
-      c0 = e.state({batch, h}, o.initialC ? e.direction(o.initialC, d) : Value());
+      c0 = e.state({batch, h},
+                   o.initialC ? e.direction(o.initialC, d) : Value());
     // GRU without linear_before_reset multiplies r into h before the h
     // block's product: the step's first product covers z and r only.
-    int64_t firstRows = gru && !config.linearBeforeReset ? 2 * hidden : gateRows;
+    int64_t firstRows =
+        gru && !config.linearBeforeReset ? 2 * hidden : gateRows;
     Value recurrentFirst = e.rows(wt.r, 0, firstRows);
     Value recurrentBiasFirst =
         wt.recurrentBias ? e.slice1D(wt.recurrentBias, 0, firstRows) : Value();
@@ -520,8 +531,7 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
     }
     auto loop = scf::ForOp::create(
         b, loc, indexConstant(b, loc, 0), stepCount, indexConstant(b, loc, 1),
-        carried,
-        [&](OpBuilder &lb, Location l, Value k, ValueRange args) {
+        carried, [&](OpBuilder &lb, Location l, Value k, ValueRange args) {
           Emitter le{lb, l, e.element};
           Value t = timeIndex(lb, l, k, stepCount, reverse);
           Value hPrev = args[0];
@@ -546,20 +556,21 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
             Type type = v.getType();
             return arith::MaximumFOp::create(
                 nb, nl, constant(nb, nl, type, -*config.clip),
-                arith::MinimumFOp::create(nb, nl,
-                                          constant(nb, nl, type, *config.clip), v));
+                arith::MinimumFOp::create(
+                    nb, nl, constant(nb, nl, type, *config.clip), v));
           };
           // The mask of sequence_lens: steps at or past a sequence's length
           // keep its state and output zeros.
-          Value tI32 = lens ? arith::IndexCastOp::create(lb, l, lb.getI32Type(), t)
-                                  .getResult()
-                            : Value();
+          Value tI32 =
+              lens ? arith::IndexCastOp::create(lb, l, lb.getI32Type(), t)
+                         .getResult()
+                   : Value();
           auto masked = [&](OpBuilder &nb, Location nl, Value length,
                             Value fresh, Value kept) -> Value {
             if (!length)
               return fresh;
-            Value live = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt,
-                                               tI32, length);
+            Value live = arith::CmpIOp::create(
+                nb, nl, arith::CmpIPredicate::slt, tI32, length);
             return arith::SelectOp::create(nb, nl, live, fresh, kept);
           };
           SmallVector<Value> inputs;
@@ -571,8 +582,8 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
             stepOut = le.elementwise(
                 inputs, 1, shape,
                 [&](OpBuilder &nb, Location nl, ValueRange s) {
-                  Value pre = clipped(nb, nl,
-                                      arith::AddFOp::create(nb, nl, s[0], s[1]));
+                  Value pre = clipped(
+                      nb, nl, arith::AddFOp::create(nb, nl, s[0], s[1]));
                   Value hn = activate(nb, nl, pre, fns[0]);
                   return SmallVector<Value>{
                       masked(nb, nl, lens ? s[3] : Value(), hn, s[2])};
@@ -588,7 +599,8 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
                   inputs, 4, shape,
                   [&](OpBuilder &nb, Location nl, ValueRange s) {
                     auto add = [&](Value a, Value c) {
-                      return clipped(nb, nl, arith::AddFOp::create(nb, nl, a, c));
+                      return clipped(nb, nl,
+                                     arith::AddFOp::create(nb, nl, a, c));
                     };
                     Value z = activate(nb, nl, add(s[0], s[3]), fns[0]);
                     Value r = activate(nb, nl, add(s[1], s[4]), fns[0]);
@@ -603,7 +615,8 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
                     Value keep = arith::MulFOp::create(nb, nl, z, s[6]);
                     Value take = arith::MulFOp::create(
                         nb, nl,
-                        arith::SubFOp::create(nb, nl, constant(nb, nl, type, 1.0), z),
+                        arith::SubFOp::create(nb, nl,
+                                              constant(nb, nl, type, 1.0), z),
                         candidate);
                     Value hn = arith::AddFOp::create(nb, nl, take, keep);
                     hn = masked(nb, nl, lens ? s[7] : Value(), hn, s[6]);
@@ -614,9 +627,11 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
               inputs = {block(xp, 0), block(xp, 1), block(hp, 0), block(hp, 1),
                         hPrev};
               SmallVector<Value> gatesZR = le.elementwise(
-                  inputs, 3, shape, [&](OpBuilder &nb, Location nl, ValueRange s) {
+                  inputs, 3, shape,
+                  [&](OpBuilder &nb, Location nl, ValueRange s) {
                     auto add = [&](Value a, Value c) {
-                      return clipped(nb, nl, arith::AddFOp::create(nb, nl, a, c));
+                      return clipped(nb, nl,
+                                     arith::AddFOp::create(nb, nl, a, c));
                     };
                     Value z = activate(nb, nl, add(s[0], s[2]), fns[0]);
                     Value r = activate(nb, nl, add(s[1], s[3]), fns[0]);
@@ -625,28 +640,31 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
                   });
               Value rhInit =
                   wt.recurrentBias
-                      ? le.broadcastRows(le.slice1D(wt.recurrentBias, 2 * hidden,
-                                                    hidden),
-                                         le.size(hPrev, 0))
+                      ? le.broadcastRows(
+                            le.slice1D(wt.recurrentBias, 2 * hidden, hidden),
+                            le.size(hPrev, 0))
                       : Value();
-              Value hh = le.matmul(gatesZR[2], false,
-                                   le.rows(wt.r, 2 * hidden, hidden), true,
-                                   rhInit);
+              Value hh =
+                  le.matmul(gatesZR[2], false,
+                            le.rows(wt.r, 2 * hidden, hidden), true, rhInit);
               inputs = {block(xp, 2), hh, gatesZR[0], hPrev};
               if (lens)
                 inputs.push_back(lens);
               SmallVector<Value> out = le.elementwise(
-                  inputs, 2, shape, [&](OpBuilder &nb, Location nl, ValueRange s) {
+                  inputs, 2, shape,
+                  [&](OpBuilder &nb, Location nl, ValueRange s) {
                     Value candidate = activate(
                         nb, nl,
-                        clipped(nb, nl, arith::AddFOp::create(nb, nl, s[0], s[1])),
+                        clipped(nb, nl,
+                                arith::AddFOp::create(nb, nl, s[0], s[1])),
                         fns[1]);
                     Type type = candidate.getType();
                     Value z = s[2];
                     Value keep = arith::MulFOp::create(nb, nl, z, s[3]);
                     Value take = arith::MulFOp::create(
                         nb, nl,
-                        arith::SubFOp::create(nb, nl, constant(nb, nl, type, 1.0), z),
+                        arith::SubFOp::create(nb, nl,
+                                              constant(nb, nl, type, 1.0), z),
                         candidate);
                     Value hn = arith::AddFOp::create(nb, nl, take, keep);
                     hn = masked(nb, nl, lens ? s[4] : Value(), hn, s[3]);
@@ -659,7 +677,7 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
             // LSTM: i, o, f, c blocks; peepholes P = [Pi, Po, Pf].
             inputs = {block(xp, 0), block(xp, 1), block(xp, 2), block(xp, 3),
                       block(hp, 0), block(hp, 1), block(hp, 2), block(hp, 3),
-                      cPrev, hPrev};
+                      cPrev,        hPrev};
             bool peep = static_cast<bool>(wt.peepholes);
             if (peep) {
               inputs.push_back(le.slice1D(wt.peepholes, 0, hidden));
@@ -669,7 +687,8 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
             if (lens)
               inputs.push_back(lens);
             stepOut = le.elementwise(
-                inputs, 6, shape, [&](OpBuilder &nb, Location nl, ValueRange s) {
+                inputs, 6, shape,
+                [&](OpBuilder &nb, Location nl, ValueRange s) {
                   auto add = [&](Value a, Value c) {
                     return arith::AddFOp::create(nb, nl, a, c).getResult();
                   };
@@ -687,8 +706,8 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
                   Type type = i.getType();
                   Value f =
                       config.inputForget
-                          ? arith::SubFOp::create(nb, nl, constant(nb, nl, type, 1.0),
-                                                  i)
+                          ? arith::SubFOp::create(
+                                nb, nl, constant(nb, nl, type, 1.0), i)
                                 .getResult()
                           : activate(nb, nl, clipped(nb, nl, preF), fns[0]);
                   Value candidate =
@@ -710,14 +729,14 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
           Value output = hNew;
           if (lens) {
             output = le.elementwise(
-                       {hNew, lens}, 1, shape,
-                       [&](OpBuilder &nb, Location nl, ValueRange s) {
-                         Value live = arith::CmpIOp::create(
-                             nb, nl, arith::CmpIPredicate::slt, tI32, s[1]);
-                         return SmallVector<Value>{arith::SelectOp::create(
-                             nb, nl, live, s[0],
-                             constant(nb, nl, s[0].getType(), 0.0))};
-                       })
+                           {hNew, lens}, 1, shape,
+                           [&](OpBuilder &nb, Location nl, ValueRange s) {
+                             Value live = arith::CmpIOp::create(
+                                 nb, nl, arith::CmpIPredicate::slt, tI32, s[1]);
+                             return SmallVector<Value>{arith::SelectOp::create(
+                                 nb, nl, live, s[0],
+                                 constant(nb, nl, s[0].getType(), 0.0))};
+                           })
                          .front();
           }
           SmallVector<OpFoldResult> row = {t, le.idx(0), le.idx(0)};
@@ -743,8 +762,8 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
     // The final states are copied out: inserted as they are, the results'
     // buffers would become the loop's carried buffers (destination
     // passing), with their strided layout.
-    results.yH = e.insert(e.state({batch, h}, out[0]), results.yH,
-                          stateOffsets, stateSizes);
+    results.yH = e.insert(e.state({batch, h}, out[0]), results.yH, stateOffsets,
+                          stateSizes);
     unsigned next = 1;
     if (lstm)
       results.yC = e.insert(e.state({batch, h}, out[next++]), results.yC,
@@ -850,10 +869,10 @@ Value previousStates(Emitter &e, Value all, Value initial, bool reverse) {
   OpFoldResult initialAt = reverse ? OpFoldResult(rest) : e.idx(0);
   OpFoldResult from = reverse ? e.idx(1) : e.idx(0);
   OpFoldResult to = reverse ? e.idx(0) : e.idx(1);
-  Value moved = e.extract(all, {from, e.idx(0), e.idx(0)},
-                          {rest, batch, width});
-  result = e.insert(moved, result, {to, e.idx(0), e.idx(0)},
-                    {rest, batch, width});
+  Value moved =
+      e.extract(all, {from, e.idx(0), e.idx(0)}, {rest, batch, width});
+  result =
+      e.insert(moved, result, {to, e.idx(0), e.idx(0)}, {rest, batch, width});
   return e.insert(initial, result, {initialAt, e.idx(0), e.idx(0)},
                   {e.idx(1), batch, width});
 }
@@ -887,7 +906,8 @@ GradientResults buildBackward(Emitter &e, const Config &config,
     bool reverse = config.isReverse(d);
     DirectionWeights wt = directionWeights(e, o, d, gateRows);
     StringRef f = config.activations[d][0].name;
-    StringRef g = cell == Cell::RNN ? f : StringRef(config.activations[d][1].name);
+    StringRef g =
+        cell == Cell::RNN ? f : StringRef(config.activations[d][1].name);
     auto dirSeq = [&](Value all) { // [S, D, N, K] -> [S, N, K] of direction d
       return e.extract(all, {e.idx(0), e.idx(d), e.idx(0), e.idx(0)},
                        {steps, e.idx(1), batch, e.size(all, 3)}, {1});
@@ -897,17 +917,17 @@ GradientResults buildBackward(Emitter &e, const Config &config,
     Value cAll = lstm ? dirSeq(saved.cAll) : Value();
     Value gradH = saved.gradHAll ? dirSeq(saved.gradHAll) : Value();
     Value h0 = o.initialH ? e.direction(o.initialH, d) : e.zeros({batch, h});
-    Value c0 = lstm ? (o.initialC ? e.direction(o.initialC, d)
-                                  : e.zeros({batch, h}))
-                    : Value();
+    Value c0 =
+        lstm ? (o.initialC ? e.direction(o.initialC, d) : e.zeros({batch, h}))
+             : Value();
     Value hPrevAll = previousStates(e, hAll, h0, reverse);
     Value cPrevAll = lstm ? previousStates(e, cAll, c0, reverse) : Value();
     Value dh0 = e.state({batch, h},
                         saved.gradYH ? e.direction(saved.gradYH, d) : Value());
-    Value dc0 = lstm ? e.state({batch, h}, saved.gradYC
-                                               ? e.direction(saved.gradYC, d)
-                                               : Value())
-                     : Value();
+    Value dc0 =
+        lstm ? e.state({batch, h},
+                       saved.gradYC ? e.direction(saved.gradYC, d) : Value())
+             : Value();
     bool peep = lstm && static_cast<bool>(wt.peepholes);
 
     // Carried: dh, [dc], dGx [S,N,G*H], dGh [S,N,G*H], [the h block's
@@ -949,12 +969,13 @@ GradientResults buildBackward(Emitter &e, const Config &config,
           // dh = dY[t] + the carried gradient.
           Value dh = dhNext;
           if (gradH)
-            dh = le.elementwise({dhNext, le.plane(gradH, t)}, 1, shape,
-                                [&](OpBuilder &nb, Location nl, ValueRange s) {
-                                  return SmallVector<Value>{
-                                      arith::AddFOp::create(nb, nl, s[0], s[1])};
-                                })
-                     .front();
+            dh =
+                le.elementwise({dhNext, le.plane(gradH, t)}, 1, shape,
+                               [&](OpBuilder &nb, Location nl, ValueRange s) {
+                                 return SmallVector<Value>{
+                                     arith::AddFOp::create(nb, nl, s[0], s[1])};
+                               })
+                    .front();
           auto block = [&](Value m, int64_t gIndex) {
             return le.columns(m, gIndex * hidden, hidden);
           };
@@ -964,14 +985,14 @@ GradientResults buildBackward(Emitter &e, const Config &config,
           SmallVector<Value> dPeep;
           Value resetInputValue;
           if (cell == Cell::RNN) {
-            Value dPre = le.elementwise(
-                               {dh, hCur}, 1, shape,
-                               [&](OpBuilder &nb, Location nl, ValueRange s) {
-                                 return SmallVector<Value>{arith::MulFOp::create(
-                                     nb, nl, s[0],
-                                     activationSlope(nb, nl, s[1], f))};
-                               })
-                             .front();
+            Value dPre =
+                le.elementwise(
+                      {dh, hCur}, 1, shape,
+                      [&](OpBuilder &nb, Location nl, ValueRange s) {
+                        return SmallVector<Value>{arith::MulFOp::create(
+                            nb, nl, s[0], activationSlope(nb, nl, s[1], f))};
+                      })
+                    .front();
             dGx = {dPre};
             dGh = {dPre};
           } else if (gru) {
@@ -1005,8 +1026,9 @@ GradientResults buildBackward(Emitter &e, const Config &config,
                             le.slice1D(wt.recurrentBias, 2 * hidden, hidden),
                             shape[0])
                       : Value();
-              Value hh = le.matmul(hPrev, false, le.rows(wt.r, 2 * hidden, hidden),
-                                   true, hhInit);
+              Value hh =
+                  le.matmul(hPrev, false, le.rows(wt.r, 2 * hidden, hidden),
+                            true, hhInit);
               SmallVector<Value> rParts = le.elementwise(
                   {dPreH, hh, r}, 2, shape,
                   [&](OpBuilder &nb, Location nl, ValueRange s) {
@@ -1021,8 +1043,8 @@ GradientResults buildBackward(Emitter &e, const Config &config,
               dGh = {dPreZ, dPreR, rParts[1]};
             } else {
               // pre_h = xh + (r * h_prev) Rh^T + Rbh.
-              Value dResetInput =
-                  le.matmul(dPreH, false, le.rows(wt.r, 2 * hidden, hidden), false);
+              Value dResetInput = le.matmul(
+                  dPreH, false, le.rows(wt.r, 2 * hidden, hidden), false);
               SmallVector<Value> rParts = le.elementwise(
                   {dResetInput, hPrev, r, dhDirect}, 3, shape,
                   [&](OpBuilder &nb, Location nl, ValueRange s) {
@@ -1030,7 +1052,8 @@ GradientResults buildBackward(Emitter &e, const Config &config,
                     Value dPre = arith::MulFOp::create(
                         nb, nl, dr, activationSlope(nb, nl, s[2], f));
                     Value direct = arith::AddFOp::create(
-                        nb, nl, s[3], arith::MulFOp::create(nb, nl, s[0], s[2]));
+                        nb, nl, s[3],
+                        arith::MulFOp::create(nb, nl, s[0], s[2]));
                     Value input = arith::MulFOp::create(nb, nl, s[2], s[1]);
                     return SmallVector<Value>{dPre, direct, input};
                   });
@@ -1053,7 +1076,8 @@ GradientResults buildBackward(Emitter &e, const Config &config,
               ins.push_back(le.slice1D(wt.peepholes, 2 * hidden, hidden));
             }
             SmallVector<Value> parts = le.elementwise(
-                ins, 5, shape, [&](OpBuilder &nb, Location nl, ValueRange s) {
+                ins, 5, shape,
+                [&](OpBuilder &nb, Location nl, ValueRange s) {
                   auto mul = [&](Value x, Value y) {
                     return arith::MulFOp::create(nb, nl, x, y).getResult();
                   };
@@ -1065,13 +1089,16 @@ GradientResults buildBackward(Emitter &e, const Config &config,
                   Value hc = activate(nb, nl, c, Activation{hFn.str()});
                   Value dPreO =
                       mul(mul(dhv, hc), activationSlope(nb, nl, og, f));
-                  Value dc = add(dcn, mul(mul(dhv, og),
-                                          activationSlope(nb, nl, hc, hFn)));
+                  Value dc = add(
+                      dcn, mul(mul(dhv, og), activationSlope(nb, nl, hc, hFn)));
                   if (peep)
                     dc = add(dc, mul(dPreO, s[9]));
-                  Value dPreI = mul(mul(dc, cand), activationSlope(nb, nl, i, f));
-                  Value dPreF = mul(mul(dc, cp), activationSlope(nb, nl, fg, f));
-                  Value dPreC = mul(mul(dc, i), activationSlope(nb, nl, cand, g));
+                  Value dPreI =
+                      mul(mul(dc, cand), activationSlope(nb, nl, i, f));
+                  Value dPreF =
+                      mul(mul(dc, cp), activationSlope(nb, nl, fg, f));
+                  Value dPreC =
+                      mul(mul(dc, i), activationSlope(nb, nl, cand, g));
                   Value dcp = mul(dc, fg);
                   if (peep)
                     dcp = add(dcp, add(mul(dPreI, s[8]), mul(dPreF, s[10])));
@@ -1090,7 +1117,8 @@ GradientResults buildBackward(Emitter &e, const Config &config,
                   [&](OpBuilder &nb, Location nl, ValueRange s) {
                     auto fma = [&](Value acc, Value x, Value y) {
                       return arith::AddFOp::create(
-                                 nb, nl, acc, arith::MulFOp::create(nb, nl, x, y))
+                                 nb, nl, acc,
+                                 arith::MulFOp::create(nb, nl, x, y))
                           .getResult();
                     };
                     return SmallVector<Value>{fma(s[0], s[3], s[6]),
@@ -1113,8 +1141,9 @@ GradientResults buildBackward(Emitter &e, const Config &config,
           // dh_prev = direct part + dGh R (only the blocks that multiply
           // h_prev through R: all of them, but the h block of a GRU
           // without linear_before_reset, whose path went into dhDirect).
-          Value dGhStep = le.extract(dGhAcc, {t, le.idx(0), le.idx(0)},
-                                     {le.idx(1), shape[0], le.idx(gateRows)}, {0});
+          Value dGhStep =
+              le.extract(dGhAcc, {t, le.idx(0), le.idx(0)},
+                         {le.idx(1), shape[0], le.idx(gateRows)}, {0});
           // The carried gradient's buffer is dead by now (dh was read
           // first): dh_prev is written into it.
           Value throughRInit =
@@ -1131,14 +1160,14 @@ GradientResults buildBackward(Emitter &e, const Config &config,
             throughR = le.matmul(dGhStep, false, wt.r, false, throughRInit);
           Value dhPrev = throughR;
           if (dhDirect)
-            dhPrev = le.elementwise(
-                           {throughR, dhDirect}, 1, shape,
-                           [&](OpBuilder &nb, Location nl, ValueRange s) {
-                             return SmallVector<Value>{
-                                 arith::AddFOp::create(nb, nl, s[0], s[1])};
-                           },
-                           {dhNext})
-                         .front();
+            dhPrev =
+                le.elementwise({throughR, dhDirect}, 1, shape,
+                               [&](OpBuilder &nb, Location nl, ValueRange s) {
+                                 return SmallVector<Value>{
+                                     arith::AddFOp::create(nb, nl, s[0], s[1])};
+                               },
+                               {dhNext})
+                    .front();
           SmallVector<Value> yields = {dhPrev};
           if (lstm)
             yields.push_back(dcPrev);
@@ -1160,8 +1189,8 @@ GradientResults buildBackward(Emitter &e, const Config &config,
     Value dW = e.matmul(dGxAll, true, flatX, false); // [G*H, I]
     Value dR;
     if (resetInput) {
-      Value dRzr = e.matmul(e.columns(dGhAll, 0, 2 * hidden), true, hPrevFlat,
-                            false);
+      Value dRzr =
+          e.matmul(e.columns(dGhAll, 0, 2 * hidden), true, hPrevFlat, false);
       Value dRh = e.matmul(e.columns(dGhAll, 2 * hidden, hidden), true,
                            resetAll, false);
       dR = e.empty({e.idx(gateRows), h});
@@ -1175,8 +1204,7 @@ GradientResults buildBackward(Emitter &e, const Config &config,
     dBias = e.insert(e.sumRows(dGhAll), dBias, {e.idx(gateRows)},
                      {e.idx(gateRows)});
     Value dXd = e.unflatten(e.matmul(dGxAll, false, wt.w, false), steps, batch);
-    results.dX = e.elementwise({results.dX, dXd}, 1,
-                               {steps, batch, inputs},
+    results.dX = e.elementwise({results.dX, dXd}, 1, {steps, batch, inputs},
                                [&](OpBuilder &nb, Location nl, ValueRange s) {
                                  return SmallVector<Value>{
                                      arith::AddFOp::create(nb, nl, s[0], s[1])};
@@ -1235,8 +1263,8 @@ struct LowerRecurrentGrad : OpConversionPattern<OpT> {
     };
     Saved saved;
     if (cell == Cell::LSTM) {
-      saved = {all[8], all[9], all[10], optional(11), optional(12),
-               optional(13)};
+      saved = {all[8],       all[9],       all[10],
+               optional(11), optional(12), optional(13)};
     } else if (cell == Cell::GRU) {
       saved = {all[6], Value(), all[7], optional(8), optional(9), Value()};
     } else {

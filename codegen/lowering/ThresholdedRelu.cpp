@@ -19,8 +19,9 @@ struct LowerThresholdedRelu : OpConversionPattern<onnx::ThresholdedReluOp> {
         [&](OpBuilder &b, Location loc, ValueRange args) -> SmallVector<Value> {
           Value x = args[0];
           Type type = x.getType();
-          Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
-                                              createScalar(b, loc, type, alpha));
+          Value above =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                    createScalar(b, loc, type, alpha));
           return {arith::SelectOp::create(b, loc, above, x,
                                           createScalar(b, loc, type, 0.0))};
         });

@@ -64,18 +64,18 @@ SmallVector<Value> sumOver(OpBuilder &b, Location loc,
     SmallVector<OpFoldResult> partialSizes;
     for (int64_t dim : partialDims)
       partialSizes.push_back(domain[dim]);
-    int64_t outerPosition = llvm::find(partialDims, outer) - partialDims.begin();
+    int64_t outerPosition =
+        llvm::find(partialDims, outer) - partialDims.begin();
     unsigned partialRank = partialDims.size();
     SmallVector<AffineMap> identities(partials.size(),
                                       identityMap(context, partialRank));
     SmallVector<Value> sums;
     for (auto [index, partial] : llvm::enumerate(partials)) {
-      Value sum = sumOver(
-                      b, loc, partialSizes, {outerPosition}, {partial},
-                      {identities[index]}, {types[index]},
-                      [](OpBuilder &, Location, ValueRange args) {
-                        return SmallVector<Value>{args[0]};
-                      })
+      Value sum = sumOver(b, loc, partialSizes, {outerPosition}, {partial},
+                          {identities[index]}, {types[index]},
+                          [](OpBuilder &, Location, ValueRange args) {
+                            return SmallVector<Value>{args[0]};
+                          })
                       .front();
       sums.push_back(sum);
     }

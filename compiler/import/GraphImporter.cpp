@@ -760,8 +760,7 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
         !isa<IntegerType>(type.getElementType()) ||
         type.getElementTypeBitWidth() < 8)
       continue;
-    std::optional<SmallVector<int64_t>> known =
-        shapes.getStaticValues(result);
+    std::optional<SmallVector<int64_t>> known = shapes.getStaticValues(result);
     if (!known || static_cast<int64_t>(known->size()) != type.getNumElements())
       continue;
     SmallVector<APInt> bits;

@@ -62,8 +62,7 @@ public:
                                     DenseElementsAttr::get(type, value));
   }
   /// A constant of `element` type (f16/bf16/f32/f64) with `shape`.
-  Value floats(Type element, ArrayRef<int64_t> shape,
-               ArrayRef<double> values) {
+  Value floats(Type element, ArrayRef<int64_t> shape, ArrayRef<double> values) {
     auto type = RankedTensorType::get(shape, element);
     SmallVector<Attribute> attrs;
     for (double v : values)
@@ -92,9 +91,7 @@ public:
   Value transpose(Value x, ArrayRef<int64_t> perm) {
     return same<onnx::TransposeOp>(x, {x}, {intsAttr("perm", perm)});
   }
-  Value shapeOf(Value x) {
-    return create<onnx::ShapeOp>(b.getI64Type(), {x});
-  }
+  Value shapeOf(Value x) { return create<onnx::ShapeOp>(b.getI64Type(), {x}); }
   /// ones shaped like dims [from, to) of x.
   Value onesLikeDims(Value x, int64_t from, int64_t to) {
     Value dims = create<onnx::SliceOp>(
@@ -222,8 +219,8 @@ LogicalResult decomposeOneHot(onnx::OneHotOp op) {
       {negative,
        c.create<onnx::AddOp>(c.b.getI64Type(), {index, c.int64Scalar(depth)}),
        index});
-  index = c.create<onnx::UnsqueezeOp>(c.b.getI64Type(),
-                                      {index, c.int64s({axis})});
+  index =
+      c.create<onnx::UnsqueezeOp>(c.b.getI64Type(), {index, c.int64s({axis})});
   // 0..depth-1 along `axis`, broadcast over the dims after it.
   SmallVector<int64_t> positions(depth);
   std::iota(positions.begin(), positions.end(), 0);
@@ -267,8 +264,8 @@ LogicalResult decomposeBlocks(Operation *op, Value input, Value output,
     y = c.reshape(input,
                   {0, channels, height / block, block, width / block, block});
     y = c.transpose(y, {0, 3, 5, 1, 2, 4});
-    y = c.reshape(y, {0, channels * block * block, height / block,
-                      width / block});
+    y = c.reshape(y,
+                  {0, channels * block * block, height / block, width / block});
   }
   replaceTyped(output, y);
   return success();
@@ -301,8 +298,7 @@ LogicalResult decomposeResize(onnx::ResizeOp op) {
     std::vector<double> matrix = onnx::getResizeMatrix(op, dim);
     int64_t in = dim.inputSize, out = dim.outputSize;
     if (axis == rank - 2 && rank >= 2) {
-      y = c.same<onnx::MatMulOp>(
-          x, {c.floats(element, {out, in}, matrix), y});
+      y = c.same<onnx::MatMulOp>(x, {c.floats(element, {out, in}, matrix), y});
       continue;
     }
     std::vector<double> transposed(matrix.size());

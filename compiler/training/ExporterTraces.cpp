@@ -5,12 +5,12 @@
 #include "google/protobuf/unknown_field_set.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 
+#include <map>
 #include <optional>
 #include <regex>
-#include <map>
 #include <set>
 
 namespace odt {
@@ -64,8 +64,7 @@ bool isTrainingBatchNorm(llvm::StringRef fxNode) {
   llvm::SmallVector<llvm::StringRef> parts;
   args.split(parts, ',');
   size_t trainingIndex = callee.contains("no_stats") ? 3 : 5;
-  return parts.size() > trainingIndex &&
-         parts[trainingIndex].trim() == "True";
+  return parts.size() > trainingIndex && parts[trainingIndex].trim() == "True";
 }
 
 /// The module a node came from: the last scope before the op's own
@@ -84,7 +83,8 @@ std::string moduleName(const ::onnx::NodeProto &node) {
 
 } // namespace
 
-std::vector<BatchNormTrace> restoreTrainingBatchNorms(::onnx::GraphProto &graph) {
+std::vector<BatchNormTrace>
+restoreTrainingBatchNorms(::onnx::GraphProto &graph) {
   std::vector<BatchNormTrace> restored;
   for (::onnx::NodeProto &node : *graph.mutable_node()) {
     if (node.op_type() != "BatchNormalization" ||
@@ -117,8 +117,7 @@ findFoldedTrainingBatchNorms(const ::onnx::GraphProto &graph) {
     std::optional<std::string> rules = metadata(node, kRewriteRuleKey);
     std::optional<std::string> fxNode = metadata(node, kFxNodeKey);
     if (rules && llvm::StringRef(*rules).contains("FuseBatchNormInto") &&
-        fxNode &&
-        isTrainingBatchNorm(*fxNode))
+        fxNode && isTrainingBatchNorm(*fxNode))
       folded.push_back({node.name(), moduleName(node)});
   }
   return folded;
@@ -193,9 +192,9 @@ std::string ownerToken(const ::onnx::NodeProto &node, int index,
     if (claimed.count(token))
       continue;
     llvm::StringRef t(token);
-    bool fits = named ? t.ends_with("_" + suffix.str())
-                      : (rank >= 2 ? t.ends_with("_weight")
-                                   : t.ends_with("_bias"));
+    bool fits =
+        named ? t.ends_with("_" + suffix.str())
+              : (rank >= 2 ? t.ends_with("_weight") : t.ends_with("_bias"));
     if (!fits)
       continue;
     if (!found.empty())
@@ -242,9 +241,8 @@ std::vector<std::string> untieMergedInitializers(::onnx::GraphProto &graph) {
   // first parameter keeps it, each other one gets its own copy. A parameter
   // used in several places (tied weights) has one token and stays shared.
   std::vector<std::string> created;
-  for (const ::onnx::TensorProto &tensor :
-       std::vector<::onnx::TensorProto>(graph.initializer().begin(),
-                                         graph.initializer().end())) {
+  for (const ::onnx::TensorProto &tensor : std::vector<::onnx::TensorProto>(
+           graph.initializer().begin(), graph.initializer().end())) {
     auto it = uses.find(tensor.name());
     if (it == uses.end())
       continue;
@@ -326,7 +324,7 @@ std::vector<std::string> restoreRemovedBiases(::onnx::GraphProto &graph) {
       bias.set_name(name);
       bias.set_data_type(w.data_type());
       bias.add_dims(size);
-      size_t elementBytes = w.data_type() == ::onnx::TensorProto::DOUBLE ? 8
+      size_t elementBytes = w.data_type() == ::onnx::TensorProto::DOUBLE  ? 8
                             : w.data_type() == ::onnx::TensorProto::FLOAT ? 4
                                                                           : 2;
       bias.set_raw_data(std::string(size * elementBytes, '\0'));

@@ -38,7 +38,8 @@ struct BatchNormTrace {
 /// Gives every BatchNormalization node of `graph` that PyTorch ran in
 /// training mode (per its FX node) training_mode = 1, as the TorchScript
 /// exporter writes it; returns those nodes.
-std::vector<BatchNormTrace> restoreTrainingBatchNorms(::onnx::GraphProto &graph);
+std::vector<BatchNormTrace>
+restoreTrainingBatchNorms(::onnx::GraphProto &graph);
 
 /// The nodes into which the exporter's optimizer folded a training-mode
 /// BatchNorm (onnxscript's FuseBatchNormInto* rules).
@@ -59,8 +60,7 @@ std::vector<std::string> restoreRemovedBiases(::onnx::GraphProto &graph);
 /// Initializers the exporter made itself as constant inputs of its own
 /// lowerings (GroupNorm's unit instance-norm scale and zero bias, the
 /// attention scale of scaled_dot_product_attention).
-std::vector<std::string>
-findExporterConstants(const ::onnx::GraphProto &graph);
+std::vector<std::string> findExporterConstants(const ::onnx::GraphProto &graph);
 
 } // namespace odt
 

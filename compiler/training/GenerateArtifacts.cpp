@@ -193,8 +193,8 @@ LogicalResult Generator::chooseParameters() {
   };
   llvm::StringSet<> frozenSet, trainableSet;
   if (failed(select(options.frozen, "--frozen", frozenSet)) ||
-      failed(select(options.requiresGrad, options.trainableOption,
-                    trainableSet)))
+      failed(
+          select(options.requiresGrad, options.trainableOption, trainableSet)))
     return failure();
   for (const auto &tensor : graph.initializer()) {
     const std::string &name = tensor.name();
@@ -212,10 +212,10 @@ LogicalResult Generator::chooseParameters() {
   for (const auto &tensor : graph.initializer()) {
     const std::string &name = tensor.name();
     InitializerKind kind = kinds.lookup(name);
-    bool isTrainable = options.requiresGrad.empty()
-                           ? kind == InitializerKind::Weight &&
-                                 !frozenSet.contains(name)
-                           : trainableSet.contains(name);
+    bool isTrainable =
+        options.requiresGrad.empty()
+            ? kind == InitializerKind::Weight && !frozenSet.contains(name)
+            : trainableSet.contains(name);
     if (isTrainable)
       trainable.push_back(name);
     else if (frozenSet.contains(name))
@@ -549,8 +549,8 @@ void Generator::useRecurrentTraining(func::FuncOp func) {
   for (Operation *op : recurrent) {
     bool lstm = isa<onnx::LSTMOp>(op);
     OpBuilder builder(op);
-    OperationState state(op->getLoc(), lstm ? "onnx.ms.LSTMTraining"
-                                            : "onnx.ms.GRUTraining");
+    OperationState state(op->getLoc(),
+                         lstm ? "onnx.ms.LSTMTraining" : "onnx.ms.GRUTraining");
     state.addOperands(op->getOperands());
     state.addAttributes(op->getAttrs());
     Type unranked = UnrankedTensorType::get(

@@ -114,10 +114,10 @@ static cl::list<std::string> trainableParams(
              "only as settings stay constants)"),
     cl::value_desc("NAME|PATTERN"), cl::CommaSeparated,
     cl::sub(generateCommand));
-static cl::list<std::string> requiresGrad(
-    "requires-grad", cl::desc("Same as --trainable (ORT's name)"),
-    cl::value_desc("NAME|PATTERN"), cl::CommaSeparated,
-    cl::sub(generateCommand));
+static cl::list<std::string>
+    requiresGrad("requires-grad", cl::desc("Same as --trainable (ORT's name)"),
+                 cl::value_desc("NAME|PATTERN"), cl::CommaSeparated,
+                 cl::sub(generateCommand));
 static cl::list<std::string> frozenParams(
     "frozen",
     cl::desc("Initializers kept as parameters without gradients (names or "

@@ -352,16 +352,15 @@ ODT_GRADIENT_RULE(HardSwish) {
   // inner formula's side).
   Value x = x0(op);
   Type type = elem(x);
-  Value inner = b.create(
-      "onnx.Add", {b.create("onnx.Mul", {x, b.scalar(1.0 / 3.0, type)}),
-                   b.scalar(0.5, type)});
-  Value belowOrAt =
-      b.create("onnx.Less", {x, b.scalar(-3.0, type)});
+  Value inner = b.create("onnx.Add",
+                         {b.create("onnx.Mul", {x, b.scalar(1.0 / 3.0, type)}),
+                          b.scalar(0.5, type)});
+  Value belowOrAt = b.create("onnx.Less", {x, b.scalar(-3.0, type)});
   Value above = b.create("onnx.Greater", {x, b.scalar(3.0, type)});
-  Value slope = b.create(
-      "onnx.Where",
-      {belowOrAt, b.scalar(0.0, type),
-       b.create("onnx.Where", {above, b.scalar(1.0, type), inner})});
+  Value slope =
+      b.create("onnx.Where",
+               {belowOrAt, b.scalar(0.0, type),
+                b.create("onnx.Where", {above, b.scalar(1.0, type), inner})});
   dx[0] = b.create("onnx.Mul", {dy[0], slope});
   return success();
 }
@@ -371,8 +370,8 @@ ODT_GRADIENT_RULE(Mish) {
   Value x = x0(op);
   Type type = elem(x);
   Value t = b.create("onnx.Tanh", {b.create("onnx.Softplus", {x})});
-  Value oneMinusSquare = b.create(
-      "onnx.Sub", {b.scalar(1.0, type), b.create("onnx.Mul", {t, t})});
+  Value oneMinusSquare =
+      b.create("onnx.Sub", {b.scalar(1.0, type), b.create("onnx.Mul", {t, t})});
   Value xSigmoid = b.create("onnx.Mul", {x, b.create("onnx.Sigmoid", {x})});
   Value derivative = b.create(
       "onnx.Add", {t, b.create("onnx.Mul", {xSigmoid, oneMinusSquare})});
@@ -404,9 +403,9 @@ ODT_GRADIENT_RULE(Selu) {
   // For x <= 0, y = gamma alpha (e^x - 1): dy/dx = y + gamma alpha.
   Value negativeSlope =
       b.create("onnx.Add", {y0(op), b.scalar(gamma * alpha, type)});
-  Value slope = b.create(
-      "onnx.Where", {b.create("onnx.Greater", {x, b.scalar(0.0, type)}),
-                     b.scalar(gamma, type), negativeSlope});
+  Value slope = b.create("onnx.Where",
+                         {b.create("onnx.Greater", {x, b.scalar(0.0, type)}),
+                          b.scalar(gamma, type), negativeSlope});
   dx[0] = b.create("onnx.Mul", {dy[0], slope});
   return success();
 }
@@ -430,8 +429,8 @@ ODT_GRADIENT_RULE(ThresholdedRelu) {
   Value x = x0(op);
   Type type = elem(x);
   dx[0] = b.create("onnx.Where",
-                   {b.create("onnx.Greater", {x, b.scalar(alpha, type)}),
-                    dy[0], b.scalar(0.0, type)});
+                   {b.create("onnx.Greater", {x, b.scalar(alpha, type)}), dy[0],
+                    b.scalar(0.0, type)});
   return success();
 }
 

@@ -38,8 +38,8 @@ LogicalResult buildBackThroughTime(Operation *op, GradientBuilder &b,
     b.emitError() << "sequence_lens has no gradient";
     return failure();
   }
-  Operation *grad = b.createOp(name, operands, copyAttributes(op),
-                               operandIndices.size());
+  Operation *grad =
+      b.createOp(name, operands, copyAttributes(op), operandIndices.size());
   if (!grad)
     return failure();
   for (auto [result, operand] : llvm::enumerate(operandIndices))

@@ -20,8 +20,8 @@ LogicalResult spreadOverAxes(Operation *op, GradientBuilder &b, Value dy,
       TypeSwitch<Operation *, FailureOr<SmallVector<int64_t>>>(op)
           .Case<onnx::ReduceSumOp, onnx::ReduceMeanOp, onnx::ReduceMaxOp,
                 onnx::ReduceMinOp, onnx::ReduceLogSumExpOp, onnx::ReduceL2Op,
-                onnx::ReduceProdOp, onnx::ReduceL1Op,
-                onnx::ReduceSumSquareOp, onnx::ReduceLogSumOp>(
+                onnx::ReduceProdOp, onnx::ReduceL1Op, onnx::ReduceSumSquareOp,
+                onnx::ReduceLogSumOp>(
               [](auto reduce) { return reduce.getConstantAxes(); })
           .Default([](Operation *) { return failure(); });
   if (failed(constantAxes)) {

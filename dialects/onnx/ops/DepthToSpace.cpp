@@ -9,8 +9,7 @@ namespace {
 
 LogicalResult verifyBlocks(Operation *op, Value input, int64_t blocksize) {
   if (blocksize < 1)
-    return emitNodeError(op) << "blocksize must be positive, not "
-                             << blocksize;
+    return emitNodeError(op) << "blocksize must be positive, not " << blocksize;
   return verifyRank(op, input, 4, "input");
 }
 
@@ -18,8 +17,8 @@ LogicalResult verifyBlocks(Operation *op, Value input, int64_t blocksize) {
 
 LogicalResult DepthToSpaceOp::verify() {
   if (getMode() != "DCR" && getMode() != "CRD")
-    return emitNodeError(*this) << "mode must be DCR or CRD, not '"
-                                << getMode() << "'";
+    return emitNodeError(*this)
+           << "mode must be DCR or CRD, not '" << getMode() << "'";
   return verifyBlocks(*this, getInput(), getBlocksize());
 }
 

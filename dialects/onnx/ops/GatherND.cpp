@@ -21,8 +21,7 @@ LogicalResult GatherNDOp::verify() {
     return emitNodeError(*this) << "data must have rank >= 1";
   if (indicesRank && *indicesRank < 1)
     return emitNodeError(*this) << "indices must have rank >= 1";
-  if (rank && indicesRank &&
-      (batchDims >= std::min(*rank, *indicesRank)))
+  if (rank && indicesRank && (batchDims >= std::min(*rank, *indicesRank)))
     return emitNodeError(*this)
            << "batch_dims " << batchDims
            << " must be less than the ranks of data and indices";

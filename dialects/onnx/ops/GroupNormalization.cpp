@@ -25,9 +25,9 @@ LogicalResult GroupNormalizationOp::inferShapes(ShapeContext &context) {
   int64_t groups = getNumGroups();
   Dim channels = context.resolve(shape[1]);
   if (channels.isStatic() && channels.getSize() % groups != 0)
-    return emitNodeError(*this) << "num_groups " << groups
-                                << " does not divide the " << channels.getSize()
-                                << " channels";
+    return emitNodeError(*this)
+           << "num_groups " << groups << " does not divide the "
+           << channels.getSize() << " channels";
   // scale and bias: one value per channel (opset 21) or per group (18).
   for (auto [value, what] : {std::make_pair(getScale(), "scale"),
                              std::make_pair(getBias(), "bias")}) {

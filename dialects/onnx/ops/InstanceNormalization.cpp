@@ -14,7 +14,8 @@ LogicalResult InstanceNormalizationOp::verify() {
   if (failed(verifyRank(*this, getScale(), 1, "scale")) ||
       failed(verifyRank(*this, getB(), 1, "B")))
     return failure();
-  return verifySameElementType(*this, getInput(), getScale(), "input and scale");
+  return verifySameElementType(*this, getInput(), getScale(),
+                               "input and scale");
 }
 
 LogicalResult InstanceNormalizationOp::inferShapes(ShapeContext &context) {
@@ -24,7 +25,8 @@ LogicalResult InstanceNormalizationOp::inferShapes(ShapeContext &context) {
       failed(context.unify(context.getShape(getB())[0], shape[1], *this,
                            "B's size and the channels")))
     return failure();
-  context.setShape(getOutput(), shape, ShapeContext::getElementType(getInput()));
+  context.setShape(getOutput(), shape,
+                   ShapeContext::getElementType(getInput()));
   return success();
 }
 

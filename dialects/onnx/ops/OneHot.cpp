@@ -43,11 +43,12 @@ LogicalResult OneHotOp::inferShapes(ShapeContext &context) {
            << "depth must be a constant with one value (it is the size of "
               "the new dim)";
   if ((*depth)[0] < 1)
-    return emitNodeError(*this) << "depth must be positive, not "
-                                << (*depth)[0];
+    return emitNodeError(*this)
+           << "depth must be positive, not " << (*depth)[0];
   Shape result(indices.begin(), indices.end());
   result.insert(result.begin() + *axis, Dim::size((*depth)[0]));
-  context.setShape(getOutput(), result, ShapeContext::getElementType(getValues()));
+  context.setShape(getOutput(), result,
+                   ShapeContext::getElementType(getValues()));
   return success();
 }
 

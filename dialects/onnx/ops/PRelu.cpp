@@ -22,8 +22,8 @@ LogicalResult PReluOp::inferShapes(ShapeContext &context) {
            << "slope has a higher rank than X: it must broadcast to X";
   for (auto [dim, xDim] : llvm::zip(*shape, x))
     if (context.resolve(dim) != context.resolve(xDim))
-      return emitNodeError(*this) << "slope must broadcast to X's shape "
-                                  << formatShape(context, x);
+      return emitNodeError(*this)
+             << "slope must broadcast to X's shape " << formatShape(context, x);
   context.setShape(getY(), x, ShapeContext::getElementType(getX()));
   return success();
 }

@@ -31,8 +31,8 @@ const CellKind kLSTM{"LSTM", 4, {"Sigmoid", "Tanh", "Tanh"}};
 bool isKnownActivation(StringRef name) {
   return llvm::is_contained(
       ArrayRef<StringRef>{"Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu",
-                          "ThresholdedRelu", "ScaledTanh", "HardSigmoid",
-                          "Elu", "Softsign", "Softplus"},
+                          "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu",
+                          "Softsign", "Softplus"},
       name);
 }
 
@@ -71,10 +71,9 @@ struct RecurrentOperands {
     if (auto activations = dyn_cast_or_null<ArrayAttr>(attr("activations"))) {
       size_t perDirection = cell.defaultActivations.size();
       if (activations.size() != perDirection * directions())
-        return emitNodeError(op)
-               << cell.name << " with direction " << dir << " needs "
-               << perDirection * directions() << " activations, got "
-               << activations.size();
+        return emitNodeError(op) << cell.name << " with direction " << dir
+                                 << " needs " << perDirection * directions()
+                                 << " activations, got " << activations.size();
       for (Attribute a : activations) {
         auto name = dyn_cast<StringAttr>(a);
         if (!name || !isKnownActivation(name.getValue()))
@@ -157,9 +156,8 @@ struct RecurrentOperands {
       std::optional<Dim> three = context.multiply(Dim::size(3), hidden);
       if (failed(context.unify(shape[0], numDirections, op,
                                "P's first dim and the directions")) ||
-          (three &&
-           failed(context.unify(shape[1], *three, op,
-                                "P's last dim and 3 * hidden_size"))))
+          (three && failed(context.unify(shape[1], *three, op,
+                                         "P's last dim and 3 * hidden_size"))))
         return failure();
     }
     sequence = context.resolve(sequence);
@@ -183,16 +181,9 @@ Value optional(Value value) {
 /// The operands of an op whose first six ONNX inputs are X, W, R, B,
 /// sequence_lens, initial_h (and, for LSTMs, initial_c and P next).
 RecurrentOperands readOperands(Operation *op, const CellKind &cell) {
-  RecurrentOperands operands{op,
-                             cell,
-                             op->getOperand(0),
-                             op->getOperand(1),
-                             op->getOperand(2),
-                             Value(),
-                             Value(),
-                             Value(),
-                             Value(),
-                             Value()};
+  RecurrentOperands operands{
+      op,      cell,    op->getOperand(0), op->getOperand(1), op->getOperand(2),
+      Value(), Value(), Value(),           Value(),           Value()};
   operands.b = optional(op->getOperand(3));
   operands.sequenceLens = optional(op->getOperand(4));
   operands.initialH = optional(op->getOperand(5));
@@ -209,8 +200,8 @@ LogicalResult inferForward(Operation *op, const CellKind &cell,
   RecurrentOperands operands = readOperands(op, cell);
   Dim sequence = Dim::size(0), batch = sequence, hidden = sequence,
       numDirections = sequence;
-  if (failed(operands.inferDims(context, sequence, batch, hidden,
-                                numDirections)))
+  if (failed(
+          operands.inferDims(context, sequence, batch, hidden, numDirections)))
     return failure();
   Type element = ShapeContext::getElementType(operands.x);
   Shape all = training || operands.layout() == 0
@@ -244,8 +235,8 @@ LogicalResult inferGradient(Operation *op, const CellKind &cell,
   RecurrentOperands operands = readOperands(op, cell);
   Dim sequence = Dim::size(0), batch = sequence, hidden = sequence,
       numDirections = sequence;
-  if (failed(operands.inferDims(context, sequence, batch, hidden,
-                                numDirections)))
+  if (failed(
+          operands.inferDims(context, sequence, batch, hidden, numDirections)))
     return failure();
   Type element = ShapeContext::getElementType(operands.x);
   context.setShape(op->getResult(0), context.getShape(operands.x), element);
@@ -281,9 +272,10 @@ LogicalResult verifyTrainable(Operation *op, const CellKind &cell) {
            << " with sequence_lens is not supported (every sequence of a "
               "batch must have the full length)";
   if (op->getAttr("clip"))
-    return emitNodeError(op) << "training " << cell.name
-                             << " with clip is not supported";
-  if (auto activations = dyn_cast_or_null<ArrayAttr>(op->getAttr("activations")))
+    return emitNodeError(op)
+           << "training " << cell.name << " with clip is not supported";
+  if (auto activations =
+          dyn_cast_or_null<ArrayAttr>(op->getAttr("activations")))
     for (auto [index, a] : llvm::enumerate(activations)) {
       StringRef name = cast<StringAttr>(a).getValue();
       StringRef want =
@@ -313,9 +305,7 @@ LogicalResult LSTMOp::verify() {
   return readOperands(*this, kLSTM).verify();
 }
 LogicalResult GRUTrainingOp::verify() { return verifyTrainable(*this, kGRU); }
-LogicalResult LSTMTrainingOp::verify() {
-  return verifyTrainable(*this, kLSTM);
-}
+LogicalResult LSTMTrainingOp::verify() { return verifyTrainable(*this, kLSTM); }
 LogicalResult RNNGradOp::verify() { return verifyTrainable(*this, kRNN); }
 LogicalResult GRUGradOp::verify() { return verifyTrainable(*this, kGRU); }
 LogicalResult LSTMGradOp::verify() { return verifyTrainable(*this, kLSTM); }

@@ -28,8 +28,8 @@ LogicalResult ResizeOp::verify() {
       transform != "pytorch_half_pixel" && transform != "align_corners" &&
       transform != "asymmetric" && transform != "tf_half_pixel_for_nn" &&
       transform != "tf_crop_and_resize")
-    return emitNodeError(*this) << "unknown coordinate_transformation_mode '"
-                                << transform << "'";
+    return emitNodeError(*this)
+           << "unknown coordinate_transformation_mode '" << transform << "'";
   if (transform == "tf_crop_and_resize")
     return emitNodeError(*this)
            << "coordinate_transformation_mode tf_crop_and_resize is not "
@@ -41,8 +41,8 @@ LogicalResult ResizeOp::verify() {
     return emitNodeError(*this) << "unknown nearest_mode '" << nearest << "'";
   StringRef policy = getKeepAspectRatioPolicy();
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
-    return emitNodeError(*this) << "unknown keep_aspect_ratio_policy '"
-                                << policy << "'";
+    return emitNodeError(*this)
+           << "unknown keep_aspect_ratio_policy '" << policy << "'";
   if (getAntialias() != 0 && mode == "nearest")
     return emitNodeError(*this) << "antialias applies to linear and cubic "
                                    "modes only";
@@ -91,9 +91,9 @@ FailureOr<SmallVector<ResizeDim>> getResizeDims(ResizeOp op,
                              << " must be a constant (the output shape "
                                 "depends on it)";
   if (values->size() != axes.size())
-    return emitNodeError(op) << (hasScales ? "scales" : "sizes") << " has "
-                             << values->size() << " values for "
-                             << axes.size() << " axes";
+    return emitNodeError(op)
+           << (hasScales ? "scales" : "sizes") << " has " << values->size()
+           << " values for " << axes.size() << " axes";
   SmallVector<ResizeDim> dims(rank);
   StringRef policy = op.getKeepAspectRatioPolicy();
   if (!hasScales && policy != "stretch") {
@@ -102,8 +102,8 @@ FailureOr<SmallVector<ResizeDim>> getResizeDims(ResizeOp op,
     double scale = policy == "not_larger" ? INFINITY : 0.0;
     for (auto [i, axis] : llvm::enumerate(axes)) {
       if (inputSizes[axis] < 0)
-        return emitNodeError(op) << "dim " << axis
-                                 << " is resized: its size must be static";
+        return emitNodeError(op)
+               << "dim " << axis << " is resized: its size must be static";
       double s = (*values)[i] / static_cast<double>(inputSizes[axis]);
       scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
     }
@@ -123,17 +123,16 @@ FailureOr<SmallVector<ResizeDim>> getResizeDims(ResizeOp op,
       if (value == 1.0)
         continue;
     } else if (value < 1 || value != std::floor(value)) {
-      return emitNodeError(op) << "sizes must be positive integers, got "
-                               << value;
+      return emitNodeError(op)
+             << "sizes must be positive integers, got " << value;
     }
     if (inputSizes[axis] < 0) {
-      return emitNodeError(op) << "dim " << axis
-                               << " is resized: its size must be static";
+      return emitNodeError(op)
+             << "dim " << axis << " is resized: its size must be static";
     }
     int64_t in = inputSizes[axis];
-    int64_t out =
-        hasScales ? static_cast<int64_t>(std::floor(in * value))
-                  : static_cast<int64_t>(value);
+    int64_t out = hasScales ? static_cast<int64_t>(std::floor(in * value))
+                            : static_cast<int64_t>(value);
     if (out < 1)
       return emitNodeError(op) << "dim " << axis << " of size " << in
                                << " would be resized to " << out;
@@ -182,8 +181,7 @@ double originalCoordinate(StringRef transform, double o, double scale,
   if (transform == "pytorch_half_pixel")
     return length > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
   if (transform == "align_corners")
-    return length == 1 ? 0.0
-                       : o * static_cast<double>(in - 1) / (length - 1);
+    return length == 1 ? 0.0 : o * static_cast<double>(in - 1) / (length - 1);
   if (transform == "tf_half_pixel_for_nn")
     return (o + 0.5) / scale;
   // asymmetric

@@ -37,9 +37,9 @@ LogicalResult ScatterNDOp::inferShapes(ShapeContext &context) {
            << "the last dim of indices (the index tuple size) must be static";
   int64_t k = last.getSize();
   if (k < 1 || k > static_cast<int64_t>(data.size()))
-    return emitNodeError(*this) << "index tuples of " << k
-                                << " values do not fit data of rank "
-                                << data.size();
+    return emitNodeError(*this)
+           << "index tuples of " << k << " values do not fit data of rank "
+           << data.size();
   size_t want = indices.size() - 1 + data.size() - k;
   if (updates.size() != want)
     return emitNodeError(*this) << "updates must have rank " << want
