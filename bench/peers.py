@@ -1,4 +1,5 @@
-"""Times the peers on the zoo: ONNX Runtime 1.19.2 training and PyTorch eager.
+"""Times the peers on the zoo: ONNX Runtime 1.19.2 training, PyTorch eager and
+torch.compile.
 
     <venv>/bin/python bench/peers.py ZOO_DIR MODEL BATCH THREADS \
         [--warmup-runs N] [--repetitions N] [--serve]
@@ -13,7 +14,7 @@ as odt.
 
 With --serve the process sets both peers up once (ORT first, and times it
 once for its memory figures), prints "ready", then reads commands from
-stdin: "ort" or "pytorch" times that peer again (warm-up runs, then the
+stdin: "ort", "pytorch" or "compile" times that peer again (warm-up runs, then the
 timed runs) and prints its JSON line; "quit" ends. bench/run.py times each
 peer this way right after each odt run, so that both see the same state of
 the shared machine (a Python process takes seconds to start, longer than
@@ -32,6 +33,13 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zoo  # noqa: E402
+
+
+def short_error(error):
+    """ORT's exceptions start with a long C++ signature: keep its message."""
+    text = " ".join(str(error).split())
+    marker = text.find("[ONNXRuntimeError]")
+    return (text[marker:] if marker >= 0 else text)[:300]
 
 
 def timed(step, warmup, repetitions):
@@ -59,6 +67,15 @@ def peak_resident_mib():
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024.0
     return 0.0
+
+
+def ort_artifacts(folder):
+    """The folder with ORT's artifacts for the model, or None when ORT could
+    not make them (bench/zoo.py then wrote ort_failed.txt)."""
+    for candidate in (folder, os.path.join(folder, "ort")):
+        if os.path.exists(os.path.join(candidate, "training_model.onnx")):
+            return candidate
+    return None
 
 
 def setup_ort(folder, x, y, threads):
@@ -95,25 +112,34 @@ def time_ort(folder, x, y, threads, warmup, repetitions):
     return result
 
 
-def setup_torch(name, x, y, threads):
-    """PyTorch's training step on the zoo model."""
+def setup_torch(name, x, y, threads, compiled=False):
+    """PyTorch's training step on the zoo model: eager, or with
+    torch.compile (Inductor's C++ kernels for the forward and backward
+    graphs, the optimizer step compiled too). Compiling happens in the first
+    calls, which the warm-up runs absorb; compile() runs one step first so
+    that the warm-up count does not decide it."""
     torch.set_num_threads(threads)
     model = zoo.build(name).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-6,
                                   weight_decay=0.0)
     loss_fn = torch.nn.CrossEntropyLoss()
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    forward = torch.compile(model) if compiled else model
+
+    def update():
+        optimizer.step()
+    if compiled:
+        update = torch.compile(update)
 
     def step():
-        loss = loss_fn(model(xt), yt)
+        loss = loss_fn(forward(xt), yt)
         loss.backward()
-        optimizer.step()
+        update()
         optimizer.zero_grad(set_to_none=False)
+    if compiled:
+        step()
+        step()
     return step
-
-
-def time_torch(name, x, y, threads, warmup, repetitions):
-    return timed(setup_torch(name, x, y, threads), warmup, repetitions)
 
 
 def serve(args, folder, x, y):
@@ -123,18 +149,32 @@ def serve(args, folder, x, y):
                       threads=args.threads)
         print(json.dumps(result), flush=True)
 
-    ort_step, start = setup_ort(folder, x, y, args.threads)
-    # A first timing makes the process's peak ORT's training loop's;
-    # PyTorch's model comes after it.
-    timed(ort_step, args.warmup_runs, args.repetitions)
-    memory = {"start_rss_mib": start, "peak_rss_mib": peak_resident_mib()}
-    steps = {"ort": ort_step,
-             "pytorch": setup_torch(args.model, x, y, args.threads)}
+    steps, memory = {}, {}
+    ort_folder = ort_artifacts(folder)
+    if ort_folder and "ort" in args.peers.split(","):
+        try:
+            ort_step, start = setup_ort(ort_folder, x, y, args.threads)
+            # A first timing makes the process's peak ORT's training
+            # loop's; PyTorch's model comes after it.
+            timed(ort_step, args.warmup_runs, args.repetitions)
+            memory = {"start_rss_mib": start, "peak_rss_mib": peak_resident_mib()}
+            steps["ort"] = ort_step
+        except Exception as error:  # noqa: BLE001  (ORT cannot train it)
+            with open(os.path.join(folder, "ort_failed.txt"), "w") as f:
+                f.write("%s: %s" % (type(error).__name__,
+                                    short_error(error)))
+    steps["pytorch"] = setup_torch(args.model, x, y, args.threads)
+    if "compile" in args.peers.split(","):
+        steps["compile"] = setup_torch(args.model, x, y, args.threads,
+                                       compiled=True)
     print("ready", flush=True)
     for line in sys.stdin:
         command = line.strip()
         if command == "quit":
             return 0
+        if command == "ort" and "ort" not in steps:
+            emit(command, {"median_ms": None})  # ORT could not make artifacts
+            continue
         if command not in steps:
             print("peers: unknown command %r" % command, file=sys.stderr)
             return 2
@@ -153,7 +193,8 @@ def main():
     parser.add_argument("threads", type=int)
     parser.add_argument("--warmup-runs", type=int, default=3)
     parser.add_argument("--repetitions", type=int, default=20)
-    parser.add_argument("--peers", default="ort,pytorch")
+    parser.add_argument("--peers", default="ort,pytorch,compile",
+                        help="ort, pytorch (eager) and compile (torch.compile)")
     parser.add_argument("--serve", action="store_true")
     args = parser.parse_args()
     folder = os.path.join(args.zoo_dir, args.model)
@@ -163,11 +204,14 @@ def main():
         return serve(args, folder, x, y)
     for peer in args.peers.split(","):
         if peer == "ort":
-            result = time_ort(folder, x, y, args.threads, args.warmup_runs,
-                              args.repetitions)
+            if not ort_artifacts(folder):
+                continue
+            result = time_ort(ort_artifacts(folder), x, y, args.threads,
+                              args.warmup_runs, args.repetitions)
         else:
-            result = time_torch(args.model, x, y, args.threads, args.warmup_runs,
-                                args.repetitions)
+            result = timed(setup_torch(args.model, x, y, args.threads,
+                                       compiled=peer == "compile"),
+                           args.warmup_runs, args.repetitions)
         result.update(peer=peer, model=args.model, batch=args.batch,
                       threads=args.threads)
         print(json.dumps(result), flush=True)

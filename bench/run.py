@@ -12,7 +12,8 @@ ONNX Runtime 1.19.2 training and of PyTorch eager (bench/peers.py), at 1 and
 ratios (below 1: odt is faster). odt-compile's time per model comes from its
 timing line. The chart is a PNG bar chart of the same medians (log scale).
 Then matrix products alone (odt-gemm-bench): GFLOP/s of the generated code,
-of OpenBLAS and the machine's FMA peak, for 1024^3 and the zoo's shapes.
+of OpenBLAS and the machine's FMA peak, for 1024^3 and the zoo's shapes; and
+convolutions alone (bench/conv_bench.py) against PyTorch and that peak.
 """
 
 import argparse
@@ -48,11 +49,18 @@ def run(command, **kwargs):
     return result.stdout
 
 
+def artifacts_dir(work, name):
+    """ORT's artifacts for the first models, odt's generate-artifacts output
+    for the real zoo's."""
+    folder = os.path.join(work, name)
+    return os.path.join(folder, "odt") if name in zoo.REAL_ZOO else folder
+
+
 def odt_times(build, work, name, batch, threads, args):
     folder = os.path.join(work, name)
     out = run([os.path.join(build, "bin", "odt-run"), "bench", "--threads", str(threads),
                os.path.join(work, name + ".compiled"),
-               "--checkpoint", os.path.join(folder, "checkpoint"),
+               "--checkpoint", os.path.join(artifacts_dir(work, name), "checkpoint"),
                "--input", "input=%s/input_b%d.npy" % (folder, batch),
                "--input", "labels=%s/labels_b%d.npy" % (folder, batch),
                "--warmup-runs", str(args.warmup_runs),
@@ -149,6 +157,26 @@ def gemm_times(build, work, args):
     return rows
 
 
+def conv_times(venv_python, work, args):
+    """bench/conv_bench.py at each thread count: odt's and PyTorch's
+    convolutions alone, one process per thread count."""
+    rows = []
+    for threads in THREADS:
+        out = run([venv_python, os.path.join(ROOT, "bench", "conv_bench.py"),
+                   "--bin", os.path.join(args.build, "bin"),
+                   "--work", os.path.join(work, "conv"), "--threads", str(threads),
+                   "--warmup-runs", str(args.warmup_runs),
+                   "--repetitions", str(args.repetitions)])
+        for line in out.splitlines():
+            if line.startswith("{"):
+                rows.append(json.loads(line))
+                print("bench: conv %(shape)s t%(threads)d odt %(odt_forward_gflops).1f/"
+                      "%(odt_train_gflops).1f torch %(torch_forward_gflops).1f/"
+                      "%(torch_train_gflops).1f GFLOP/s (forward/train)" % rows[-1],
+                      flush=True)
+    return rows
+
+
 def png_bar_chart(path, groups, series, colors):
     """A bar chart without text: one group of bars per (model, batch), one
     bar per series, heights on a log scale; the report names the colors."""
@@ -198,11 +226,16 @@ def main():
                                "bin", "python")
     names = [n for n in zoo.MODELS if not args.only or n == args.only]
     os.makedirs(args.work, exist_ok=True)
-    rows, compile_times, speedups = [], {}, {}
+    rows, compile_times, speedups, ort_failures = [], {}, {}, {}
     for name in names:
         run([venv_python, os.path.join(ROOT, "bench", "zoo.py"), args.work, "--only", name])
+        if name in zoo.REAL_ZOO:
+            folder = os.path.join(args.work, name)
+            run([os.path.join(args.build, "bin", "odt-compile"), "generate-artifacts",
+                 os.path.join(folder, "forward.onnx"), "-o", artifacts_dir(args.work, name),
+                 "--loss", "CrossEntropyLoss", "--quiet"])
         log = subprocess.run([os.path.join(args.build, "bin", "odt-compile"),
-                              os.path.join(args.work, name), "-o",
+                              artifacts_dir(args.work, name), "-o",
                               os.path.join(args.work, name + ".compiled")],
                              capture_output=True, text=True)
         if log.returncode != 0:
@@ -223,9 +256,15 @@ def main():
                     odt = odt_times(args.build, args.work, name, batch, threads,
                                     args)["train"]
                     rounds[threads].append((odt, servers[threads].time("ort"),
-                                            servers[threads].time("pytorch")))
+                                            servers[threads].time("pytorch"),
+                                            servers[threads].time("compile")))
             for server in servers.values():
                 server.close()
+            # ORT's failure (to make or to load the artifacts), for the report.
+            failed = os.path.join(args.work, name, "ort_failed.txt")
+            if os.path.exists(failed):
+                with open(failed) as f:
+                    ort_failures[name] = f.read().strip()
             # odt's speedup from threads: each round's 1-thread time over its
             # time with more threads, taken a moment later.
             speedups[(name, batch)] = [
@@ -234,23 +273,33 @@ def main():
                 for t in THREADS[1:]]
             for threads in THREADS:
                 row_rounds = rounds[threads]
-                odt_ms, ort_ms, torch_ms = (
-                    middle([r[i]["median_ms"] for r in row_rounds]) for i in range(3))
-                odt_mib, ort_mib = (
-                    middle([r[i]["peak_rss_mib"] - r[i]["start_rss_mib"]
-                            for r in row_rounds]) for i in range(2))
+                has_ort = row_rounds[0][1]["median_ms"] is not None
+                peers = (1, 2, 3) if has_ort else (2, 3)
+                medians = [middle([r[i]["median_ms"] for r in row_rounds])
+                           if i == 0 or i in peers else None for i in range(4)]
+                odt_mib = middle([r[0]["peak_rss_mib"] - r[0]["start_rss_mib"]
+                                  for r in row_rounds])
+                ort_mib = middle([r[1]["peak_rss_mib"] - r[1]["start_rss_mib"]
+                                  for r in row_rounds]) if has_ort else None
                 # Ratios pair each round's odt time with its peers' times
                 # taken right after it (the same state of the machine), and
-                # take the median of those.
-                ort_ratio, torch_ratio = (
-                    middle([r[0]["median_ms"] / r[i]["median_ms"] for r in row_rounds])
-                    for i in (1, 2))
-                rows.append((name, batch, threads, odt_ms, ort_ms, torch_ms,
-                             odt_mib, ort_mib, ort_ratio, torch_ratio))
-                print("bench: %s b%d t%d odt %.3f ort %.3f pytorch %.3f ms; rounds: %s" % (
-                    name, batch, threads, rows[-1][3], rows[-1][4], rows[-1][5],
-                    " ".join("%.3f/%.3f/%.3f" % tuple(x["median_ms"] for x in r)
-                             for r in row_rounds)), flush=True)
+                # take the median of those; "best" is the fastest peer of
+                # each round.
+                ratios = [middle([r[0]["median_ms"] / r[i]["median_ms"]
+                                  for r in row_rounds]) if i in peers else None
+                          for i in (1, 2, 3)]
+                best = middle([r[0]["median_ms"] / min(r[i]["median_ms"] for i in peers)
+                               for r in row_rounds])
+                rows.append(dict(name=name, batch=batch, threads=threads,
+                                 odt=medians[0], ort=medians[1], torch=medians[2],
+                                 compile=medians[3], odt_mib=odt_mib, ort_mib=ort_mib,
+                                 ort_ratio=ratios[0], torch_ratio=ratios[1],
+                                 compile_ratio=ratios[2], best_ratio=best))
+                print("bench: %s b%d t%d odt %.3f ort %s pytorch %.3f compile %.3f ms; "
+                      "odt/best peer %.2f" % (
+                          name, batch, threads, medians[0],
+                          "%.3f" % medians[1] if has_ort else "-", medians[2],
+                          medians[3], best), flush=True)
 
     lines = [
         "# Benchmarks",
@@ -263,10 +312,12 @@ def main():
         "steps: forward, loss, backward, AdamW update, gradient reset. odt runs",
         "`odt-run bench` (TrainStep + OptimizerStep + LazyResetGrad); ONNX Runtime",
         "1.19.2 training runs the same artifacts (intra-op threads as given);",
-        "PyTorch %s eager runs the same module and initial weights" % (
+        "PyTorch %s (PyPI: MKL, oneDNN) eager runs the same module and initial" % (
             subprocess.run([venv_python, "-c", "import torch; print(torch.__version__)"],
                            capture_output=True, text=True).stdout.strip() or "?"),
-        "(torch.set_num_threads); odt runs its parallel loops on that many",
+        "weights, and torch.compile the same module compiled by Inductor (default",
+        "mode; its optimizer step compiled too; compiling happens before the",
+        "warm-up) (torch.set_num_threads); odt runs its parallel loops on that many",
         "threads of the session's pool (`--threads`). Ratios are odt / peer:",
         "below 1, odt is faster; each is the median over the rounds of that",
         "round's odt time over the peer's time measured right after it (the",
@@ -284,12 +335,21 @@ def main():
         "--warmup-runs %d --rounds %d`" % (args.repetitions, args.warmup_runs,
                                           args.rounds),
         "",
-        "| model | batch | threads | odt ms | ORT ms | PyTorch ms | odt/ORT | odt/PyTorch |",
-        "|---|---|---|---|---|---|---|---|",
+        "| model | batch | threads | odt ms | ORT ms | PyTorch ms | torch.compile ms "
+        "| odt/ORT | odt/PyTorch | odt/torch.compile | odt/best peer |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, batch, threads, odt_ms, ort_ms, torch_ms, _, _, ort_ratio, torch_ratio in rows:
-        lines.append("| %s | %d | %d | %.3f | %.3f | %.3f | %.2f | %.2f |" % (
-            name, batch, threads, odt_ms, ort_ms, torch_ms, ort_ratio, torch_ratio))
+    fmt = lambda value, spec: spec % value if value is not None else "-"
+    for r in rows:
+        lines.append("| %s | %d | %d | %.3f | %s | %.3f | %.3f | %s | %.2f | %.2f | **%.2f** |" % (
+            r["name"], r["batch"], r["threads"], r["odt"], fmt(r["ort"], "%.3f"),
+            r["torch"], r["compile"], fmt(r["ort_ratio"], "%.2f"), r["torch_ratio"],
+            r["compile_ratio"], r["best_ratio"]))
+    if ort_failures:
+        lines += ["", "ORT 1.19.2 could not make training artifacts for: " +
+                  "; ".join("%s (%s)" % (n, why.replace("|", "/"))
+                            for n, why in sorted(ort_failures.items())) +
+                  ". odt trains them from its own generate-artifacts."]
     lines += ["", "## Threads", "",
               "odt's training step with %s threads against 1: the median over "
               "the rounds of each round's 1-thread time over its time with "
@@ -307,10 +367,11 @@ def main():
               "binary; ORT: Python with numpy, torch and onnxruntime imported), "
               "1 thread, from the same runs.", "",
               "| model | batch | odt MiB | ORT MiB | odt/ORT |", "|---|---|---|---|---|"]
-    for name, batch, threads, _, _, _, odt_mib, ort_mib, _, _ in rows:
-        if threads == 1:
+    for r in rows:
+        if r["threads"] == 1 and r["ort_mib"] is not None:
             lines.append("| %s | %d | %.1f | %.1f | %.2f |" % (
-                name, batch, odt_mib, ort_mib, odt_mib / ort_mib if ort_mib > 0 else float("nan")))
+                r["name"], r["batch"], r["odt_mib"], r["ort_mib"],
+                r["odt_mib"] / r["ort_mib"] if r["ort_mib"] > 0 else float("nan")))
     gemms = gemm_times(args.build, args.work, args) if not args.only else []
     if gemms:
         lines += ["", "## Matrix products", "",
@@ -334,12 +395,38 @@ def main():
                 "%.1f" % blas if blas is not None else "n/a", r["peak_gflops"],
                 100.0 * r["odt_gflops"] / r["peak_gflops"],
                 "%.2f" % (r["odt_gflops"] / blas) if blas else "n/a"))
+    convs = conv_times(venv_python, args.work, args) if not args.only else []
+    if convs:
+        peaks = {t: middle([r["peak_gflops"] for r in gemms if r["threads"] == t])
+                 for t in THREADS} if gemms else {}
+        lines += ["", "## Convolutions", "",
+                  "`bench/conv_bench.py`: one convolution (batch %d, padding "
+                  "k/2, no bias) after a trainable per-channel scale, with an MSE "
+                  "loss. Forward: odt's EvalStep (scale, convolution, loss) and "
+                  "PyTorch's forward under no_grad; train: odt's TrainStep "
+                  "(forward, loss, the filter and input gradients; no optimizer) "
+                  "and PyTorch's forward + backward, counted as 3x the "
+                  "convolution's FLOPs. GFLOP/s from the medians of %d runs, one "
+                  "round; %% of peak against the FMA peak measured above at the "
+                  "same thread count." % (convs[0]["batch"], args.repetitions), "",
+                  "| shape | threads | MFLOP | odt forward GFLOP/s | % peak | odt train "
+                  "GFLOP/s | % peak | PyTorch forward GFLOP/s | PyTorch train GFLOP/s |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in convs:
+            peak = peaks.get(r["threads"])
+            pct = lambda v: "%.0f%%" % (100.0 * v / peak) if peak else "-"
+            lines.append("| %s | %d | %.0f | %.1f | %s | %.1f | %s | %.1f | %.1f |" % (
+                r["shape"], r["threads"], r["mflop"], r["odt_forward_gflops"],
+                pct(r["odt_forward_gflops"]), r["odt_train_gflops"],
+                pct(r["odt_train_gflops"]), r["torch_forward_gflops"],
+                r["torch_train_gflops"]))
     lines += ["", "odt-compile time per model (its timing line):", ""]
     lines += ["- %s: %s" % (n, compile_times[n]) for n in names]
     lines += ["", "![training step medians, log scale](benchmarks.png)", "",
               "Chart: per model and batch, bars for odt 1 thread (light blue), "
               "odt 2 threads (blue), ORT 1 thread (orange), ORT 2 threads (red), "
-              "PyTorch 1 thread (green), PyTorch 2 threads (dark green); log "
+              "PyTorch 1 thread (green), PyTorch 2 threads (dark green), "
+              "torch.compile 1 thread (light purple), 2 threads (purple); log "
               "scale, grid lines at powers of ten milliseconds.", ""]
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
@@ -347,13 +434,15 @@ def main():
     groups = []
     for name in names:
         for batch in zoo.MODELS[name][2]:
-            by = {r[2]: r for r in rows if r[0] == name and r[1] == batch}
+            by = {r["threads"]: r for r in rows
+                  if r["name"] == name and r["batch"] == batch}
             groups.append(("%s b%d" % (name, batch),
-                           [by[1][3], by[2][3], by[1][4], by[2][4], by[1][5],
-                            by[2][5]]))
-    png_bar_chart(args.chart, groups, ["odt1", "odt2", "ort1", "ort2", "pt1", "pt2"],
+                           [by[t][peer] for peer in ("odt", "ort", "torch", "compile")
+                            for t in THREADS]))
+    png_bar_chart(args.chart, groups,
+                  ["odt1", "odt2", "ort1", "ort2", "pt1", "pt2", "tc1", "tc2"],
                   [(120, 170, 240), (40, 90, 200), (240, 150, 40), (200, 40, 40),
-                   (60, 170, 60), (20, 90, 20)])
+                   (60, 170, 60), (20, 90, 20), (190, 120, 220), (110, 40, 150)])
     print("bench: wrote %s and %s" % (args.out, args.chart))
     return 0
 

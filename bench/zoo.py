@@ -4,7 +4,9 @@
 
 For every model: OUT_DIR/<model>/ holds ORT 1.19.2's generate_artifacts
 output (training, eval and optimizer models, checkpoint; CrossEntropyLoss,
-AdamW) exported from the PyTorch module below, and input_b<B>.npy /
+AdamW) exported from the PyTorch module below (for the real zoo's models:
+forward.onnx, and ORT's artifacts in ort/ when ORT can make them, else
+ort_failed.txt with its error), and input_b<B>.npy /
 labels_b<B>.npy for each benchmarked batch size. bench/peers.py trains the
 same PyTorch module (same initial weights) and the same artifacts in ORT.
 """
@@ -17,6 +19,13 @@ import numpy as np
 import torch
 
 SEED = 0
+
+
+def short_error(error):
+    """ORT's exceptions start with a long C++ signature: keep its message."""
+    text = " ".join(str(error).split())
+    marker = text.find("[ONNXRuntimeError]")
+    return (text[marker:] if marker >= 0 else text)[:300]
 
 
 class MLP(torch.nn.Module):
@@ -90,12 +99,28 @@ class Transformer(torch.nn.Module):
         return self.head(self.norm(self.layers(x)).mean(dim=1))
 
 
-# name: (module class, input shape without the batch, batch sizes)
+# The real-model zoo (zoo/models.py) lends its convolutional nets.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "zoo"))
+import models as real_models  # noqa: E402
+
+
+def _real(name):
+    return lambda: real_models.MODELS[name].build()
+
+
+# name: (module class, input shape without the batch, batch sizes). The
+# first three train from ORT's own artifacts; the zoo's models from odt's
+# generate-artifacts (ORT 1.19.2 cannot train them: bench/run.py says so in
+# its ORT column).
 MODELS = {
     "mlp": (MLP, (784,), (1, 16, 64, 256)),
     "lenet5": (LeNet5, (1, 28, 28), (64,)),
     "transformer": (Transformer, (128, 128), (8,)),
+    "mobilenetv2": (_real("mobilenetv2"), (3, 32, 32), (32,)),
+    "resnet18_cifar": (_real("resnet18_cifar"), (3, 32, 32), (32,)),
 }
+REAL_ZOO = ("mobilenetv2", "resnet18_cifar")
 CLASSES = 10
 
 
@@ -127,11 +152,30 @@ def make(name, out_dir):
                       dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
                       dynamo=False, opset_version=14, do_constant_folding=False,
                       training=torch.onnx.TrainingMode.TRAINING)
-    artifacts.generate_artifacts(
-        onnx.load(forward), requires_grad=[n for n, _ in model.named_parameters()],
-        frozen_params=[], loss=artifacts.LossType.CrossEntropyLoss,
-        optimizer=artifacts.OptimType.AdamW, artifact_directory=folder)
-    os.remove(forward)
+    if name in REAL_ZOO:
+        # odt's generate-artifacts runs in bench/run.py (it needs the build);
+        # ORT is tried on the same file and its failure kept for the report.
+        stale = os.path.join(folder, "ort_failed.txt")
+        if os.path.exists(stale):
+            os.remove(stale)
+        os.makedirs(os.path.join(folder, "ort"), exist_ok=True)
+        try:
+            artifacts.generate_artifacts(
+                onnx.load(forward),
+                requires_grad=[n for n, _ in model.named_parameters()],
+                frozen_params=[], loss=artifacts.LossType.CrossEntropyLoss,
+                optimizer=artifacts.OptimType.AdamW,
+                artifact_directory=os.path.join(folder, "ort"))
+        except Exception as error:  # noqa: BLE001
+            with open(os.path.join(folder, "ort_failed.txt"), "w") as f:
+                f.write("%s: %s" % (type(error).__name__,
+                                    short_error(error)))
+    else:
+        artifacts.generate_artifacts(
+            onnx.load(forward), requires_grad=[n for n, _ in model.named_parameters()],
+            frozen_params=[], loss=artifacts.LossType.CrossEntropyLoss,
+            optimizer=artifacts.OptimType.AdamW, artifact_directory=folder)
+        os.remove(forward)
     for batch in MODELS[name][2]:
         x, y = data(name, batch)
         np.save(os.path.join(folder, "input_b%d.npy" % batch), x)
