@@ -30,6 +30,12 @@ llvm_config.use_default_substitutions()
 config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.append(("%shared", config.odt_shared_dir))
 config.substitutions.append(("%python", config.odt_test_python))
+# %peers_python: the peers' venv (scripts/setup-peers.sh: PyTorch 2.15,
+# onnx, onnxscript). Tests that need PyTorch say `REQUIRES: peers`; without
+# the venv lit reports them UNSUPPORTED, naming the feature.
+config.substitutions.append(("%peers_python", config.odt_peers_python))
+if os.path.exists(config.odt_peers_python):
+    config.available_features.add("peers")
 
 llvm_config.add_tool_substitutions(
     ["odt-opt", "odt-compile"], [config.odt_tools_dir])
