@@ -1,6 +1,6 @@
 """Runs the benchmark zoo through odt and its peers and writes the report.
 
-    /usr/bin/python3 bench/run.py --build build [--venv build/peers] \
+    build/peers/bin/python bench/run.py --build build [--venv build/peers] \
         [--work /tmp/odt-bench] [--repetitions 20] [--warmup-runs 3] \
         [--rounds 3] [--out docs/benchmarks.md] [--chart docs/benchmarks.png]
         [--only MODEL]
@@ -28,7 +28,13 @@ import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-import zoo  # noqa: E402  (model names and batch sizes; no torch needed here)
+# The peers' python (scripts/setup-peers.sh): bench/zoo.py holds PyTorch
+# modules and gemm_times writes ONNX models.
+try:
+    import zoo  # noqa: E402
+except ImportError as error:
+    sys.exit("bench: %s; run bench/run.py with the peers' python "
+             "(build/peers/bin/python, made by scripts/setup-peers.sh)" % error)
 
 THREADS = (1, 2)
 # Matrix products timed alone (odt-gemm-bench): (M, N, K, A transposed):
@@ -331,7 +337,7 @@ def main():
         "Machine: %s, %d CPUs (`%s`)." % (platform.machine(), os.cpu_count() or 0,
                                           platform.platform()),
         "",
-        "Command: `/usr/bin/python3 bench/run.py --build build --repetitions %d "
+        "Command: `build/peers/bin/python bench/run.py --build build --repetitions %d "
         "--warmup-runs %d --rounds %d`" % (args.repetitions, args.warmup_runs,
                                           args.rounds),
         "",
