@@ -96,6 +96,24 @@ def exception_text(error, limit=400):
     marker = "[ONNXRuntimeError]"
     if marker in text:
         text = text[text.index(marker):]
+    # ORT's enforce messages read "<file>:<line> <C++ signature>(<params>)
+    # [const] <reason>": keep the status prefix and the reason.
+    location = re.search(r"/onnxruntime_src/\S+:\d+ ", text)
+    if location:
+        depth, end = 0, None
+        for i in range(location.end(), len(text)):
+            if text[i] == "(":
+                depth += 1
+            elif text[i] == ")":
+                depth -= 1
+                if depth == 0:
+                    end = i + 1
+                    break
+        if end is not None:
+            reason = text[end:].strip()
+            if reason.startswith("const "):
+                reason = reason[len("const "):]
+            text = (text[:location.start()] + reason).strip()
     return text[:limit]
 
 

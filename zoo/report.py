@@ -94,9 +94,14 @@ def main():
         "5e-4 absolute); the maximum relative difference is shown. ORT: ONNX Runtime",
         "1.19.2's own `generate_artifacts` on the same exported file (the parameters",
         "odt chose, its AdamW set to PyTorch's mode) and its training API.",
+    ] + ([
+        "Step times were not measured in this run (`--no-time`); bench/run.py is",
+        "the place for speed.",
+    ] if args.no_time else [
         "step: odt's training step (TrainStep + OptimizerStep + LazyResetGrad) over",
         "PyTorch eager's (forward, loss, backward, AdamW step, zero_grad), medians of",
         "20 steps, 2 threads each, at the model's batch.",
+    ]) + [
         "",
         "¹ Float32 training of this model is chaotic at some steps: PyTorch's own",
         "float32 run strays from its float64 run by more than the bound there, and",
@@ -106,6 +111,9 @@ def main():
         "Summary: odt trains %d of %d, ORT %d of %d. Run %s on %s."
         % (trained, len(records), ort_trained, len(records),
            datetime.date.today().isoformat(), platform.machine()),
+        "Command: `build/peers/bin/python zoo/report.py --bin build/bin --work DIR%s%s`"
+        % (" --jobs %d" % args.jobs if args.jobs != 1 else "",
+           " --no-time" if args.no_time else ""),
         "",
         "| model | exporter | exercises | odt | ORT 1.19.2 | odt ms | PyTorch ms | odt/PyTorch |",
         "|---|---|---|---|---|---|---|---|",
