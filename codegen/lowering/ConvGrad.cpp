@@ -144,24 +144,64 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
     //   dX[nb, ci, p] = sum_{mi, k} dYpad[nb, g(ci) + mi, p + k * d]
     //                                * W[g(ci) + mi, ci % Cg, K - 1 - k]
     // (g(ci) = (ci / Cg) * Mg): no gather, no conditions, so the loop along
-    // p vectorizes. Other strides take the general form below.
-    bool correlation = true;
-    for (int64_t i = 0; i < n; ++i)
-      correlation &= window->strides[i] == 1 &&
-                     (kernel[i] - 1) * window->dilations[i] >=
-                         std::max(window->padsBegin[i], window->padsEnd[i]);
+    // p vectorizes. With stride s > 1 (and static spatial sizes), dY is
+    // first spread out with s - 1 zeros between its elements (dYs[o * s] =
+    // dY[o]): the same correlation then holds on dYs, and the product
+    // kernels do s^n times the multiply-adds instead of a scalar gather
+    // with a division and a bounds check per term (50x slower on a 3x3
+    // stride-2 layer). Other cases take the general form below.
+    bool correlation = true, strided = false;
+    SmallVector<int64_t> spreadSizes;
+    for (int64_t i = 0; i < n; ++i) {
+      correlation &= (kernel[i] - 1) * window->dilations[i] >=
+                     std::max(window->padsBegin[i], window->padsEnd[i]);
+      if (window->strides[i] == 1)
+        continue;
+      strided = true;
+      std::optional<int64_t> in = getConstantIntValue(xSizes[2 + i]);
+      std::optional<int64_t> out = getConstantIntValue(dySizes[2 + i]);
+      correlation &= in && out && *out >= 1;
+    }
     if (!op.getDX().use_empty() && correlation) {
+      Value zero = createScalar(rewriter, loc, type, 0.0);
+      Value spreadDY = dY;
+      // dYs's length (out - 1) * s + 1 per spatial dim; the correlation's
+      // padding: (K - 1) * d - padBegin low, in + padBegin - length high.
+      SmallVector<int64_t> length;
+      for (int64_t i = 0; i < n; ++i) {
+        std::optional<int64_t> out = getConstantIntValue(dySizes[2 + i]);
+        length.push_back(window->strides[i] == 1 || !out
+                             ? -1
+                             : (*out - 1) * window->strides[i] + 1);
+      }
+      if (strided) {
+        SmallVector<OpFoldResult> sizes = {dySizes[0], dySizes[1]};
+        SmallVector<OpFoldResult> offsets(n + 2, rewriter.getIndexAttr(0));
+        SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
+        for (int64_t i = 0; i < n; ++i) {
+          sizes.push_back(length[i] < 0 ? dySizes[2 + i]
+                                        : rewriter.getIndexAttr(length[i]));
+          strides.push_back(rewriter.getIndexAttr(window->strides[i]));
+        }
+        Value zeros = createFilled(rewriter, loc, sizes, type, 0.0);
+        spreadDY = tensor::InsertSliceOp::create(rewriter, loc, dY, zeros,
+                                                 offsets, dySizes, strides)
+                       .getResult();
+      }
       SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0),
                                        rewriter.getIndexAttr(0)};
       SmallVector<OpFoldResult> high = low;
       for (int64_t i = 0; i < n; ++i) {
         int64_t reach = (kernel[i] - 1) * window->dilations[i];
         low.push_back(rewriter.getIndexAttr(reach - window->padsBegin[i]));
-        high.push_back(rewriter.getIndexAttr(reach - window->padsEnd[i]));
+        high.push_back(rewriter.getIndexAttr(
+            length[i] < 0
+                ? reach - window->padsEnd[i]
+                : *getConstantIntValue(xSizes[2 + i]) + window->padsBegin[i] -
+                      length[i]));
       }
-      Value zero = createScalar(rewriter, loc, type, 0.0);
-      Value paddedDY = tensor::PadOp::create(rewriter, loc, Type(), dY, low,
-                                             high, zero, /*nofold=*/false)
+      Value paddedDY = tensor::PadOp::create(rewriter, loc, Type(), spreadDY,
+                                             low, high, zero, /*nofold=*/false)
                            .getResult();
       if (convolvesAsProduct(paddedDY, w, dY, group)) {
         // The correlation is a convolution of paddedDY with the flipped,

@@ -229,6 +229,11 @@ def cases():
     c["Conv"] = ([n("Conv", ["x", "w", "b"], ["y"], name="conv",
                     kernel_shape=[3, 3], pads=[1, 0, 1, 2], strides=[2, 1])],
                  {"x": r(2, 2, 5, 5), "w": r(3, 2, 3, 3), "b": r(3)})
+    # Stride 2 on an even size (the last row and column reach no output):
+    # dX spreads dY with zeros and correlates it with the flipped filter.
+    c["Conv_stride2"] = ([n("Conv", ["x", "w"], ["y"], name="conv",
+                            kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2])],
+                         {"x": r(2, 3, 6, 6), "w": r(4, 3, 3, 3)})
     # MaxPool: distinct values, so no tie moves under a step.
     pool_in = (rng.permutation(2 * 2 * 4 * 4).astype(np.float32) * 0.3
                ).reshape(2, 2, 4, 4)
