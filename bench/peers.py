@@ -33,13 +33,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zoo  # noqa: E402
-
-
-def short_error(error):
-    """ORT's exceptions start with a long C++ signature: keep its message."""
-    text = " ".join(str(error).split())
-    marker = text.find("[ONNXRuntimeError]")
-    return (text[marker:] if marker >= 0 else text)[:300]
+from zoo import exception_text  # noqa: E402
 
 
 def timed(step, warmup, repetitions):
@@ -162,7 +156,7 @@ def serve(args, folder, x, y):
         except Exception as error:  # noqa: BLE001  (ORT cannot train it)
             with open(os.path.join(folder, "ort_failed.txt"), "w") as f:
                 f.write("%s: %s" % (type(error).__name__,
-                                    short_error(error)))
+                                    exception_text(error, 300)))
     steps["pytorch"] = setup_torch(args.model, x, y, args.threads)
     if "compile" in args.peers.split(","):
         steps["compile"] = setup_torch(args.model, x, y, args.threads,

@@ -21,13 +21,6 @@ import torch
 SEED = 0
 
 
-def short_error(error):
-    """ORT's exceptions start with a long C++ signature: keep its message."""
-    text = " ".join(str(error).split())
-    marker = text.find("[ONNXRuntimeError]")
-    return (text[marker:] if marker >= 0 else text)[:300]
-
-
 class MLP(torch.nn.Module):
     """784-512-512-10 with ReLU."""
 
@@ -103,6 +96,7 @@ class Transformer(torch.nn.Module):
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "zoo"))
 import models as real_models  # noqa: E402
+from check import exception_text  # noqa: E402  (ORT's reason, not its C++ signature)
 
 
 def _real(name):
@@ -169,7 +163,7 @@ def make(name, out_dir):
         except Exception as error:  # noqa: BLE001
             with open(os.path.join(folder, "ort_failed.txt"), "w") as f:
                 f.write("%s: %s" % (type(error).__name__,
-                                    short_error(error)))
+                                    exception_text(error, 300)))
     else:
         artifacts.generate_artifacts(
             onnx.load(forward), requires_grad=[n for n, _ in model.named_parameters()],
