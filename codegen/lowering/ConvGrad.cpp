@@ -150,8 +150,10 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
     // kernels do s^n times the multiply-adds instead of a scalar gather
     // with a division and a bounds check per term (50x slower on a 3x3
     // stride-2 layer). Other cases take the general form below.
+    // length[i]: dYs's extent (out - 1) * s + 1 along a strided dim, -1
+    // along a stride-1 one (dY is used as it is there).
     bool correlation = true, strided = false;
-    SmallVector<int64_t> spreadSizes;
+    SmallVector<int64_t> length(n, -1);
     for (int64_t i = 0; i < n; ++i) {
       correlation &= (kernel[i] - 1) * window->dilations[i] >=
                      std::max(window->padsBegin[i], window->padsEnd[i]);
@@ -161,19 +163,14 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
       std::optional<int64_t> in = getConstantIntValue(xSizes[2 + i]);
       std::optional<int64_t> out = getConstantIntValue(dySizes[2 + i]);
       correlation &= in && out && *out >= 1;
+      if (out)
+        length[i] = (*out - 1) * window->strides[i] + 1;
     }
     if (!op.getDX().use_empty() && correlation) {
       Value zero = createScalar(rewriter, loc, type, 0.0);
       Value spreadDY = dY;
-      // dYs's length (out - 1) * s + 1 per spatial dim; the correlation's
-      // padding: (K - 1) * d - padBegin low, in + padBegin - length high.
-      SmallVector<int64_t> length;
-      for (int64_t i = 0; i < n; ++i) {
-        std::optional<int64_t> out = getConstantIntValue(dySizes[2 + i]);
-        length.push_back(window->strides[i] == 1 || !out
-                             ? -1
-                             : (*out - 1) * window->strides[i] + 1);
-      }
+      // The correlation's padding: (K - 1) * d - padBegin low; high
+      // (K - 1) * d - padEnd at stride 1, in + padBegin - length strided.
       if (strided) {
         SmallVector<OpFoldResult> sizes = {dySizes[0], dySizes[1]};
         SmallVector<OpFoldResult> offsets(n + 2, rewriter.getIndexAttr(0));
@@ -195,10 +192,9 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
         int64_t reach = (kernel[i] - 1) * window->dilations[i];
         low.push_back(rewriter.getIndexAttr(reach - window->padsBegin[i]));
         high.push_back(rewriter.getIndexAttr(
-            length[i] < 0
-                ? reach - window->padsEnd[i]
-                : *getConstantIntValue(xSizes[2 + i]) + window->padsBegin[i] -
-                      length[i]));
+            length[i] < 0 ? reach - window->padsEnd[i]
+                          : *getConstantIntValue(xSizes[2 + i]) +
+                                window->padsBegin[i] - length[i]));
       }
       Value paddedDY = tensor::PadOp::create(rewriter, loc, Type(), spreadDY,
                                              low, high, zero, /*nofold=*/false)
