@@ -25,8 +25,7 @@ struct LowerConcat : OpConversionPattern<onnx::ConcatOp> {
     int64_t rank = type.getRank();
     int64_t axis = positiveAxis(op.getAxis(), rank);
 
-    bool small = isSmallIntTensor(type) &&
-                 llvm::all_of(inputs, [](Value v) {
+    bool small = isSmallIntTensor(type) && llvm::all_of(inputs, [](Value v) {
                    return isSmallIntTensor(v.getType());
                  });
     if (small) {
@@ -59,14 +58,19 @@ struct LowerConcat : OpConversionPattern<onnx::ConcatOp> {
     Value offset = indexConstant(rewriter, loc, 0);
     for (Value input : inputs) {
       offsets.push_back(offset);
-      offset = addIndex(rewriter, loc, offset,
-                        dimValue(rewriter, loc, input, axis));
+      offset =
+          addIndex(rewriter, loc, offset, dimValue(rewriter, loc, input, axis));
     }
     SmallVector<OpFoldResult> sizes = mixedSizes(type, [&](int64_t d) {
       return d == axis ? offset : dimValue(rewriter, loc, inputs.front(), d);
     });
     Value result = createEmpty(rewriter, loc, sizes, type.getElementType());
     for (auto [input, inputOffset] : llvm::zip(inputs, offsets)) {
+      // An input with a zero dim adds nothing; inserting it at the end of
+      // the result (offset == size) would not even verify.
+      if (llvm::is_contained(cast<RankedTensorType>(input.getType()).getShape(),
+                             0))
+        continue;
       SmallVector<OpFoldResult> sliceOffsets(rank, rewriter.getIndexAttr(0));
       sliceOffsets[axis] = toFoldResult(inputOffset);
       SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));

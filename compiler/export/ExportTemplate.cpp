@@ -13,8 +13,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 
 #include <climits>
 #include <exception>
@@ -26,45 +24,15 @@ namespace {
 
 /// Reads a tensor's external data into raw_data, so the template does not
 /// depend on files next to the eval model.
-LogicalResult inlineExternalData(::onnx::TensorProto &tensor, StringRef evalPath,
-                                 Location loc) {
+LogicalResult inlineExternalData(::onnx::TensorProto &tensor,
+                                 StringRef evalPath, Location loc) {
   if (tensor.data_location() != ::onnx::TensorProto::EXTERNAL)
     return success();
-  std::string location;
-  int64_t offset = 0, length = -1;
-  for (const auto &entry : tensor.external_data()) {
-    // The values are decimal strings written by tools; reject junk.
-    auto parse = [&](int64_t &out) {
-      return !StringRef(entry.value()).getAsInteger(10, out) && out >= 0;
-    };
-    if (entry.key() == "location") {
-      location = entry.value();
-    } else if ((entry.key() == "offset" && !parse(offset)) ||
-               (entry.key() == "length" && !parse(length))) {
-      emitError(loc) << "'" << evalPath << "': tensor '" << tensor.name()
-                     << "' has external data " << entry.key() << " '"
-                     << entry.value() << "'";
-      return failure();
-    }
-  }
-  SmallString<256> path(llvm::sys::path::parent_path(evalPath));
-  llvm::sys::path::append(path, location);
-  auto file = llvm::MemoryBuffer::getFile(path, false, false);
-  if (!file) {
-    emitError(loc) << "'" << evalPath << "': tensor '" << tensor.name()
-                   << "': cannot open external data '" << path
-                   << "': " << file.getError().message();
+  FailureOr<std::string> data =
+      readExternalData(tensor, evalPath, std::nullopt, loc);
+  if (failed(data))
     return failure();
-  }
-  uint64_t size = (*file)->getBufferSize();
-  if (length < 0)
-    length = static_cast<int64_t>(size) - offset;
-  if (uint64_t(offset) > size || uint64_t(length) > size - uint64_t(offset)) {
-    emitError(loc) << "'" << evalPath << "': tensor '" << tensor.name()
-                   << "': external data lies outside '" << path << "'";
-    return failure();
-  }
-  tensor.set_raw_data((*file)->getBufferStart() + offset, length);
+  tensor.set_raw_data(std::move(*data));
   tensor.clear_external_data();
   tensor.clear_data_location();
   return success();
@@ -115,7 +83,8 @@ buildExportTemplate(ModuleOp module, StringRef evalPath,
       return failure();
   for (auto &node : *graph->mutable_node())
     for (auto &attr : *node.mutable_attribute()) {
-      if (attr.has_t() && failed(inlineExternalData(*attr.mutable_t(), evalPath, loc)))
+      if (attr.has_t() &&
+          failed(inlineExternalData(*attr.mutable_t(), evalPath, loc)))
         return failure();
       for (auto &tensor : *attr.mutable_tensors())
         if (failed(inlineExternalData(tensor, evalPath, loc)))
@@ -201,18 +170,21 @@ buildExportTemplate(ModuleOp module, StringRef evalPath,
   for (const auto &init : graph->initializer())
     initializers.insert(init.name());
   for (const auto &input : graph->input())
-    if (parameters.contains(input.name()) && !initializers.contains(input.name()))
+    if (parameters.contains(input.name()) &&
+        !initializers.contains(input.name()))
       result.parameters.push_back(input.name());
 
   size_t size = model->ByteSizeLong();
   if (size > size_t(INT_MAX)) {
     emitError(loc) << "'" << evalPath << "': the eval model with its data is "
-                   << size << " bytes; odt cannot embed a model over 2 GiB "
+                   << size
+                   << " bytes; odt cannot embed a model over 2 GiB "
                       "for export";
     return failure();
   }
   if (!model->SerializeToString(&result.model)) {
-    emitError(loc) << "'" << evalPath << "': cannot serialize the export template";
+    emitError(loc) << "'" << evalPath
+                   << "': cannot serialize the export template";
     return failure();
   }
   return result;

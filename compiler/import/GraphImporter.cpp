@@ -11,6 +11,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -134,6 +136,9 @@ private:
                                                 std::vector<std::string> &dims);
   FailureOr<ElementsAttr> convertTensor(const ::onnx::TensorProto &tensor,
                                         Location loc);
+  LogicalResult
+  checkByteSize(RankedTensorType type,
+                llvm::function_ref<InFlightDiagnostic()> emitError);
   FailureOr<Attribute> convertAttribute(const ::onnx::AttributeProto &attr,
                                         Location loc);
   LogicalResult importNode(const ::onnx::NodeProto &node, StringRef nodeName);
@@ -238,6 +243,32 @@ FailureOr<std::vector<const ::onnx::NodeProto *>> Importer::sortNodes() {
   for (const auto &init : graph.initializer())
     available.insert(init.name());
   available.insert("");
+  // Every value has one definition: a second writer would silently replace
+  // the first one's value for some readers.
+  auto label = [&](int i) {
+    const ::onnx::NodeProto &node = graph.node(i);
+    return node.name().empty()
+               ? node.op_type() + " (unnamed node #" + std::to_string(i) + ")"
+               : "'" + node.name() + "'";
+  };
+  llvm::StringMap<int> producer;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    for (const auto &output : graph.node(i).output()) {
+      if (output.empty())
+        continue;
+      if (available.contains(output)) {
+        emitGraphError() << "node " << label(i) << " writes '" << output
+                         << "', which is a graph input or initializer";
+        return failure();
+      }
+      auto [it, inserted] = producer.insert({output, i});
+      if (!inserted) {
+        emitGraphError() << "'" << output << "' is written by two nodes, "
+                         << label(it->second) << " and " << label(i);
+        return failure();
+      }
+    }
+  }
   std::vector<const ::onnx::NodeProto *> order;
   std::vector<bool> done(graph.node_size(), false);
   llvm::StringMap<SmallVector<int>> consumers;
@@ -318,12 +349,126 @@ Importer::convertTensorType(const ::onnx::TypeProto &type, StringRef name,
       dims.push_back(dim.has_dim_param() ? dim.dim_param() : "");
     }
   }
-  return RankedTensorType::get(shape, elementType);
+  auto rankedType = RankedTensorType::get(shape, elementType);
+  if (failed(checkByteSize(rankedType, [&]() {
+        return emitGraphError() << "'" << name << "'";
+      })))
+    return failure();
+  return rankedType;
+}
+
+LogicalResult
+Importer::checkByteSize(RankedTensorType type,
+                        llvm::function_ref<InFlightDiagnostic()> emitError) {
+  SmallVector<int64_t> staticDims;
+  for (int64_t dim : type.getShape())
+    if (!ShapedType::isDynamic(dim))
+      staticDims.push_back(dim);
+  unsigned bitWidth = type.getElementType().getIntOrFloatBitWidth();
+  if (checkedElementCount(staticDims, bitWidth == 1 ? 1 : bitWidth / 8))
+    return success();
+  emitError() << " has shape ["
+              << llvm::make_range(staticDims.begin(), staticDims.end())
+              << "] (static dims): more bytes than a 64-bit size can count";
+  return failure();
 }
 
 FailureOr<ElementsAttr>
 Importer::convertTensor(const ::onnx::TensorProto &tensor, Location loc) {
   return convertTensorProto(context, tensor, options.sourcePath, loc);
+}
+
+std::optional<int64_t> checkedElementCount(ArrayRef<int64_t> shape,
+                                           int64_t elementBytes) {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    if (dim < 0 || llvm::MulOverflow(count, dim, count))
+      return std::nullopt;
+  int64_t bytes;
+  if (llvm::MulOverflow(count, elementBytes, bytes))
+    return std::nullopt;
+  return count;
+}
+
+FailureOr<std::string> readExternalData(const ::onnx::TensorProto &tensor,
+                                        StringRef sourcePath,
+                                        std::optional<uint64_t> defaultLength,
+                                        Location loc) {
+  auto error = [&]() {
+    return emitError(loc) << "tensor '" << tensor.name() << "': external data ";
+  };
+  std::string location;
+  std::optional<uint64_t> offset, length;
+  for (const auto &entry : tensor.external_data()) {
+    StringRef key = entry.key();
+    if (key == "location") {
+      location = entry.value();
+      continue;
+    }
+    if (key != "offset" && key != "length")
+      continue; // "checksum" and keys from later ONNX versions
+    uint64_t value;
+    if (StringRef(entry.value()).getAsInteger(10, value)) {
+      error() << key << " '" << entry.value()
+              << "' is not a non-negative integer";
+      return failure();
+    }
+    (key == "offset" ? offset : length) = value;
+  }
+  namespace path = llvm::sys::path;
+  if (location.empty()) {
+    error() << "has no location";
+    return failure();
+  }
+  if (path::is_absolute(location) ||
+      llvm::any_of(llvm::make_range(path::begin(location), path::end(location)),
+                   [](StringRef part) { return part == ".."; })) {
+    error() << "location '" << location
+            << "' must be a path relative to the model's folder, without "
+               "'..'";
+    return failure();
+  }
+  SmallString<256> folder(path::parent_path(sourcePath));
+  if (folder.empty())
+    folder = ".";
+  SmallString<256> file(folder);
+  path::append(file, location);
+  SmallString<256> realFolder, realFile;
+  if (std::error_code ec = llvm::sys::fs::real_path(file, realFile)) {
+    error() << "'" << file << "' cannot be opened: " << ec.message();
+    return failure();
+  }
+  if (llvm::sys::fs::real_path(folder, realFolder) ||
+      !StringRef(realFile).starts_with((realFolder + "/").str())) {
+    error() << "'" << file << "' leads out of the model's folder (to '"
+            << realFile << "')";
+    return failure();
+  }
+  if (!llvm::sys::fs::is_regular_file(realFile)) {
+    error() << "'" << file << "' is not a regular file";
+    return failure();
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(realFile, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error() << "'" << file
+            << "' cannot be read: " << buffer.getError().message();
+    return failure();
+  }
+  uint64_t size = (*buffer)->getBufferSize();
+  uint64_t start = offset.value_or(0);
+  if (start > size) {
+    error() << "offset " << start << " lies outside '" << file << "' (" << size
+            << " bytes)";
+    return failure();
+  }
+  uint64_t bytes = length.value_or(defaultLength.value_or(size - start));
+  if (bytes > size - start) {
+    error() << "(offset " << start << ", length " << bytes << ") lies outside '"
+            << file << "' (" << size << " bytes)";
+    return failure();
+  }
+  return (*buffer)->getBuffer().substr(start, bytes).str();
 }
 
 FailureOr<ElementsAttr> convertTensorProto(MLIRContext *context,
@@ -336,49 +481,27 @@ FailureOr<ElementsAttr> convertTensorProto(MLIRContext *context,
     return failure();
   }
   SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
-  int64_t count = 1;
-  for (int64_t dim : shape) {
-    if (dim < 0) {
-      emitError(loc) << "tensor '" << tensor.name() << "' has negative dim";
-      return failure();
-    }
-    count *= dim;
+  unsigned bitWidth = elementType.getIntOrFloatBitWidth();
+  int64_t elementBytes = bitWidth == 1 ? 1 : bitWidth / 8;
+  std::optional<int64_t> count = checkedElementCount(shape, elementBytes);
+  if (!count) {
+    emitError(loc) << "tensor '" << tensor.name() << "' has dims ["
+                   << llvm::make_range(shape.begin(), shape.end())
+                   << "]: a negative dim, or more bytes than a 64-bit size "
+                      "can count";
+    return failure();
   }
   auto type = RankedTensorType::get(shape, elementType);
-  unsigned bitWidth = elementType.getIntOrFloatBitWidth();
-  size_t elementBytes = bitWidth == 1 ? 1 : bitWidth / 8;
-  size_t expectedBytes = static_cast<size_t>(count) * elementBytes;
+  size_t expectedBytes = static_cast<size_t>(*count * elementBytes);
 
   std::string external;
   const std::string *raw = nullptr;
   if (tensor.data_location() == ::onnx::TensorProto::EXTERNAL) {
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto &entry : tensor.external_data()) {
-      if (entry.key() == "location")
-        location = entry.value();
-      else if (entry.key() == "offset")
-        offset = std::stoll(entry.value());
-      else if (entry.key() == "length")
-        length = std::stoll(entry.value());
-    }
-    SmallString<256> path(llvm::sys::path::parent_path(sourcePath));
-    llvm::sys::path::append(path, location);
-    auto file = llvm::MemoryBuffer::getFile(path, false, false);
-    if (!file) {
-      emitError(loc) << "tensor '" << tensor.name()
-                     << "': cannot open external data '" << path
-                     << "': " << file.getError().message();
+    FailureOr<std::string> data =
+        readExternalData(tensor, sourcePath, expectedBytes, loc);
+    if (failed(data))
       return failure();
-    }
-    if (length < 0)
-      length = expectedBytes;
-    if (offset < 0 || offset + length > (int64_t)(*file)->getBufferSize()) {
-      emitError(loc) << "tensor '" << tensor.name()
-                     << "': external data lies outside '" << path << "'";
-      return failure();
-    }
-    external = (*file)->getBuffer().substr(offset, length).str();
+    external = std::move(*data);
     raw = &external;
   } else if (tensor.has_raw_data()) {
     raw = &tensor.raw_data();
@@ -402,10 +525,10 @@ FailureOr<ElementsAttr> convertTensorProto(MLIRContext *context,
 
   // Typed fields.
   auto checkCount = [&](int size) -> LogicalResult {
-    if (size == count)
+    if (size == *count)
       return success();
     emitError(loc) << "tensor '" << tensor.name() << "' holds " << size
-                   << " values, its dims need " << count;
+                   << " values, its dims need " << *count;
     return failure();
   };
   switch (tensor.data_type()) {
@@ -697,6 +820,20 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
     FailureOr<Attribute> value = convertAttribute(attr, loc);
     if (failed(value))
       return failure();
+    // The kind is checked here, before the op exists: an attribute of
+    // another kind would not become the op's property, and the generated
+    // getters would read a null attribute (a crash), or the default would
+    // silently take its place.
+    NamedAttrList single;
+    single.set(attr.name(), *value);
+    if (failed(registered.verifyInherentAttrs(single, [&]() {
+          return error() << "the model gives attribute '" << attr.name()
+                         << "' as "
+                         << ::onnx::AttributeProto::AttributeType_Name(
+                                attr.type())
+                         << ", and ";
+        })))
+      return failure();
     state.addAttribute(attr.name(), *value);
   }
 
@@ -749,6 +886,12 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
   if (failed(op->getName().verifyInvariants(op)) ||
       failed(onnx::inferOp(op, shapes)))
     return failure();
+  for (OpResult result : op->getResults())
+    if (auto type = dyn_cast<RankedTensorType>(result.getType()))
+      if (failed(checkByteSize(type, [&]() {
+            return error() << "output " << result.getResultNumber();
+          })))
+        return failure();
   // Small integer tensors whose every value shape inference knows (shape
   // computations over static dims, Reshape of constants) become constants:
   // the ops that need constant operands (axes, pads, target shapes) then
@@ -932,7 +1075,18 @@ FailureOr<func::FuncOp> Importer::run(StringRef funcName) {
   if (anyFailed)
     return failure();
 
-  // Results: the graph outputs.
+  // Results: the graph outputs, each named once.
+  if (graph.output_size() == 0) {
+    emitGraphError() << "the graph has no outputs";
+    return failure();
+  }
+  llvm::StringSet<> outputNames;
+  for (const auto &output : graph.output())
+    if (!outputNames.insert(output.name()).second) {
+      emitGraphError() << "graph output '" << output.name()
+                       << "' is listed twice";
+      return failure();
+    }
   SmallVector<Value> results;
   SmallVector<NamedAttrList> resultAttrs;
   for (const auto &output : graph.output()) {

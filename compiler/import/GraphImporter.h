@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,8 +72,25 @@ importGraph(const ::onnx::ModelProto &model, mlir::ModuleOp module,
 /// An ONNX tensor (initializer or attribute) as an elements attribute; reads
 /// external data relative to `sourcePath`. Emits errors at `loc`.
 mlir::FailureOr<mlir::ElementsAttr>
-convertTensorProto(mlir::MLIRContext *context, const ::onnx::TensorProto &tensor,
+convertTensorProto(mlir::MLIRContext *context,
+                   const ::onnx::TensorProto &tensor,
                    llvm::StringRef sourcePath, mlir::Location loc);
+
+/// The element count of a tensor of `shape` whose elements take
+/// `elementBytes` each, or nullopt when a dim is negative or the count or its
+/// byte size does not fit in int64_t.
+std::optional<int64_t> checkedElementCount(llvm::ArrayRef<int64_t> shape,
+                                           int64_t elementBytes);
+
+/// The bytes of a tensor stored outside the model (data_location EXTERNAL),
+/// for a model read from `sourcePath`. Models come from strangers: the data
+/// must lie in a regular file inside the model's folder (a relative location
+/// without "..", and no symbolic link leading out of it), and the offset and
+/// length must lie within that file. Without a length entry,
+/// `defaultLength` bytes are read, or the rest of the file.
+mlir::FailureOr<std::string>
+readExternalData(const ::onnx::TensorProto &tensor, llvm::StringRef sourcePath,
+                 std::optional<uint64_t> defaultLength, mlir::Location loc);
 
 /// The MLIR element type of an ONNX TensorProto.DataType, or null.
 mlir::Type convertElementType(mlir::MLIRContext *context, int32_t dataType);
