@@ -24,19 +24,32 @@ namespace fb = odt::fb;
 
 fb::ArgumentRole toFlatbufferRole(ArgRole role) {
   switch (role) {
-  case ArgRole::UserInput: return fb::ArgumentRole::UserInput;
-  case ArgRole::UserOutput: return fb::ArgumentRole::UserOutput;
-  case ArgRole::Parameter: return fb::ArgumentRole::Parameter;
-  case ArgRole::GradientBuffer: return fb::ArgumentRole::GradientBuffer;
-  case ArgRole::LazyResetGrad: return fb::ArgumentRole::LazyResetGrad;
-  case ArgRole::LearningRate: return fb::ArgumentRole::LearningRate;
-  case ArgRole::Step: return fb::ArgumentRole::Step;
-  case ArgRole::FirstMoment: return fb::ArgumentRole::FirstMoment;
-  case ArgRole::SecondMoment: return fb::ArgumentRole::SecondMoment;
-  case ArgRole::UpdatedFlag: return fb::ArgumentRole::UpdatedFlag;
-  case ArgRole::PackedPanels: return fb::ArgumentRole::PackedPanels;
-  case ArgRole::PanelsStale: return fb::ArgumentRole::PanelsStale;
-  case ArgRole::GradAccumFlag: break;
+  case ArgRole::UserInput:
+    return fb::ArgumentRole::UserInput;
+  case ArgRole::UserOutput:
+    return fb::ArgumentRole::UserOutput;
+  case ArgRole::Parameter:
+    return fb::ArgumentRole::Parameter;
+  case ArgRole::GradientBuffer:
+    return fb::ArgumentRole::GradientBuffer;
+  case ArgRole::LazyResetGrad:
+    return fb::ArgumentRole::LazyResetGrad;
+  case ArgRole::LearningRate:
+    return fb::ArgumentRole::LearningRate;
+  case ArgRole::Step:
+    return fb::ArgumentRole::Step;
+  case ArgRole::FirstMoment:
+    return fb::ArgumentRole::FirstMoment;
+  case ArgRole::SecondMoment:
+    return fb::ArgumentRole::SecondMoment;
+  case ArgRole::UpdatedFlag:
+    return fb::ArgumentRole::UpdatedFlag;
+  case ArgRole::PackedPanels:
+    return fb::ArgumentRole::PackedPanels;
+  case ArgRole::PanelsStale:
+    return fb::ArgumentRole::PanelsStale;
+  case ArgRole::GradAccumFlag:
+    break;
   }
   return fb::ArgumentRole::UserOutput;
 }
@@ -49,36 +62,161 @@ struct ArgumentInfo {
   SmallVector<Attribute> dims; // IntegerAttr size or StringAttr symbol
   int parameter = -1;
   bool writes = false;
-  // Valid values of an integer input used as class labels.
+  // Valid values of an integer input used as indices or class labels, and
+  // the op that narrows them most.
   std::optional<std::pair<int64_t, int64_t>> valueRange;
   std::optional<int64_t> valueException;
+  std::string valueRangeReason;
 };
 
-/// If `arg` is the labels operand of a SoftmaxCrossEntropyLoss (or its
-/// gradient) with a static class count C, the labels must lie in [0, C) or
-/// equal the op's ignore_index.
-void findLabelRange(BlockArgument arg, ArgumentInfo &info) {
-  for (Operation *user : arg.getUsers()) {
-    Value scores, labels;
-    std::optional<int64_t> ignoreIndex;
-    if (auto loss = dyn_cast<onnx::SoftmaxCrossEntropyLossOp>(user)) {
-      scores = loss.getScores();
-      labels = loss.getLabels();
-      ignoreIndex = loss.getIgnoreIndex();
-    } else if (auto grad = dyn_cast<onnx::SoftmaxCrossEntropyLossGradOp>(user)) {
-      scores = grad.getLogProb();
-      labels = grad.getLabel();
-      ignoreIndex = grad.getIgnoreIndex();
-    } else {
-      continue;
-    }
-    auto type = dyn_cast<RankedTensorType>(scores.getType());
-    if (labels != arg || !type || type.isDynamicDim(1))
-      continue;
-    info.valueRange = {0, type.getDimSize(1) - 1};
-    info.valueException = ignoreIndex;
-    return;
+/// The node name an op was imported from (its NameLoc), for messages.
+std::string nodeLabel(Operation *op) {
+  std::string label = op->getName().getStringRef().str();
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    return "node '" + name.getName().str() + "' (" + label + ")";
+  return label;
+}
+
+/// The index range an op accepts for `indices`, one of its operands: a
+/// gather or scatter along a static axis of size D takes [-D, D-1], a loss
+/// over C static classes takes [0, C-1] and its ignore_index.
+struct IndexConstraint {
+  int64_t min, max;
+  std::optional<int64_t> exception;
+};
+
+std::optional<IndexConstraint> indexConstraint(Operation *op, Value indices) {
+  auto staticDim = [](Value value, int64_t axis) -> std::optional<int64_t> {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || axis < 0 || axis >= type.getRank() || type.isDynamicDim(axis))
+      return std::nullopt;
+    return type.getDimSize(axis);
+  };
+  auto alongAxis = [&](Value data,
+                       int64_t axis) -> std::optional<IndexConstraint> {
+    auto type = dyn_cast<RankedTensorType>(data.getType());
+    if (!type)
+      return std::nullopt;
+    if (axis < 0)
+      axis += type.getRank();
+    std::optional<int64_t> size = staticDim(data, axis);
+    if (!size)
+      return std::nullopt;
+    return IndexConstraint{-*size, *size - 1, std::nullopt};
+  };
+  auto classes = [&](Value scores, std::optional<int64_t> ignoreIndex)
+      -> std::optional<IndexConstraint> {
+    std::optional<int64_t> count = staticDim(scores, 1);
+    if (!count)
+      return std::nullopt;
+    return IndexConstraint{0, *count - 1, ignoreIndex};
+  };
+  if (auto gather = dyn_cast<onnx::GatherOp>(op))
+    return gather.getIndices() == indices
+               ? alongAxis(gather.getData(), gather.getAxis())
+               : std::nullopt;
+  if (auto gather = dyn_cast<onnx::GatherElementsOp>(op))
+    return gather.getIndices() == indices
+               ? alongAxis(gather.getData(), gather.getAxis())
+               : std::nullopt;
+  if (auto scatter = dyn_cast<onnx::ScatterElementsOp>(op))
+    return scatter.getIndices() == indices
+               ? alongAxis(scatter.getData(), scatter.getAxis())
+               : std::nullopt;
+  if (auto gather = dyn_cast<onnx::GatherNDOp>(op)) {
+    // Each index tuple addresses data dims [b, b + K); one range holds only
+    // when those dims are equal.
+    auto indicesType = dyn_cast<RankedTensorType>(indices.getType());
+    auto dataType = dyn_cast<RankedTensorType>(gather.getData().getType());
+    if (gather.getIndices() != indices || !indicesType || !dataType ||
+        indicesType.isDynamicDim(indicesType.getRank() - 1))
+      return std::nullopt;
+    int64_t first = gather.getBatchDims();
+    int64_t count = indicesType.getDimSize(indicesType.getRank() - 1);
+    std::optional<int64_t> size = staticDim(gather.getData(), first);
+    for (int64_t d = first; size && d < first + count; ++d)
+      if (staticDim(gather.getData(), d) != size)
+        size = std::nullopt;
+    if (!size)
+      return std::nullopt;
+    return IndexConstraint{-*size, *size - 1, std::nullopt};
   }
+  if (auto loss = dyn_cast<onnx::SoftmaxCrossEntropyLossOp>(op))
+    return loss.getLabels() == indices
+               ? classes(loss.getScores(), loss.getIgnoreIndex())
+               : std::nullopt;
+  if (auto grad = dyn_cast<onnx::SoftmaxCrossEntropyLossGradOp>(op))
+    return grad.getLabel() == indices
+               ? classes(grad.getLogProb(), grad.getIgnoreIndex())
+               : std::nullopt;
+  if (auto loss = dyn_cast<onnx::NegativeLogLikelihoodLossOp>(op))
+    return loss.getTarget() == indices
+               ? classes(loss.getInput(), loss.getIgnoreIndex())
+               : std::nullopt;
+  return std::nullopt;
+}
+
+/// Ops that pass integer values through unchanged (only moved or
+/// replicated), so a range needed downstream holds for their input.
+bool passesValuesThrough(Operation *op, Value operand) {
+  if (isa<onnx::IdentityOp, onnx::ReshapeOp, onnx::UnsqueezeOp, onnx::SqueezeOp,
+          onnx::FlattenOp, onnx::TransposeOp, onnx::ExpandOp>(op))
+    return op->getOperand(0) == operand;
+  if (isa<onnx::CastOp>(op)) {
+    auto to = dyn_cast<IntegerType>(
+        cast<ShapedType>(op->getResult(0).getType()).getElementType());
+    auto from =
+        cast<IntegerType>(cast<ShapedType>(operand.getType()).getElementType());
+    return to && to.getWidth() >= from.getWidth();
+  }
+  return false;
+}
+
+/// The values an integer user input may hold, from every op that uses it
+/// as indices or class labels (directly or through ops that only move its
+/// values): the intersection of their ranges. The runtime checks them before
+/// each call, so a bad index is an error naming the op instead of a clamped
+/// (wrong) read.
+void findIndexRange(BlockArgument arg, ArgumentInfo &info) {
+  auto type = dyn_cast<RankedTensorType>(arg.getType());
+  if (!type || !isa<IntegerType>(type.getElementType()))
+    return;
+  SmallVector<Value> worklist = {arg};
+  bool exceptionAllowed = true;
+  Operation *reason = nullptr; // the first op (in program order) to narrow
+  auto setReason = [&](Operation *op) {
+    reason = op;
+    info.valueRangeReason = nodeLabel(op);
+  };
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (passesValuesThrough(user, value)) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      std::optional<IndexConstraint> constraint = indexConstraint(user, value);
+      if (!constraint)
+        continue;
+      if (!info.valueRange) {
+        info.valueRange = {constraint->min, constraint->max};
+        info.valueException = constraint->exception;
+        setReason(user);
+        continue;
+      }
+      auto &[min, max] = *info.valueRange;
+      bool narrower = constraint->min > min || constraint->max < max;
+      bool same = constraint->min == min && constraint->max == max;
+      if (narrower || (same && user->getBlock() == reason->getBlock() &&
+                       user->isBeforeInBlock(reason)))
+        setReason(user);
+      min = std::max(min, constraint->min);
+      max = std::min(max, constraint->max);
+      exceptionAllowed &= info.valueException == constraint->exception;
+    }
+  }
+  if (!exceptionAllowed)
+    info.valueException = std::nullopt;
 }
 
 class DescriptorBuilder {
@@ -101,8 +239,9 @@ private:
   DictionaryAttr codegenArguments;
 };
 
-LogicalResult DescriptorBuilder::collectArguments(
-    func::FuncOp func, std::vector<ArgumentInfo> &arguments) {
+LogicalResult
+DescriptorBuilder::collectArguments(func::FuncOp func,
+                                    std::vector<ArgumentInfo> &arguments) {
   auto describe = [&](DictionaryAttr attrs, Type type,
                       Location loc) -> FailureOr<ArgumentInfo> {
     ArgumentInfo info;
@@ -123,14 +262,14 @@ LogicalResult DescriptorBuilder::collectArguments(
     auto dims = attrs.getAs<ArrayAttr>(kDimsAttr);
     for (int64_t d = 0; d < tensorType.getRank(); ++d) {
       if (!tensorType.isDynamicDim(d)) {
-        info.dims.push_back(IntegerAttr::get(IntegerType::get(func.getContext(), 64),
-                                             tensorType.getDimSize(d)));
+        info.dims.push_back(IntegerAttr::get(
+            IntegerType::get(func.getContext(), 64), tensorType.getDimSize(d)));
       } else if (dims && d < static_cast<int64_t>(dims.size()) &&
                  isa<StringAttr>(dims[d])) {
         info.dims.push_back(dims[d]);
       } else {
-        return emitError(loc) << "'" << info.name << "' has a dynamic dim "
-                              << d << " without a symbol";
+        return emitError(loc) << "'" << info.name << "' has a dynamic dim " << d
+                              << " without a symbol";
       }
     }
     return info;
@@ -147,7 +286,7 @@ LogicalResult DescriptorBuilder::collectArguments(
       return failure();
     info->writes = written[i];
     if (info->role == ArgRole::UserInput)
-      findLabelRange(func.getArgument(i), *info);
+      findIndexRange(func.getArgument(i), *info);
     arguments.push_back(*info);
   }
   // Arguments codegen appended (after the graph's, before the outputs).
@@ -199,9 +338,9 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
     bool trainable = dict.getAs<BoolAttr>("trainable").getValue();
     int32_t dataType = getONNXDataType(type.getElementType());
     std::vector<int64_t> dims(type.getShape().begin(), type.getShape().end());
-    parameters.push_back(fb::CreateParameterInfo(
-        fbb, fbb.CreateString(name.str()), dataType, fbb.CreateVector(dims),
-        trainable));
+    parameters.push_back(
+        fb::CreateParameterInfo(fbb, fbb.CreateString(name.str()), dataType,
+                                fbb.CreateVector(dims), trainable));
     llvm::json::Object p;
     p["name"] = name.str();
     p["data_type"] = dataType;
@@ -229,7 +368,8 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
     std::string symbol = prefix + "_" + funcName;
     std::vector<flatbuffers::Offset<fb::Argument>> fbArgs;
     llvm::json::Array jsonArgs;
-    declarations += "\n/* " + std::string(funcName) + ": args[i] points to the "
+    declarations += "\n/* " + std::string(funcName) +
+                    ": args[i] points to the "
                     "memref descriptor of\n";
     for (auto [index, arg] : llvm::enumerate(arguments)) {
       std::vector<flatbuffers::Offset<fb::Dim>> dims;
@@ -239,7 +379,8 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
         if (auto size = dyn_cast<IntegerAttr>(dim)) {
           dims.push_back(fb::CreateDim(fbb, size.getInt()));
           jsonDims.push_back(size.getInt());
-          dimText += (dimText.empty() ? "" : ", ") + std::to_string(size.getInt());
+          dimText +=
+              (dimText.empty() ? "" : ", ") + std::to_string(size.getInt());
         } else {
           StringRef name = cast<StringAttr>(dim).getValue();
           dims.push_back(fb::CreateDim(fbb, -1, fbb.CreateString(name.str())));
@@ -253,7 +394,10 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
           fbb, fbb.CreateString(arg.name), toFlatbufferRole(arg.role),
           arg.dataType, fbb.CreateVector(dims), arg.parameter, arg.writes,
           valueMin, valueMax, arg.valueException.has_value(),
-          arg.valueException.value_or(0)));
+          arg.valueException.value_or(0),
+          arg.valueRangeReason.empty()
+              ? 0
+              : fbb.CreateString(arg.valueRangeReason)));
       llvm::json::Object a;
       a["name"] = arg.name;
       a["role"] = getRoleName(arg.role).str();
@@ -263,25 +407,28 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
         a["parameter"] = arg.parameter;
       a["writes"] = arg.writes;
       if (arg.valueRange) {
-        a["value_range"] = llvm::json::Array{arg.valueRange->first,
-                                             arg.valueRange->second};
+        a["value_range"] =
+            llvm::json::Array{arg.valueRange->first, arg.valueRange->second};
         if (arg.valueException)
           a["value_exception"] = *arg.valueException;
+        a["value_range_reason"] = arg.valueRangeReason;
       }
       jsonArgs.push_back(std::move(a));
-      declarations += "     [" + std::to_string(index) + "] " + arg.name + " (" +
-                      getRoleName(arg.role).str() + ") [" + dimText + "]\n";
+      declarations += "     [" + std::to_string(index) + "] " + arg.name +
+                      " (" + getRoleName(arg.role).str() + ") [" + dimText +
+                      "]\n";
     }
     declarations += "*/\nvoid " + symbol + "(void **args);\n";
-    resolverCases += "  if (strcmp(symbol, \"" + symbol + "\") == 0)\n    entry = " +
-                     symbol + ";\n";
+    resolverCases += "  if (strcmp(symbol, \"" + symbol +
+                     "\") == 0)\n    entry = " + symbol + ";\n";
     flatbuffers::Offset<flatbuffers::String> shapeSymbol;
     if (needsShapeFunction(func)) {
       std::string shapes = symbol + kShapeFunctionSuffix;
       shapeSymbol = fbb.CreateString(shapes);
       declarations += "/* Writes every dim of every output of " + symbol +
                       " into the int64 buffer after the other arguments. */\n"
-                      "void " + shapes + "(void **args);\n";
+                      "void " +
+                      shapes + "(void **args);\n";
       resolverCases += "  if (strcmp(symbol, \"" + shapes +
                        "\") == 0)\n    entry = " + shapes + ";\n";
     }
@@ -326,7 +473,8 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
 
   // The export template, when the module has an eval graph.
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> evalModel;
-  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
+  flatbuffers::Offset<
+      flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
       evalModelParameters;
   if (!evalModelPath.empty() && module.lookupSymbol<func::FuncOp>("eval")) {
     std::vector<std::string> names;
@@ -351,21 +499,22 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
   std::string setAllocator = prefix + "_set_allocator";
   declarations += "/* Routes the model's heap buffers through `allocate` and "
                   "`release` (malloc\n   and free until called). */\n"
-                  "void " + setAllocator +
+                  "void " +
+                  setAllocator +
                   "(void *(*allocate)(uint64_t), void (*release)(void *));\n";
-  resolverCases += "  if (strcmp(symbol, \"" + setAllocator +
-                   "\") == 0) {\n"
-                   "    void (*setter)(void *(*)(uint64_t), void (*)(void *)) = " +
-                   setAllocator + ";\n"
-                   "    memcpy(&address, &setter, sizeof address);\n"
-                   "    return address;\n  }\n";
+  resolverCases +=
+      "  if (strcmp(symbol, \"" + setAllocator +
+      "\") == 0) {\n"
+      "    void (*setter)(void *(*)(uint64_t), void (*)(void *)) = " +
+      setAllocator +
+      ";\n"
+      "    memcpy(&address, &setter, sizeof address);\n"
+      "    return address;\n  }\n";
 
-  auto model = fb::CreateModel(fbb, kModelABIVersion,
-                               fbb.CreateString("odt-compile"),
-                               fbb.CreateString(prefix),
-                               fbb.CreateVector(parameters),
-                               fbb.CreateVector(entries), optimizer, evalModel,
-                               evalModelParameters);
+  auto model = fb::CreateModel(
+      fbb, kModelABIVersion, fbb.CreateString("odt-compile"),
+      fbb.CreateString(prefix), fbb.CreateVector(parameters),
+      fbb.CreateVector(entries), optimizer, evalModel, evalModelParameters);
   fb::FinishModelBuffer(fbb, model);
 
   ModelDescriptor result;
@@ -380,33 +529,47 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
   std::string resolver =
       "\n/* The address of an entry point by name (NULL if absent), for\n"
       "   OdtLinkedModel.resolve. */\n"
-      "static inline void *" + prefix + "_resolve(void *context, "
+      "static inline void *" +
+      prefix +
+      "_resolve(void *context, "
       "const char *symbol) {\n"
       "  void (*entry)(void **) = 0;\n"
       "  void *address = 0;\n"
-      "  (void)context;\n" + resolverCases +
+      "  (void)context;\n" +
+      resolverCases +
       "  if (entry)\n"
       "    memcpy(&address, &entry, sizeof address);\n"
       "  return address;\n}\n\n"
       "#ifdef ODT_ODT_H\n"
       "/* This model for OdtCreateTrainingSessionFromLinkedModel (include\n"
       "   odt/odt.h before this header). */\n"
-      "static inline OdtLinkedModel " + prefix + "_linked_model(void) {\n"
+      "static inline OdtLinkedModel " +
+      prefix +
+      "_linked_model(void) {\n"
       "  OdtLinkedModel model;\n"
-      "  model.descriptor = " + prefix + "_descriptor;\n"
-      "  model.descriptor_size = " + prefix + "_descriptor_size;\n"
-      "  model.resolve = " + prefix + "_resolve;\n"
+      "  model.descriptor = " +
+      prefix +
+      "_descriptor;\n"
+      "  model.descriptor_size = " +
+      prefix +
+      "_descriptor_size;\n"
+      "  model.resolve = " +
+      prefix +
+      "_resolve;\n"
       "  model.context = 0;\n"
       "  return model;\n}\n#endif\n";
-  result.header = "/* Generated by odt-compile: the model '" + prefix +
-                  "' for static linking. */\n#ifndef " + guard + "\n#define " +
-                  guard + "\n\n#include <stdint.h>\n#include <string.h>\n\n"
-                  "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-                  "/* The model descriptor (flatbuffer, runtime/schema/model.fbs). */\n"
-                  "extern const uint8_t " + prefix + "_descriptor[];\n"
-                  "extern const uint64_t " + prefix + "_descriptor_size;\n" +
-                  declarations + resolver +
-                  "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  result.header =
+      "/* Generated by odt-compile: the model '" + prefix +
+      "' for static linking. */\n#ifndef " + guard + "\n#define " + guard +
+      "\n\n#include <stdint.h>\n#include <string.h>\n\n"
+      "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+      "/* The model descriptor (flatbuffer, runtime/schema/model.fbs). */\n"
+      "extern const uint8_t " +
+      prefix +
+      "_descriptor[];\n"
+      "extern const uint64_t " +
+      prefix + "_descriptor_size;\n" + declarations + resolver +
+      "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return result;
 }
 

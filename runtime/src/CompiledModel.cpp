@@ -309,6 +309,8 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
           argument.valueMax = arg->value_max();
           argument.hasValueException = arg->has_value_exception();
           argument.valueException = arg->value_exception();
+          if (arg->value_range_reason())
+            argument.valueRangeReason = arg->value_range_reason()->str();
           if (argument.hasValueRange && argument.dtype != DataType::Int32 &&
               argument.dtype != DataType::Int64)
             return Status::error("argument '" + argument.name +
@@ -457,6 +459,12 @@ Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {
               std::to_string(dim.size));
         continue;
       }
+      if (shape[d] == 0)
+        return Status::error(
+            "input '" + arg.name + "' has shape " + formatShape(shape) +
+            ": dim " + std::to_string(d) + " ('" + dim.symbol +
+            "') is 0; a step needs at least one element (a mean over no "
+            "examples is 0/0)");
       int64_t previous = -1;
       if (!bindings.bind(dim.symbol, shape[d], previous))
         return Status::error("input '" + arg.name + "' has shape " +
@@ -503,10 +511,12 @@ Status checkValues(const ArgumentSpec &arg, const T *values, int64_t count) {
                           std::to_string(arg.valueMax) + "]";
     if (arg.hasValueException)
       allowed += " or " + std::to_string(arg.valueException);
+    std::string user = arg.valueRangeReason.empty() ? std::string("its op")
+                                                     : arg.valueRangeReason;
     return Status::error("input '" + arg.name + "' holds " +
                          std::to_string(value) + " at flat index " +
-                         std::to_string(i) + "; class labels must be in " +
-                         allowed);
+                         std::to_string(i) + "; " + user +
+                         " takes values in " + allowed);
   }
   return Status::ok();
 }

@@ -52,12 +52,14 @@ struct ArgumentSpec {
   std::vector<DimSpec> dims;
   int parameter = -1;
   bool writes = false;
-  /// For integer inputs used as class labels: every element must lie in
-  /// [valueMin, valueMax] or equal valueException (if hasValueException).
+  /// For integer inputs used as indices or class labels: every element must
+  /// lie in [valueMin, valueMax] or equal valueException (if
+  /// hasValueException); valueRangeReason names the op that needs it.
   bool hasValueRange = false;
   int64_t valueMin = 0, valueMax = -1;
   bool hasValueException = false;
   int64_t valueException = 0;
+  std::string valueRangeReason;
 };
 
 enum class EntryKind { Train, Eval, Optimizer };

@@ -11,8 +11,9 @@ LogicalResult GatherOp::verify() {
   if (rank && *rank < 1)
     return emitNodeError(*this) << "data must have rank >= 1";
   if (rank && !normalizeAxis(int64_t(getAxis()), *rank))
-    return emitNodeError(*this) << "axis " << int64_t(getAxis()) << " is outside ["
-                                << -*rank << ", " << *rank - 1 << "]";
+    return emitNodeError(*this)
+           << "axis " << int64_t(getAxis()) << " is outside [" << -*rank << ", "
+           << *rank - 1 << "]";
   return success();
 }
 
@@ -26,11 +27,20 @@ LogicalResult GatherOp::inferShapes(ShapeContext &context) {
   context.setShape(getOutput(), result,
                    ShapeContext::getElementType(getData()));
 
-  // Values: static indices into known data (Gather(Shape(x), i)).
-  std::optional<Values> input = context.getPartialValues(getData());
+  // Indices known when compiling must lie in the axis (the lowering would
+  // clamp them: a wrong result instead of an error).
   std::optional<SmallVector<int64_t>> positions =
       context.getStaticValues(getIndices());
   SmallVector<int64_t> dataDims = context.toStaticDims(data);
+  if (positions && !ShapedType::isDynamic(dataDims[axis]))
+    for (int64_t position : *positions)
+      if (position < -dataDims[axis] || position >= dataDims[axis])
+        return emitNodeError(*this)
+               << "index " << position << " is out of range for axis " << axis
+               << " of size " << dataDims[axis];
+
+  // Values: static indices into known data (Gather(Shape(x), i)).
+  std::optional<Values> input = context.getPartialValues(getData());
   if (!input || !positions || llvm::any_of(dataDims, ShapedType::isDynamic))
     return success();
   int64_t outer = 1, inner = 1, size = dataDims[axis];
@@ -43,10 +53,6 @@ LogicalResult GatherOp::inferShapes(ShapeContext &context) {
   Values values;
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t position : *positions) {
-      if (position < -size || position >= size)
-        return emitNodeError(*this) << "index " << position
-                                    << " is out of range for a dim of size "
-                                    << size;
       if (position < 0)
         position += size;
       for (int64_t i = 0; i < inner; ++i)

@@ -22,6 +22,16 @@ ignored or obeyed; odt must refuse each with a clear message:
   huge_input.onnx             an input of 2^31 x 2^31 floats (2^64 bytes)
   huge_initializer.onnx       an initializer of that size
 
+  gather_constant_oob.onnx    a Gather of column 4 of x [N, 4] (a constant
+                              index the lowering used to clamp to 3)
+
+a forward model whose run-time indices the runtime must check:
+
+  embedding.onnx              ids [N, 3] (int64) -> Gather from a [10, 4]
+                              table -> mean -> Gemm -> logits [N, 2]; with
+                              ids_ok.npy, ids_high.npy (10 at [1, 2]),
+                              ids_low.npy (-11 at [0, 0]), labels.npy
+
 and one valid model that once failed with an internal message:
 
   concat_empty.onnx           x [2, 4] concatenated with an empty [2, 0]
@@ -123,6 +133,27 @@ def main(out_dir):
             [helper.make_node("Add", ["x", "w"], ["y"], name="first")],
             [value("x", [1, 1])], [value("y", [2**31, 2**31])],
             [raw_tensor("w", [2**31, 2**31])]),
+        "gather_constant_oob": make_model(
+            [helper.make_node("Gather", ["x", "column"], ["y"], name="pick",
+                              axis=1)],
+            [value("x", ["N", 4])], [value("y", ["N"])],
+            [numpy_helper.from_array(np.array(4, np.int64), "column")]),
+        "embedding": make_model(
+            [helper.make_node("Gather", ["table", "ids"], ["vectors"],
+                              name="embed"),
+             helper.make_node("ReduceMean", ["vectors"], ["pooled"],
+                              name="pool", axes=[1], keepdims=0),
+             helper.make_node("Gemm", ["pooled", "head"], ["logits"],
+                              name="head", transB=1)],
+            [helper.make_tensor_value_info("ids", TensorProto.INT64,
+                                           ["N", 3])],
+            [value("logits", ["N", 2])],
+            [numpy_helper.from_array(
+                np.linspace(-1, 1, 40, dtype=np.float32).reshape(10, 4),
+                "table"),
+             numpy_helper.from_array(
+                 np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4),
+                 "head")]),
         "concat_empty": make_model(
             [helper.make_node("Concat", ["x", "e"], ["y"], name="cat",
                               axis=1)],
@@ -156,6 +187,15 @@ def main(out_dir):
             f.write(model.SerializeToString())
     np.save(os.path.join(out_dir, "x.npy"),
             np.arange(8, dtype=np.float32).reshape(2, 4))
+    ids = np.array([[0, 1, 2], [7, 8, 9]], np.int64)
+    np.save(os.path.join(out_dir, "ids_ok.npy"), ids)
+    high = ids.copy()
+    high[1, 2] = 10
+    np.save(os.path.join(out_dir, "ids_high.npy"), high)
+    low = ids.copy()
+    low[0, 0] = -11
+    np.save(os.path.join(out_dir, "ids_low.npy"), low)
+    np.save(os.path.join(out_dir, "labels.npy"), np.array([0, 1], np.int64))
 
 
 if __name__ == "__main__":
