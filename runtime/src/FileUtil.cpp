@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -190,6 +193,35 @@ Status ReadOnlyFile::readAt(uint64_t offset, void *buffer, size_t length) const 
 
 AtomicFileWriter::~AtomicFileWriter() { abandon(); }
 
+namespace {
+
+/// Removes the temporary files that writers of `base` in `dir` killed
+/// mid-write left behind (".BASE.tmp-PID-N" whose process PID is gone), so
+/// repeated crashes do not fill the folder. Files of live processes (this
+/// one's other threads included) are in progress and stay.
+void removeStaleTemporaries(const std::string &dir, const std::string &base) {
+  DIR *folder = ::opendir(dir.c_str());
+  if (!folder)
+    return;
+  std::string prefix = "." + base + ".tmp-";
+  while (const dirent *entry = ::readdir(folder)) {
+    std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    const char *digits = name.c_str() + prefix.size();
+    char *end = nullptr;
+    long pid = std::strtol(digits, &end, 10);
+    if (end == digits || *end != '-' || pid <= 0 || pid == ::getpid())
+      continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+      continue; // alive, or not ours to judge
+    ::unlink(((dir == "/" ? std::string("/") : dir + "/") + name).c_str());
+  }
+  ::closedir(folder);
+}
+
+} // namespace
+
 Status AtomicFileWriter::open(const std::string &path, const std::string &what) {
   abandon();
   finished = false;
@@ -203,6 +235,7 @@ Status AtomicFileWriter::open(const std::string &path, const std::string &what) 
   // Keep the temporary name within NAME_MAX even for long target names.
   if (base.size() > 200)
     base.resize(200);
+  removeStaleTemporaries(dir, base);
   std::string prefix = (dir == "/" ? std::string("/") : dir + "/") + "." + base + ".tmp-" +
                        std::to_string(::getpid()) + "-";
   for (int attempt = 0; attempt < 100; ++attempt) {

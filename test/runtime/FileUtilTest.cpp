@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace odt {
@@ -111,6 +112,39 @@ TEST(FileUtilTest, AbandonedWriterKeepsOldFile) {
   }
   EXPECT_EQ(readText(path), "old");
   EXPECT_EQ(dir.entries(), std::set<std::string>{"target"});
+}
+
+TEST(FileUtilTest, StaleTemporariesOfKilledWritersAreRemovedOnTheNextSave) {
+  TempDir dir;
+  std::string path = dir.file("target.ckpt");
+  ASSERT_TRUE(writeFileAtomically(path, {{"old", 3}}).isOk());
+  // A writer killed mid-write (as by kill -9: no destructor runs) leaves its
+  // temporary file, named after its process id.
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    AtomicFileWriter writer;
+    if (!writer.open(path).isOk() || !writer.write("partial", 7).isOk())
+      ::_exit(1);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::string stale;
+  for (const std::string &name : dir.entries())
+    if (name.rfind(".target.ckpt.tmp-" + std::to_string(child) + "-", 0) == 0)
+      stale = name;
+  ASSERT_FALSE(stale.empty()) << "the killed writer left no temporary file";
+  // Another live process's temporary (pid 1 always runs) is in progress.
+  std::string live = ".target.ckpt.tmp-1-0";
+  std::ofstream(dir.file(live)) << "in progress";
+  ASSERT_EQ(dir.entries(),
+            (std::set<std::string>{"target.ckpt", stale, live}));
+
+  ASSERT_TRUE(writeFileAtomically(path, {{"new", 3}}).isOk());
+  EXPECT_EQ(readText(path), "new");
+  EXPECT_EQ(dir.entries(), (std::set<std::string>{"target.ckpt", live}));
 }
 
 TEST(FileUtilTest, InjectedWriteFailure) {
