@@ -593,6 +593,21 @@ OdtStatus *OdtGetSessionFlushDenormals(const OdtTrainingSession *session,
   return nullptr;
 }
 
+OdtStatus *OdtSetSessionStopOnNonFiniteLoss(OdtTrainingSession *session,
+                                             bool stop) {
+  ODT_REQUIRE(session, "OdtSetSessionStopOnNonFiniteLoss", "session is NULL");
+  session->session->module().setStopOnNonFiniteLoss(stop);
+  return nullptr;
+}
+
+OdtStatus *OdtGetSessionStopOnNonFiniteLoss(const OdtTrainingSession *session,
+                                             bool *out) {
+  ODT_REQUIRE(session && out, "OdtGetSessionStopOnNonFiniteLoss",
+              "session and out must not be NULL");
+  *out = session->session->module().stopsOnNonFiniteLoss();
+  return nullptr;
+}
+
 OdtStatus *OdtGetLearningRate(OdtTrainingSession *session, float *out) {
   ODT_REQUIRE(session && out, "OdtGetLearningRate",
               "session and out must not be NULL");

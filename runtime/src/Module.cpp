@@ -1,5 +1,6 @@
 #include "Module.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace odt {
@@ -371,6 +372,16 @@ Status Module::trainStep(std::vector<Tensor> &inputs,
       param->gradient = Tensor::zeros(param->dtype, param->data.shape());
   ODT_RETURN_IF_ERROR(run(*train, "TrainStep", inputs, outputs));
   lazyResetFlag.data<uint8_t>()[0] = 0;
+  if (stopOnNonFiniteLoss && !outputs.empty() &&
+      outputs[0].dtype() == DataType::Float && outputs[0].size() == 1 &&
+      !std::isfinite(outputs[0].data<float>()[0]))
+    return Status::error(
+        "TrainStep: the loss is " +
+        std::string(std::isnan(outputs[0].data<float>()[0]) ? "NaN"
+                                                            : "infinite") +
+        " (training stops on a non-finite loss); this step's gradients are "
+        "accumulated: LazyResetGrad discards them, the parameters are "
+        "unchanged");
   return Status::ok();
 }
 

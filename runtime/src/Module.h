@@ -79,6 +79,12 @@ public:
   /// zero (the default; FloatMode.h says why) or keep IEEE denormals.
   void setFlushDenormals(bool flush) { flushDenormals = flush; }
   bool flushesDenormals() const { return flushDenormals; }
+  /// Whether TrainStep fails when its loss (the first output, a float
+  /// scalar) is NaN or infinite. The step's gradients are accumulated all
+  /// the same; the optimizer has not run, so the parameters are still the
+  /// last finite ones (LazyResetGrad discards the bad gradients).
+  void setStopOnNonFiniteLoss(bool stop) { stopOnNonFiniteLoss = stop; }
+  bool stopsOnNonFiniteLoss() const { return stopOnNonFiniteLoss; }
 
   const CompiledModel &model() const { return *compiled; }
   CheckpointState &state() { return *checkpoint; }
@@ -125,6 +131,7 @@ private:
   int64_t panelFillCount = 0;
   int threads = 0;
   bool flushDenormals = true;
+  bool stopOnNonFiniteLoss = false;
   std::unique_ptr<ThreadPool> pool;
 };
 

@@ -215,6 +215,33 @@ TEST_F(CApiErrorTest, FlushDenormalsNeedsASession) {
   EXPECT_FALSE(flush);
 }
 
+TEST_F(CApiErrorTest, StopOnNonFiniteLoss) {
+  EXPECT_TRUE(Fails(OdtSetSessionStopOnNonFiniteLoss(nullptr, true), {"NULL"}));
+  EXPECT_TRUE(Fails(OdtGetSessionStopOnNonFiniteLoss(session.get(), nullptr), {"NULL"}));
+  bool stop = true;
+  ASSERT_TRUE(Ok(OdtGetSessionStopOnNonFiniteLoss(session.get(), &stop)));
+  EXPECT_FALSE(stop); // ORT's behaviour by default: training goes on
+  // One NaN feature makes the loss NaN.
+  void *data = nullptr;
+  ASSERT_TRUE(Ok(OdtGetTensorData(inputs.owned[0].get(), &data)));
+  static_cast<float *>(data)[3] = NAN;
+  EXPECT_TRUE(std::isnan(trainStep(session.get(), inputs)));
+  ASSERT_TRUE(Ok(OdtLazyResetGrad(session.get())));
+
+  ASSERT_TRUE(Ok(OdtSetSessionStopOnNonFiniteLoss(session.get(), true)));
+  ASSERT_TRUE(Ok(OdtGetSessionStopOnNonFiniteLoss(session.get(), &stop)));
+  EXPECT_TRUE(stop);
+  std::vector<OdtValue *> outputs(1, nullptr);
+  EXPECT_TRUE(Fails(OdtTrainStep(session.get(), inputs.size(), inputs.data(), 1,
+                                 outputs.data()),
+                    {"TrainStep", "the loss is NaN", "LazyResetGrad"}));
+  EXPECT_EQ(outputs[0], nullptr);
+  expectParametersKept();
+  // Finite data trains as before.
+  Inputs finite = defaultInputs();
+  EXPECT_TRUE(std::isfinite(trainStep(session.get(), finite)));
+}
+
 TEST_F(CApiErrorTest, BadLearningRatesAndSchedules) {
   ASSERT_TRUE(Ok(OdtSetLearningRate(session.get(), 0.02f)));
   for (float lr : {-1.0f, NAN, INFINITY})

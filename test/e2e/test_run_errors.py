@@ -7,6 +7,7 @@ The model is ORT's MLP compiled at build time (models/ort_mlp); the data are ORT
 input-0 batch and labels {1, 1}, or variations of them written to a temporary folder.
 """
 
+import json
 import os
 import shutil
 import unittest
@@ -141,6 +142,46 @@ class RunErrors(OdtRunCase):
                 with self.subTest(labels=values, command=command):
                     r = self.run_odt(command, inputs={"input-0": self.x, "labels": labels})
                     self.assert_error(r, "labels", str(bad), "[0, 9]")
+
+    def test_empty_batch_is_refused(self):
+        """A batch of no rows would make the mean loss 0/0 (NaN) without a word."""
+        x = self.save("empty-x.npy", np.zeros((0, 784), np.float32))
+        labels = self.save("empty-labels.npy", np.zeros((0,), np.int32))
+        self.assert_both("input-0", "[0, 784]", "is 0",
+                         inputs={"input-0": x, "labels": labels})
+
+    # -- non-finite losses ------------------------------------------------------------
+
+    def nan_input(self):
+        x = np.load(self.x)
+        x[0, 5] = np.nan
+        return self.save("nan-x.npy", x)
+
+    def test_nan_loss_warns_and_json_stays_json(self):
+        """By default training goes on (as in ORT), with a warning on stderr, and
+        --json prints null for the NaN (JSON has no NaN)."""
+        saved = self.path("after-nan.ckpt")
+        r = self.run_odt("train", inputs={"input-0": self.nan_input(), "labels": self.labels},
+                         extra=["--steps", "2", "--json", "--save", saved])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        records = [json.loads(line) for line in r.stdout.splitlines()]
+        self.assertEqual([rec["step"] for rec in records], [1, 2])
+        self.assertEqual([rec["loss"] for rec in records], [None, None])
+        self.assertIn("odt-run: warning: step 1: the loss is nan", r.stderr)
+        self.assertIn("2 of 2 steps had a non-finite loss", r.stderr)
+        self.assertTrue(os.path.exists(saved))
+
+    def test_stop_on_nan(self):
+        """--stop-on-nan: an error at the first non-finite loss, and nothing saved."""
+        saved = self.path("never.ckpt")
+        r = self.run_odt("train", inputs={"input-0": self.nan_input(), "labels": self.labels},
+                         extra=["--steps", "3", "--stop-on-nan", "--save", saved])
+        self.assert_error(r, "step 1", "the loss is NaN", "nothing was saved")
+        self.assertFalse(os.path.exists(saved))
+        # Finite data trains as usual with the option on.
+        r = self.run_odt("train", extra=["--steps", "2", "--stop-on-nan"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
 
     # -- checkpoints ------------------------------------------------------------------
 

@@ -5,7 +5,7 @@
 //                 [--steps N] [--batch-size B] [--lr LR] [--save CKPT]
 //                 [--resume]
 //                 [--scheduler linear|cosine|constant --warmup N --total N]
-//                 [--json]
+//                 [--json] [--stop-on-nan]
 //   odt-run eval  OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...
 //                 [--output NAME=FILE.npy ...] [--json]
 //
@@ -17,7 +17,10 @@
 // rows, starting over after the last (a shorter last batch included).
 // --save writes parameters, optimizer state, learning rate and scheduler as
 // a checkpoint; --resume continues from them (without it, training starts a
-// fresh optimizer on the checkpoint's parameters).
+// fresh optimizer on the checkpoint's parameters). A NaN or infinite loss
+// gets a warning on stderr (and null in --json lines: JSON has no NaN);
+// --stop-on-nan makes it an error instead, before the optimizer applies that
+// step and before anything is saved.
 
 #include "Checkpoint.h"
 #include "CompiledModel.h"
@@ -49,9 +52,11 @@ const char *kUsage =
     "                [--steps N] [--batch-size B] [--lr LR] [--save CKPT]\n"
     "                [--resume]\n"
     "                [--scheduler linear|cosine|constant --warmup N --total N]\n"
-    "                [--json]\n"
+    "                [--json] [--stop-on-nan]\n"
     "      --batch-size B: the inputs are a dataset; step i trains on its\n"
     "      i-th batch of B rows (cycling)\n"
+    "      --stop-on-nan: a NaN or infinite loss is an error (default: a\n"
+    "      warning), before the optimizer applies it and before --save\n"
     "  odt-run eval  OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
     "                [--output NAME=FILE.npy ...] [--json]\n"
     "  odt-run bench OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
@@ -69,6 +74,7 @@ struct Options {
   long batchSize = 0;
   float learningRate = NAN;
   bool json = false, resume = false, keepDenormals = false;
+  bool stopOnNan = false;
   std::string scheduler;
   long warmup = -1, total = -1;
   long warmupRuns = 3, repetitions = 20;
@@ -185,6 +191,8 @@ int parseOptions(int argc, char **argv, Options &options) {
       options.threads = n;
     } else if (arg == "--json") {
       options.json = true;
+    } else if (arg == "--stop-on-nan") {
+      options.stopOnNan = true;
     } else if (arg == "--keep-denormals") {
       options.keepDenormals = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -204,8 +212,10 @@ int parseOptions(int argc, char **argv, Options &options) {
   if (options.command != "eval" && !options.outputs.empty())
     return usageError("--output is for eval");
   if (options.command != "train" &&
-      (!options.save.empty() || options.resume || !options.scheduler.empty()))
-    return usageError("--save, --resume and --scheduler are for train");
+      (!options.save.empty() || options.resume || !options.scheduler.empty() ||
+       options.stopOnNan))
+    return usageError(
+        "--save, --resume, --scheduler and --stop-on-nan are for train");
   if (!options.scheduler.empty()) {
     if (options.warmup < 0)
       return usageError("--scheduler needs --warmup N");
@@ -318,7 +328,7 @@ std::string jsonString(const std::string &text) {
 /// float32; printing them as doubles would show noise digits).
 std::string formatNumber(float value) {
   if (!std::isfinite(value))
-    return std::isnan(value) ? "NaN" : (value > 0 ? "Infinity" : "-Infinity");
+    return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
   char buffer[32];
   for (int precision = 1; precision <= 9; ++precision) {
     std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
@@ -326,6 +336,12 @@ std::string formatNumber(float value) {
       break;
   }
   return buffer;
+}
+
+/// A float as a JSON value: JSON has no NaN or infinities, so they are null
+/// (the text output says which).
+std::string jsonNumber(float value) {
+  return std::isfinite(value) ? formatNumber(value) : "null";
 }
 
 int runTrain(const Options &options, odt::TrainingSession &session) {
@@ -364,29 +380,56 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
     return fail(status);
   bool scheduled = !options.scheduler.empty() ||
                    module.state().properties.count(odt::kSchedulerProperty);
+  module.setStopOnNonFiniteLoss(options.stopOnNan);
+  long nonFiniteSteps = 0;
   for (long i = 0; i < options.steps; ++i) {
     float lr = *session.getLearningRate();
     std::vector<odt::Tensor> &stepInputs =
         batches.empty() ? inputs : batches[i % batches.size()];
-    if (!(status = session.trainStep(stepInputs, outputs)) ||
-        !(status = session.optimizerStep()) ||
+    if (!(status = session.trainStep(stepInputs, outputs))) {
+      float loss = 0;
+      bool nonFinite = options.stopOnNan && !outputs.empty() &&
+                       scalarValue(outputs[0], loss) && !std::isfinite(loss);
+      if (nonFinite)
+        status = odt::Status::error(
+            "step " + std::to_string(i + 1) + ": " + status.message() +
+            (options.save.empty()
+                 ? ""
+                 : "; nothing was saved to '" + options.save + "'"));
+      return fail(status);
+    }
+    if (!(status = session.optimizerStep()) ||
         (scheduled && !(status = session.schedulerStep())) ||
         !(status = session.lazyResetGrad()))
       return fail(status);
     int64_t step = module.state().findOptimizerGroup("group0")->step;
     float loss = NAN;
     bool haveLoss = !outputs.empty() && scalarValue(outputs[0], loss);
+    if (haveLoss && !std::isfinite(loss) && nonFiniteSteps++ == 0)
+      std::fprintf(stderr,
+                   "odt-run: warning: step %lld: the loss is %s; the "
+                   "parameters are probably no longer finite "
+                   "(--stop-on-nan stops at the first such step)\n",
+                   static_cast<long long>(step), formatNumber(loss).c_str());
     if (options.json)
       std::printf("{\"step\": %lld, \"loss\": %s, \"lr\": %s}\n",
                   static_cast<long long>(step),
-                  haveLoss ? formatNumber(loss).c_str() : "null",
-                  formatNumber(lr).c_str());
+                  haveLoss ? jsonNumber(loss).c_str() : "null",
+                  jsonNumber(lr).c_str());
     else
       std::printf("step %lld  loss %s  lr %s\n", static_cast<long long>(step),
                   haveLoss ? formatNumber(loss).c_str() : "-",
                   formatNumber(lr).c_str());
     std::fflush(stdout);
   }
+  if (nonFiniteSteps)
+    std::fprintf(stderr,
+                 "odt-run: warning: %ld of %ld steps had a non-finite "
+                 "loss%s\n",
+                 nonFiniteSteps, options.steps,
+                 options.save.empty() ? ""
+                                      : "; the checkpoint saved holds their "
+                                        "parameters");
   if (!options.save.empty() &&
       !(status = odt::saveCheckpoint(module.state(), options.save,
                                      /*includeOptimizerState=*/true)))
@@ -422,11 +465,11 @@ int runEval(const Options &options, odt::Module &module) {
   std::string line = options.json ? "{\"outputs\": {" : "";
   for (size_t i = 0; i < names.size(); ++i) {
     float value;
-    std::string shown = scalarValue(outputs[i], value)
-                            ? formatNumber(value)
-                            : (options.json ? jsonString(odt::formatShape(
-                                                  outputs[i].shape()))
-                                            : odt::formatShape(outputs[i].shape()));
+    std::string shown =
+        scalarValue(outputs[i], value)
+            ? (options.json ? jsonNumber(value) : formatNumber(value))
+            : (options.json ? jsonString(odt::formatShape(outputs[i].shape()))
+                            : odt::formatShape(outputs[i].shape()));
     if (options.json)
       line += (i ? ", " : "") + jsonString(names[i]) + ": " + shown;
     else

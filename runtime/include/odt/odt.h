@@ -270,6 +270,15 @@ ODT_API OdtStatus *OdtSetSessionFlushDenormals(OdtTrainingSession *session,
                                                bool flush);
 ODT_API OdtStatus *OdtGetSessionFlushDenormals(
     const OdtTrainingSession *session, bool *out);
+/* Beyond ORT: whether OdtTrainStep fails when the loss (the training
+ * model's first output, a float scalar) is NaN or infinite (default off:
+ * ORT goes on). The failed step's gradients are accumulated; the optimizer
+ * has not run, so the parameters are the last finite ones, and
+ * OdtLazyResetGrad discards the bad gradients. */
+ODT_API OdtStatus *OdtSetSessionStopOnNonFiniteLoss(
+    OdtTrainingSession *session, bool stop);
+ODT_API OdtStatus *OdtGetSessionStopOnNonFiniteLoss(
+    const OdtTrainingSession *session, bool *out);
 
 #ifdef __cplusplus
 } /* extern "C" */

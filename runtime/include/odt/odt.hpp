@@ -452,6 +452,15 @@ public:
     detail::ThrowOnError(OdtGetSessionFlushDenormals(get(), &flush));
     return flush;
   }
+  /// TrainStep throws on a NaN or infinite loss (default: it goes on).
+  void SetStopOnNonFiniteLoss(bool stop) {
+    detail::ThrowOnError(OdtSetSessionStopOnNonFiniteLoss(get(), stop));
+  }
+  bool GetStopOnNonFiniteLoss() const {
+    bool stop = false;
+    detail::ThrowOnError(OdtGetSessionStopOnNonFiniteLoss(get(), &stop));
+    return stop;
+  }
   /// ORT: SetLearningRate / GetLearningRate.
   void SetLearningRate(float learning_rate) {
     detail::ThrowOnError(OdtSetLearningRate(get(), learning_rate));
