@@ -18,6 +18,8 @@ packages=(
   # generation); PyTorch, the exporters and ONNX Runtime come from PyPI into
   # a cached venv (scripts/setup-peers.sh), never from Debian
   python3 python3-numpy python3-onnx python3-flatbuffers python3-venv
+  # the main job's data: scikit-learn's handwritten digits
+  python3-sklearn
   # OpenBLAS: the GEMM reference of the benchmarks; it also becomes the
   # libblas.so.3 of Debian's numpy (the default reference BLAS is 10x slower)
   libopenblas0-pthread
