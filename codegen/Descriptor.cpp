@@ -48,6 +48,8 @@ fb::ArgumentRole toFlatbufferRole(ArgRole role) {
     return fb::ArgumentRole::PackedPanels;
   case ArgRole::PanelsStale:
     return fb::ArgumentRole::PanelsStale;
+  case ArgRole::RandomState:
+    return fb::ArgumentRole::RandomState;
   case ArgRole::GradAccumFlag:
     break;
   }

@@ -66,8 +66,11 @@ LogicalResult runGraphPipeline(ModuleOp module) {
                              //    composite ai.onnx ops (then re-typed).
                              "func.func(odt-decompose-training-ops),"
                              "func.func(odt-decompose-composite-ops),"
+                             // 3. Steps with training-mode Dropout take the
+                             //    session's seed and step counter.
+                             "odt-add-random-state,"
                              "func.func(odt-infer-shapes),"
-                             // 3. Drop what nothing reads, merge duplicates.
+                             // 4. Drop what nothing reads, merge duplicates.
                              "canonicalize, cse");
 }
 

@@ -3,8 +3,9 @@
 // Without training_mode (or with it false) Dropout is the identity and its
 // mask is all true. In training mode each element draws u in [0, 1) from
 // odt's counter-based generator (a SplitMix64-style mix of the seed and the
-// element's linear index: deterministic, stateless, and not ONNX Runtime's
-// generator), keeps the element where u >= ratio and scales kept ones by
+// element's linear index: stateless, independent of the thread count, and
+// not ONNX Runtime's generator; the seed mixes the session's seed and step
+// counter with the node's salt, so each step draws a new mask), keeps the element where u >= ratio and scales kept ones by
 // 1 / (1 - ratio); ratio = 1 drops everything. ratio and training_mode may
 // be run-time values: they are read once, before the loop.
 //
@@ -12,8 +13,11 @@
 
 #include "codegen/lowering/ElementwiseUtil.h"
 
+#include "compiler/training/Roles.h"
+
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 
@@ -89,8 +93,28 @@ struct LowerDropout : OpConversionPattern<onnx::DropoutOp> {
             arith::DivFOp::create(rewriter, loc, one,
                                   arith::SubFOp::create(rewriter, loc, one, ratio)),
             zero));
+    // The node's salt (its seed attribute, else a hash of its name) keeps
+    // two Dropouts of one step apart; the session's seed and step counter,
+    // when the step takes them (odt-add-random-state), make each step's
+    // mask new. Without them (a constant mode), the salt alone seeds.
+    uint64_t salt = 0;
+    if (std::optional<int64_t> seedAttr = op.getSeed())
+      salt = static_cast<uint64_t>(*seedAttr);
+    else if (auto name = dyn_cast<NameLoc>(loc))
+      salt = llvm::xxh3_64bits(name.getName().getValue());
     Value seed = arith::ConstantOp::create(
-        rewriter, loc, rewriter.getI64IntegerAttr(op.getSeed().value_or(0)));
+        rewriter, loc, rewriter.getI64IntegerAttr(static_cast<int64_t>(salt)));
+    if (BlockArgument state =
+            getRandomStateArgument(op->getParentOfType<func::FuncOp>())) {
+      auto element = [&](int64_t position) {
+        return tensor::ExtractOp::create(
+            rewriter, loc, state,
+            ValueRange{arith::ConstantIndexOp::create(rewriter, loc, position)});
+      };
+      seed = mixSeedAndIndex(rewriter, loc,
+                             mixSeedAndIndex(rewriter, loc, element(0), seed),
+                             element(1));
+    }
     // Strides of the linear index, from the (broadcast) sizes of the data.
     SmallVector<OpFoldResult> sizes =
         getBroadcastSizes(rewriter, loc, {adaptor.getData()}, resultType);

@@ -26,6 +26,22 @@ def AssembleTrainingProgram : Pass<"odt-assemble-training-program", "mlir::Modul
   }];
 }
 
+def AddRandomState : Pass<"odt-add-random-state", "mlir::ModuleOp"> {
+  let summary = "Give steps with training-mode Dropout the session's random "
+                "state";
+  let description = [{
+    A Dropout that may run in training mode (its training_mode is not absent
+    or a constant false) draws a new mask at every step. Its function gets
+    one more argument, int64[2] with role `random_state`: the session's seed
+    and its step counter, which the runtime advances before each step. The
+    Dropout lowering mixes them with the node's own salt (its seed attribute,
+    else a hash of its name), so masks differ between steps and between
+    Dropout nodes, are the same for a given seed whatever the thread count,
+    and resume from a checkpoint. Functions without such a Dropout are left
+    alone.
+  }];
+}
+
 def DecomposeTrainingOps
     : Pass<"odt-decompose-training-ops", "mlir::func::FuncOp"> {
   let summary = "Rewrite com.microsoft ops that are exact compositions of "

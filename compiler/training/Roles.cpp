@@ -20,6 +20,7 @@ llvm::StringRef getRoleName(ArgRole role) {
   case ArgRole::UpdatedFlag: return "updated_flag";
   case ArgRole::PackedPanels: return "packed_panels";
   case ArgRole::PanelsStale: return "panels_stale";
+  case ArgRole::RandomState: return "random_state";
   case ArgRole::GradAccumFlag: return "grad_accumulation_flag";
   }
   return "unknown";
@@ -39,8 +40,17 @@ std::optional<ArgRole> parseRole(llvm::StringRef name) {
       .Case("updated_flag", ArgRole::UpdatedFlag)
       .Case("packed_panels", ArgRole::PackedPanels)
       .Case("panels_stale", ArgRole::PanelsStale)
+      .Case("random_state", ArgRole::RandomState)
       .Case("grad_accumulation_flag", ArgRole::GradAccumFlag)
       .Default(std::nullopt);
+}
+
+mlir::BlockArgument getRandomStateArgument(mlir::func::FuncOp func) {
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto role = func.getArgAttrOfType<mlir::StringAttr>(i, kRoleAttr);
+        role && role.getValue() == getRoleName(ArgRole::RandomState))
+      return func.getArgument(i);
+  return nullptr;
 }
 
 } // namespace odt

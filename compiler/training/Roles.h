@@ -12,6 +12,7 @@
 #ifndef ODT_COMPILER_TRAINING_ROLES_H
 #define ODT_COMPILER_TRAINING_ROLES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -35,6 +36,10 @@ enum class ArgRole {
   /// parameter changed since); the step clears it when it fills them.
   PackedPanels,
   PanelsStale,
+  /// Added by odt-add-random-state to steps with training-mode Dropout:
+  /// int64[2], the session's seed and its step counter, from which every
+  /// Dropout draws its mask (a different one each step).
+  RandomState,
   /// `<p>_grad.accumulation.out`: ORT's per-parameter accumulation flag
   /// outputs. Not user outputs; dropped by the training-program assembly.
   GradAccumFlag,
@@ -42,6 +47,10 @@ enum class ArgRole {
 
 llvm::StringRef getRoleName(ArgRole role);
 std::optional<ArgRole> parseRole(llvm::StringRef name);
+
+/// The argument of `func` whose role is random_state (odt-add-random-state
+/// adds it), or null.
+mlir::BlockArgument getRandomStateArgument(mlir::func::FuncOp func);
 
 // Attribute names on entry-point arguments and results.
 inline constexpr llvm::StringLiteral kRoleAttr = "odt.role";
@@ -52,6 +61,8 @@ inline constexpr llvm::StringLiteral kDimsAttr = "onnx.dims";
 /// On an op: the names its results get in an exported ONNX graph (an
 /// ArrayAttr of strings, "" for a fresh name).
 inline constexpr llvm::StringLiteral kResultNamesAttr = "odt.result_names";
+/// The `odt.name` of the random_state argument.
+inline constexpr llvm::StringLiteral kRandomStateName = "odt.random_state";
 // Module attribute: the parameters, in training-graph input order.
 inline constexpr llvm::StringLiteral kParametersAttr = "odt.parameters";
 // Module attribute (set by odt-destination-passing): per entry point, the

@@ -30,6 +30,7 @@ const char *argumentRoleName(ArgumentRole role) {
   case ArgumentRole::UpdatedFlag: return "updated flag";
   case ArgumentRole::PackedPanels: return "packed panels";
   case ArgumentRole::PanelsStale: return "panels stale flag";
+  case ArgumentRole::RandomState: return "random state";
   }
   return "argument";
 }
@@ -76,6 +77,7 @@ Result<ArgumentRole> convertRole(fb::ArgumentRole role) {
   case fb::ArgumentRole::UpdatedFlag: return ArgumentRole::UpdatedFlag;
   case fb::ArgumentRole::PackedPanels: return ArgumentRole::PackedPanels;
   case fb::ArgumentRole::PanelsStale: return ArgumentRole::PanelsStale;
+  case fb::ArgumentRole::RandomState: return ArgumentRole::RandomState;
   }
   return Status::error("unknown argument role " +
                        std::to_string(static_cast<int>(role)));

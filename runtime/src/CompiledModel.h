@@ -35,6 +35,7 @@ enum class ArgumentRole {
   UpdatedFlag,
   PackedPanels,
   PanelsStale,
+  RandomState,
 };
 
 const char *argumentRoleName(ArgumentRole role);

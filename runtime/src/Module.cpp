@@ -1,9 +1,28 @@
 #include "Module.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
 namespace odt {
+
+namespace {
+
+std::atomic<int64_t> globalSeed{0};
+// Incremented by every setSeed(), so sessions see a new call even when the
+// value repeats.
+std::atomic<uint64_t> globalSeedGeneration{0};
+
+constexpr const char *kRandomSeedProperty = "odt.random_seed";
+constexpr const char *kRandomStepProperty = "odt.random_step";
+
+} // namespace
+
+void setSeed(int64_t seed) {
+  globalSeed = seed;
+  ++globalSeedGeneration;
+}
+int64_t getSeed() { return globalSeed; }
 
 Result<std::unique_ptr<Module>>
 Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
@@ -48,6 +67,25 @@ Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
       return Status::error("the checkpoint's parameter '" + param->name +
                            "' is not a parameter of the model '" +
                            model->origin() + "'");
+  }
+
+  // The random state: a checkpoint's, else the global seed.
+  module->randomState = Tensor::zeros(DataType::Int64, {2});
+  module->seedGeneration = globalSeedGeneration;
+  module->seed = globalSeed;
+  auto seedProperty = state->properties.find(kRandomSeedProperty);
+  auto stepProperty = state->properties.find(kRandomStepProperty);
+  if (seedProperty != state->properties.end() &&
+      stepProperty != state->properties.end()) {
+    const int64_t *savedSeed = std::get_if<int64_t>(&seedProperty->second);
+    const int64_t *savedStep = std::get_if<int64_t>(&stepProperty->second);
+    if (!savedSeed || !savedStep || *savedStep < 0)
+      return Status::error(std::string("the checkpoint's properties ") +
+                           kRandomSeedProperty + " and " +
+                           kRandomStepProperty +
+                           " must be integers (a step count >= 0)");
+    module->seed = *savedSeed;
+    module->counter = *savedStep;
   }
 
   module->lazyResetFlag = Tensor::zeros(DataType::Bool, {1});
@@ -245,6 +283,10 @@ Status Module::bindStateArguments(Step &step) {
     case ArgumentRole::LazyResetGrad:
       ODT_RETURN_IF_ERROR(step.call.set(i, lazyResetFlag));
       break;
+    case ArgumentRole::RandomState:
+      advanceRandomState();
+      ODT_RETURN_IF_ERROR(step.call.set(i, randomState));
+      break;
     case ArgumentRole::UserInput:
     case ArgumentRole::UserOutput:
     case ArgumentRole::PackedPanels: // bound below
@@ -267,6 +309,28 @@ Status Module::bindStateArguments(Step &step) {
     ODT_RETURN_IF_ERROR(step.call.set(use.staleArg, use.stale));
   }
   return Status::ok();
+}
+
+void Module::advanceRandomState() {
+  uint64_t generation = globalSeedGeneration;
+  if (generation != seedGeneration) {
+    seedGeneration = generation;
+    seed = globalSeed;
+    counter = 0;
+  }
+  ++counter;
+  randomState.data<int64_t>()[0] = seed;
+  randomState.data<int64_t>()[1] = counter;
+  // Recorded in the state, so a saved checkpoint resumes the sequence.
+  auto record = [&](const char *name, int64_t value) {
+    auto it = checkpoint->properties.find(name);
+    if (it != checkpoint->properties.end())
+      it->second = value; // no allocation in the steady state
+    else
+      checkpoint->properties.emplace(name, value);
+  };
+  record(kRandomSeedProperty, seed);
+  record(kRandomStepProperty, counter);
 }
 
 Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,

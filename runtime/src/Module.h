@@ -86,6 +86,11 @@ public:
   void setStopOnNonFiniteLoss(bool stop) { stopOnNonFiniteLoss = stop; }
   bool stopsOnNonFiniteLoss() const { return stopOnNonFiniteLoss; }
 
+  /// The Dropout masks' generator state: the seed and the number of steps
+  /// drawn so far (the next step draws with counter + 1).
+  int64_t randomSeed() const { return seed; }
+  int64_t randomCounter() const { return counter; }
+
   const CompiledModel &model() const { return *compiled; }
   CheckpointState &state() { return *checkpoint; }
 
@@ -116,6 +121,7 @@ private:
     Shape outputShape; // reused by every call
   };
   Status bindStateArguments(Step &step);
+  void advanceRandomState();
   Status addPanelUse(Step &step, const EntryPointSpec &entry, size_t panelsArg);
   Status run(Step &step, const char *what, std::vector<Tensor> &inputs,
              std::vector<Tensor> &outputs);
@@ -132,8 +138,23 @@ private:
   int threads = 0;
   bool flushDenormals = true;
   bool stopOnNonFiniteLoss = false;
+  // Dropout masks: int64[2] {seed, counter} for the steps that take it,
+  // the counter advanced once per such step; seedGeneration is the
+  // setSeed() call the seed came from.
+  Tensor randomState;
+  int64_t seed = 0, counter = 0;
+  uint64_t seedGeneration = 0;
   std::unique_ptr<ThreadPool> pool;
 };
+
+/// ORT's SetSeed: the seed of odt's random number generation (Dropout
+/// masks), for every session. A session takes it at its next step and
+/// restarts its step counter; a session created from a checkpoint that
+/// records a seed and counter (properties odt.random_seed, odt.random_step)
+/// continues from them unless setSeed is called after its creation.
+/// Without any, the seed is 0: runs are reproducible.
+void setSeed(int64_t seed);
+int64_t getSeed();
 
 } // namespace odt
 

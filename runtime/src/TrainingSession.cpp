@@ -8,8 +8,6 @@ namespace odt {
 
 namespace {
 
-std::atomic<int64_t> globalSeed{0};
-
 // Properties recording the registered scheduler (its position is the
 // optimizer's step count, saved with the optimizer state).
 constexpr const char *kWarmupProperty = "odt.lr_scheduler.warmup_steps";
@@ -62,9 +60,6 @@ void writeSchedulerConfig(CheckpointState &state,
 }
 
 } // namespace
-
-void setSeed(int64_t seed) { globalSeed = seed; }
-int64_t getSeed() { return globalSeed; }
 
 Result<std::unique_ptr<TrainingSession>>
 TrainingSession::create(CheckpointState &state,

@@ -58,10 +58,6 @@ private:
   std::unique_ptr<LRScheduler> scheduler;
 };
 
-/// Seeds odt's random number generation (dropout masks).
-void setSeed(int64_t seed);
-int64_t getSeed();
-
 } // namespace odt
 
 #endif // ODT_RUNTIME_TRAININGSESSION_H

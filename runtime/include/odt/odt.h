@@ -247,7 +247,13 @@ ODT_API OdtStatus *OdtExportModelForInferencing(
     OdtTrainingSession *session, const char *inference_model_path,
     size_t output_names_len, const char *const *output_names);
 
-/* ORT: SetSeed. Seeds odt's random number generation (dropout masks). */
+/* ORT: SetSeed. Seeds odt's random number generation (Dropout masks) for
+ * every session, in this and later calls: each session takes the seed at
+ * its next step and restarts its step counter, so a given seed gives the
+ * same masks on any thread count. Masks change every step. A session
+ * created from a checkpoint saved after Dropout steps continues the saved
+ * sequence (properties odt.random_seed and odt.random_step) unless SetSeed
+ * is called after it is created. Without SetSeed the seed is 0. */
 ODT_API OdtStatus *OdtSetSeed(int64_t seed);
 
 /* Beyond ORT (its SessionOptions::SetIntraOpNumThreads): the number of

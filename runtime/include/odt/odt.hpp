@@ -137,7 +137,7 @@ inline const char *DataTypeName(DataType type) {
 /// The API version of the loaded libodt (ODT_API_VERSION).
 inline uint32_t GetApiVersion() { return OdtGetApiVersion(); }
 
-/// ORT: SetSeed. Seeds odt's random number generation (dropout masks).
+/// ORT: SetSeed. Seeds the Dropout masks of every session (odt.h says how).
 inline void SetSeed(int64_t seed) { detail::ThrowOnError(OdtSetSeed(seed)); }
 
 /// An element type and a shape. For a parameter of a nominal state the
