@@ -7,6 +7,7 @@
 #include "CompiledModel.h"
 #include "TrainingSession.h"
 
+#include <atomic>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -32,6 +33,9 @@ struct OdtTrainingSession {
       evalOutputs;
   // Scratch vectors reused by steps.
   std::vector<odt::Tensor> inputs, outputs;
+  // Held by the call that uses the session: a session is not thread-safe,
+  // and a second thread's call is refused instead of racing.
+  std::atomic<bool> inUse{false};
 };
 
 namespace {
@@ -70,6 +74,36 @@ template <typename Body> OdtStatus *guard(const char *function, Body body) {
     if (!(condition))                                                          \
       return makeStatus(std::string(function) + ": " + (message));             \
   } while (0)
+
+/// Exclusive use of a session for the duration of one call.
+class SessionUse {
+public:
+  explicit SessionUse(OdtTrainingSession *session) : session(session) {
+    bool expected = false;
+    acquired = session->inUse.compare_exchange_strong(
+        expected, true, std::memory_order_acquire);
+  }
+  ~SessionUse() {
+    if (acquired)
+      session->inUse.store(false, std::memory_order_release);
+  }
+  SessionUse(const SessionUse &) = delete;
+  SessionUse &operator=(const SessionUse &) = delete;
+  bool acquired;
+
+private:
+  OdtTrainingSession *session;
+};
+
+// After ODT_REQUIRE(session, ...): refuses the call while another thread is
+// inside one on the same session.
+#define ODT_USE_SESSION(session, function)                                     \
+  SessionUse sessionUse(session);                                              \
+  if (!sessionUse.acquired)                                                    \
+    return makeStatus(std::string(function) +                                  \
+                      ": the session is in use by another thread (a session "  \
+                      "is not thread-safe: give each thread its own, or "      \
+                      "serialize the calls)")
 
 // Enum values from C callers may be any integer: they are read as integers,
 // never used as enum values before they are checked.
@@ -144,6 +178,7 @@ OdtStatus *runStep(const char *function, StepKind kind,
                    const OdtValue *const *inputs, size_t outputsLen,
                    OdtValue **outputs) {
   ODT_REQUIRE(session, function, "session is NULL");
+  ODT_USE_SESSION(session, function);
   ODT_REQUIRE(inputsLen == 0 || inputs, function, "inputs is NULL");
   ODT_REQUIRE(outputsLen == 0 || outputs, function, "outputs is NULL");
   const std::vector<std::string> &outputNames =
@@ -545,12 +580,14 @@ OdtStatus *OdtEvalStep(OdtTrainingSession *session, size_t inputsLen,
 
 OdtStatus *OdtLazyResetGrad(OdtTrainingSession *session) {
   ODT_REQUIRE(session, "OdtLazyResetGrad", "session is NULL");
+  ODT_USE_SESSION(session, "OdtLazyResetGrad");
   return toStatus(session->session->lazyResetGrad());
 }
 
 OdtStatus *OdtOptimizerStep(OdtTrainingSession *session) {
   return guard("OdtOptimizerStep", [&]() -> OdtStatus * {
     ODT_REQUIRE(session, "OdtOptimizerStep", "session is NULL");
+    ODT_USE_SESSION(session, "OdtOptimizerStep");
     return toStatus(session->session->optimizerStep());
   });
 }
@@ -558,12 +595,14 @@ OdtStatus *OdtOptimizerStep(OdtTrainingSession *session) {
 OdtStatus *OdtSetLearningRate(OdtTrainingSession *session, float lr) {
   return guard("OdtSetLearningRate", [&]() -> OdtStatus * {
     ODT_REQUIRE(session, "OdtSetLearningRate", "session is NULL");
+    ODT_USE_SESSION(session, "OdtSetLearningRate");
     return toStatus(session->session->setLearningRate(lr));
   });
 }
 
 OdtStatus *OdtSetSessionThreads(OdtTrainingSession *session, int threads) {
   ODT_REQUIRE(session, "OdtSetSessionThreads", "session is NULL");
+  ODT_USE_SESSION(session, "OdtSetSessionThreads");
   ODT_REQUIRE(threads >= 0, "OdtSetSessionThreads",
               "threads must be 0 (one per core) or positive");
   return guard("OdtSetSessionThreads", [&]() -> OdtStatus * {
@@ -581,6 +620,7 @@ OdtStatus *OdtGetSessionThreads(const OdtTrainingSession *session, int *out) {
 OdtStatus *OdtSetSessionFlushDenormals(OdtTrainingSession *session,
                                        bool flush) {
   ODT_REQUIRE(session, "OdtSetSessionFlushDenormals", "session is NULL");
+  ODT_USE_SESSION(session, "OdtSetSessionFlushDenormals");
   session->session->module().setFlushDenormals(flush);
   return nullptr;
 }
@@ -596,6 +636,7 @@ OdtStatus *OdtGetSessionFlushDenormals(const OdtTrainingSession *session,
 OdtStatus *OdtSetSessionStopOnNonFiniteLoss(OdtTrainingSession *session,
                                              bool stop) {
   ODT_REQUIRE(session, "OdtSetSessionStopOnNonFiniteLoss", "session is NULL");
+  ODT_USE_SESSION(session, "OdtSetSessionStopOnNonFiniteLoss");
   session->session->module().setStopOnNonFiniteLoss(stop);
   return nullptr;
 }
@@ -623,6 +664,7 @@ OdtStatus *OdtRegisterLinearLRScheduler(OdtTrainingSession *session,
                                         float initialLr) {
   return guard("OdtRegisterLinearLRScheduler", [&]() -> OdtStatus * {
     ODT_REQUIRE(session, "OdtRegisterLinearLRScheduler", "session is NULL");
+    ODT_USE_SESSION(session, "OdtRegisterLinearLRScheduler");
     odt::LRSchedulerConfig config;
     config.kind = "linear";
     config.warmupSteps = warmup;
@@ -637,6 +679,7 @@ OdtStatus *OdtRegisterCosineLRScheduler(OdtTrainingSession *session,
                                         float initialLr, double numCycles) {
   return guard("OdtRegisterCosineLRScheduler", [&]() -> OdtStatus * {
     ODT_REQUIRE(session, "OdtRegisterCosineLRScheduler", "session is NULL");
+    ODT_USE_SESSION(session, "OdtRegisterCosineLRScheduler");
     odt::LRSchedulerConfig config;
     config.kind = "cosine_with_warmup";
     config.warmupSteps = warmup;
@@ -651,6 +694,7 @@ OdtStatus *OdtRegisterConstantLRScheduler(OdtTrainingSession *session,
                                           int64_t warmup, float initialLr) {
   return guard("OdtRegisterConstantLRScheduler", [&]() -> OdtStatus * {
     ODT_REQUIRE(session, "OdtRegisterConstantLRScheduler", "session is NULL");
+    ODT_USE_SESSION(session, "OdtRegisterConstantLRScheduler");
     odt::LRSchedulerConfig config;
     config.kind = "constant_with_warmup";
     config.warmupSteps = warmup;
@@ -663,6 +707,7 @@ OdtStatus *OdtRegisterConstantLRScheduler(OdtTrainingSession *session,
 OdtStatus *OdtSchedulerStep(OdtTrainingSession *session) {
   return guard("OdtSchedulerStep", [&]() -> OdtStatus * {
     ODT_REQUIRE(session, "OdtSchedulerStep", "session is NULL");
+    ODT_USE_SESSION(session, "OdtSchedulerStep");
     return toStatus(session->session->schedulerStep());
   });
 }
@@ -681,6 +726,7 @@ OdtStatus *OdtCopyParametersToBuffer(OdtTrainingSession *session,
   return guard("OdtCopyParametersToBuffer", [&]() -> OdtStatus * {
     ODT_REQUIRE(session && buffer, "OdtCopyParametersToBuffer",
                 "session and buffer must not be NULL");
+    ODT_USE_SESSION(session, "OdtCopyParametersToBuffer");
     return toStatus(session->session->module().copyParametersToBuffer(
         buffer->tensor, trainableOnly));
   });
@@ -692,6 +738,7 @@ OdtStatus *OdtCopyBufferToParameters(OdtTrainingSession *session,
   return guard("OdtCopyBufferToParameters", [&]() -> OdtStatus * {
     ODT_REQUIRE(session && buffer, "OdtCopyBufferToParameters",
                 "session and buffer must not be NULL");
+    ODT_USE_SESSION(session, "OdtCopyBufferToParameters");
     return toStatus(session->session->module().copyBufferToParameters(
         buffer->tensor, trainableOnly));
   });
@@ -703,6 +750,7 @@ OdtStatus *OdtExportModelForInferencing(OdtTrainingSession *session,
   return guard("OdtExportModelForInferencing", [&]() -> OdtStatus * {
     const char *function = "OdtExportModelForInferencing";
     ODT_REQUIRE(session && path, function, "session and path must not be NULL");
+    ODT_USE_SESSION(session, function);
     ODT_REQUIRE(namesLen == 0 || names, function, "output_names is NULL");
     std::vector<std::string> outputNames;
     for (size_t i = 0; i < namesLen; ++i) {

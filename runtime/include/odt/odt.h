@@ -16,7 +16,10 @@
  * Threads: the functions may be called from any thread, but a training
  * session must not be used by two threads at once, and neither may a
  * checkpoint state (nor the sessions created from it: they share its
- * parameters). Different states with their own sessions may run in parallel.
+ * parameters). A session call made while another thread is inside one on
+ * the same session fails with "the session is in use by another thread"
+ * (the first call is unaffected); uses of a checkpoint state are not
+ * detected. Different states with their own sessions may run in parallel.
  * Values are plain data: a value may be read by several threads at once but
  * must not be written while a session step uses it.
  */
