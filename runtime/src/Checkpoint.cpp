@@ -11,6 +11,7 @@
 
 #include "FileUtil.h"
 #include "checkpoint_generated.h"
+#include "FlatbuffersRead.h"
 
 #include <algorithm>
 #include <cstring>
@@ -433,9 +434,7 @@ private:
     if (!isKnownFixedSizeType(code))
       return fault(what + " has unsupported data type " + dataTypeCodeName(code));
     DataType type = static_cast<DataType>(code);
-    Shape dims;
-    if (tensor.dims())
-      dims.assign(tensor.dims()->begin(), tensor.dims()->end());
+    Shape dims = readInt64Vector(tensor.dims());
     for (int64_t dim : dims)
       if (dim < 0)
         return fault(what + " has a negative dimension in " + formatShape(dims));

@@ -5,6 +5,7 @@
 #include "StepAllocator.h"
 #include "ThreadPool.h"
 #include "model_generated.h"
+#include "FlatbuffersRead.h"
 
 #include <cerrno>
 #include <cstring>
@@ -262,8 +263,7 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
       ParameterSpec spec;
       spec.name = param->name()->str();
       spec.dtype = static_cast<DataType>(param->data_type());
-      if (param->dims())
-        spec.shape.assign(param->dims()->begin(), param->dims()->end());
+      spec.shape = readInt64Vector(param->dims());
       spec.trainable = param->trainable();
       params.push_back(std::move(spec));
     }

@@ -181,7 +181,7 @@ Value tensor(OdtDataType type, const std::vector<int64_t> &shape,
   size_t count = 0;
   EXPECT_TRUE(Ok(OdtGetTensorElementCount(value, &count)));
   EXPECT_EQ(count, data.size());
-  if (out && count == data.size())
+  if (out && count == data.size() && !data.empty())
     std::memcpy(out, data.data(), data.size() * sizeof(T));
   return Value(value);
 }
@@ -372,7 +372,8 @@ inline std::vector<float> train(OdtTrainingSession *session,
 /// Bitwise equality of float vectors (NaN-safe, -0 != +0).
 inline bool sameBits(const std::vector<float> &a, const std::vector<float> &b) {
   return a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+         (a.empty() ||
+          std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 } // namespace capi

@@ -14,6 +14,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace odt {
 namespace {
 
@@ -73,7 +75,12 @@ modelWith(const std::vector<PanelArg> &args,
                                fbb.CreateVector(params),
                                fbb.CreateVector(entries));
   fb::FinishModelBuffer(fbb, model);
-  auto resolve = [](void *, const char *) -> void * {
+  // The model has no runtime hooks (P_set_allocator, P_set_parallel): only
+  // its entry points resolve.
+  auto resolve = [](void *, const char *name) -> void * {
+    std::string symbol = name;
+    if (symbol.find("_set_") != std::string::npos)
+      return nullptr;
     return reinterpret_cast<void *>(&entryPointCall);
   };
   return CompiledModel::fromDescriptor(fbb.GetBufferPointer(), fbb.GetSize(),

@@ -64,13 +64,21 @@ typedef enum OdtDataType {
   ODT_DOUBLE = 11,
   ODT_UINT32 = 12,
   ODT_UINT64 = 13,
-  ODT_BFLOAT16 = 16
+  ODT_BFLOAT16 = 16,
+  /* Not a type: makes every int32 a valid value of the enum in C++ too, so
+   * that an unknown code from a caller is an error status, not undefined
+   * behaviour. */
+  ODT_DATA_TYPE_RANGE_MIN = -0x7fffffff - 1,
+  ODT_DATA_TYPE_RANGE_MAX = 0x7fffffff
 } OdtDataType;
 
 typedef enum OdtPropertyType {
   ODT_INT_PROPERTY = 0,    /* int64_t */
   ODT_FLOAT_PROPERTY = 1,  /* float */
-  ODT_STRING_PROPERTY = 2  /* NUL-terminated UTF-8 */
+  ODT_STRING_PROPERTY = 2, /* NUL-terminated UTF-8 */
+  /* Not a type: every int32 is a valid value (see OdtDataType). */
+  ODT_PROPERTY_TYPE_RANGE_MIN = -0x7fffffff - 1,
+  ODT_PROPERTY_TYPE_RANGE_MAX = 0x7fffffff
 } OdtPropertyType;
 
 /* A model linked into the program (model.o + model.h from odt-compile):

@@ -331,6 +331,8 @@ public:
       return *static_cast<const float *>(value);
     case ODT_STRING_PROPERTY:
       return std::string(static_cast<const char *>(value));
+    default:
+      break;
     }
     throw Exception("Odt::CheckpointState::GetProperty: property '" + name +
                     "' has an unknown type " + std::to_string(type));
