@@ -4,8 +4,9 @@
 set -euo pipefail
 
 packages=(
-  # toolchain
-  cmake ninja-build ccache clang-22 lld-22
+  # toolchain (compiler-rt: the sanitizers and libFuzzer of test/sanitizers
+  # and fuzz/)
+  cmake ninja-build ccache clang-22 lld-22 libclang-rt-22-dev
   # LLVM / MLIR 22 (shared libraries libLLVM.so / libMLIR.so) and lit/FileCheck
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools liblld-22-dev
   # ONNX protobuf schema for the importer

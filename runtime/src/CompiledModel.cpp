@@ -8,6 +8,7 @@
 #include "FlatbuffersRead.h"
 
 #include <cerrno>
+#include <cctype>
 #include <cstring>
 #include <dlfcn.h>
 #include <elf.h>
@@ -62,6 +63,15 @@ namespace {
 
 void *resolveWithDlsym(void *library, const char *name) {
   return dlsym(library, name);
+}
+
+bool isCIdentifier(const std::string &name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      return false;
+  return true;
 }
 
 Result<ArgumentRole> convertRole(fb::ArgumentRole role) {
@@ -243,6 +253,10 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
                          std::to_string(kModelABIVersion) +
                          "; recompile it with this odt-compile");
   modelName = model->name() ? model->name()->str() : "odt_model";
+  // Names become symbols looked up in the library: a name that is not a C
+  // identifier (an embedded NUL above all) would look up another symbol.
+  if (!isCIdentifier(modelName))
+    return Status::error("the model name is not a C identifier");
   // The model's heap buffers come from the step allocator (reused from one
   // step to the next) when the model has the hook.
   if (void *hook = resolve(context, (modelName + "_set_allocator").c_str())) {
@@ -270,10 +284,18 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
   if (model->entry_points())
     for (const fb::EntryPoint *entry : *model->entry_points()) {
       EntryPointSpec spec;
+      if (entry->kind() != fb::EntryKind::Train &&
+          entry->kind() != fb::EntryKind::Eval &&
+          entry->kind() != fb::EntryKind::Optimizer)
+        return Status::error("an entry point has an unknown kind " +
+                             std::to_string(static_cast<int>(entry->kind())));
       spec.kind = static_cast<EntryKind>(entry->kind());
       if (!entry->symbol())
         return Status::error("an entry point has no symbol");
       spec.symbol = entry->symbol()->str();
+      if (!isCIdentifier(spec.symbol) ||
+          (entry->shape_symbol() && !isCIdentifier(entry->shape_symbol()->str())))
+        return Status::error("an entry point's symbol is not a C identifier");
       spec.function =
           reinterpret_cast<EntryFunction>(resolve(context, spec.symbol.c_str()));
       if (!spec.function)
