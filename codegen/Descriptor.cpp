@@ -434,10 +434,35 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
       resolverCases += "  if (strcmp(symbol, \"" + shapes +
                        "\") == 0)\n    entry = " + shapes + ";\n";
     }
-    entries.push_back(fb::CreateEntryPoint(fbb, kind, fbb.CreateString(symbol),
-                                           fbb.CreateVector(fbArgs),
-                                           shapeSymbol));
+    std::vector<flatbuffers::Offset<fb::Divisibility>> divisibility;
+    llvm::json::Array jsonDivisibility;
+    if (auto requirements = func->getAttrOfType<ArrayAttr>(kDivisibilityAttr))
+      for (auto requirement : requirements.getAsRange<DictionaryAttr>()) {
+        std::vector<flatbuffers::Offset<flatbuffers::String>> symbols;
+        llvm::json::Array jsonSymbols;
+        for (auto name :
+             requirement.getAs<ArrayAttr>("symbols").getAsRange<StringAttr>()) {
+          symbols.push_back(fbb.CreateString(name.str()));
+          jsonSymbols.push_back(name.str());
+        }
+        int64_t multiple =
+            requirement.getAs<IntegerAttr>("multiple_of").getInt();
+        std::string reason =
+            requirement.getAs<StringAttr>("reason").str();
+        divisibility.push_back(fb::CreateDivisibility(
+            fbb, fbb.CreateVector(symbols), multiple, fbb.CreateString(reason)));
+        jsonDivisibility.push_back(llvm::json::Object{
+            {"symbols", std::move(jsonSymbols)},
+            {"multiple_of", multiple},
+            {"reason", reason}});
+      }
+    entries.push_back(fb::CreateEntryPoint(
+        fbb, kind, fbb.CreateString(symbol), fbb.CreateVector(fbArgs),
+        shapeSymbol,
+        divisibility.empty() ? 0 : fbb.CreateVector(divisibility)));
     llvm::json::Object e;
+    if (!jsonDivisibility.empty())
+      e["divisibility"] = std::move(jsonDivisibility);
     e["kind"] = funcName;
     e["symbol"] = symbol;
     e["arguments"] = std::move(jsonArgs);

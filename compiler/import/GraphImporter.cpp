@@ -17,6 +17,7 @@
 #include "llvm/Support/Path.h"
 
 #include <deque>
+#include <numeric>
 
 using namespace mlir;
 
@@ -1152,6 +1153,37 @@ FailureOr<func::FuncOp> Importer::run(StringRef funcName) {
     resultAttrs[index].set(kDimsAttr, dimsAttr(result));
     func.setResultAttrs(index, resultAttrs[index].getDictionary(context));
   }
+
+  // Divisibility the symbols cannot express (a Reshape's -1), on the
+  // symbols as resolved now; the runtime checks them once inputs bind them.
+  SmallVector<Attribute> requirements;
+  for (const onnx::ShapeContext::Divisibility &requirement :
+       shapes.getDivisibilityRequirements()) {
+    onnx::Dim dividend = shapes.resolve(requirement.dividend);
+    int64_t multiple =
+        requirement.divisor /
+        std::gcd(dividend.getCoefficient(), requirement.divisor);
+    if (multiple == 1)
+      continue;
+    if (dividend.isStatic()) {
+      emitGraphError() << requirement.reason << ", and "
+                       << dividend.getCoefficient() << " is not a multiple of "
+                       << requirement.divisor;
+      return failure();
+    }
+    SmallVector<Attribute> names;
+    for (int symbol : dividend.getSymbols())
+      names.push_back(
+          builder.getStringAttr(shapes.symbolName(onnx::Dim::symbol(symbol))));
+    requirements.push_back(builder.getDictionaryAttr(
+        {builder.getNamedAttr("symbols", builder.getArrayAttr(names)),
+         builder.getNamedAttr("multiple_of",
+                              builder.getI64IntegerAttr(multiple)),
+         builder.getNamedAttr("reason",
+                              builder.getStringAttr(requirement.reason))}));
+  }
+  if (!requirements.empty())
+    func->setAttr(kDivisibilityAttr, builder.getArrayAttr(requirements));
   return func;
 }
 

@@ -61,6 +61,9 @@ inline constexpr llvm::StringLiteral kDimsAttr = "onnx.dims";
 /// On an op: the names its results get in an exported ONNX graph (an
 /// ArrayAttr of strings, "" for a fresh name).
 inline constexpr llvm::StringLiteral kResultNamesAttr = "odt.result_names";
+/// On an entry point: divisibility requirements on its symbols (an array of
+/// {symbols, multiple_of, reason}), checked by the runtime.
+inline constexpr llvm::StringLiteral kDivisibilityAttr = "odt.divisibility";
 /// The `odt.name` of the random_state argument.
 inline constexpr llvm::StringLiteral kRandomStateName = "odt.random_state";
 // Module attribute: the parameters, in training-graph input order.

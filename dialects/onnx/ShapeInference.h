@@ -158,6 +158,22 @@ public:
                                    llvm::ArrayRef<Dim> rhs,
                                    mlir::Operation *op);
 
+  /// A requirement the symbols cannot express: `dividend` (a product of
+  /// symbols) must be a multiple of `divisor`, else `reason` (a Reshape
+  /// with -1 whose other dims do not divide the element count) computes a
+  /// wrong result. Checked by the runtime once the symbols are bound.
+  struct Divisibility {
+    Dim dividend;
+    int64_t divisor;
+    std::string reason;
+  };
+  void requireDivisible(Dim dividend, int64_t divisor, std::string reason) {
+    divisibility.push_back({dividend, divisor, std::move(reason)});
+  }
+  llvm::ArrayRef<Divisibility> getDivisibilityRequirements() const {
+    return divisibility;
+  }
+
 private:
   int find(int symbol) const;
   Dim resolveImpl(const Dim &dim, unsigned depth) const;
@@ -171,6 +187,7 @@ private:
   llvm::StringMap<int> byName;
   llvm::DenseMap<mlir::Value, Shape> shapes;
   llvm::DenseMap<mlir::Value, Values> values;
+  llvm::SmallVector<Divisibility> divisibility;
 };
 
 /// `axis` in [-rank, rank) made non-negative; std::nullopt if out of range.

@@ -307,6 +307,19 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
           return Status::error("shape function '" + entry->shape_symbol()->str() +
                                "' is missing");
       }
+      if (entry->divisibility())
+        for (const fb::Divisibility *requirement : *entry->divisibility()) {
+          DivisibilitySpec divisibility;
+          if (requirement->symbols())
+            for (const flatbuffers::String *symbol : *requirement->symbols())
+              divisibility.symbols.push_back(symbol->str());
+          divisibility.multipleOf = requirement->multiple_of();
+          if (divisibility.multipleOf < 1)
+            return Status::error("a divisibility requirement is not positive");
+          if (requirement->reason())
+            divisibility.reason = requirement->reason()->str();
+          spec.divisibility.push_back(std::move(divisibility));
+        }
       if (entry->arguments())
         for (const fb::Argument *arg : *entry->arguments()) {
           ArgumentSpec argument;
@@ -498,6 +511,29 @@ Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {
                              ", but another input set it to " +
                              std::to_string(previous));
     }
+  }
+  // What the symbols cannot say (a Reshape's -1 holds only for some sizes).
+  for (const DivisibilitySpec &requirement : entry->divisibility) {
+    int64_t remainder = 1 % requirement.multipleOf; // of the product
+    std::string names, values;
+    bool bound = true;
+    for (const std::string &symbol : requirement.symbols) {
+      int64_t value = bindings.lookup(symbol);
+      bound &= value >= 0;
+      if (!bound)
+        break;
+      remainder = static_cast<int64_t>(
+          static_cast<__int128>(remainder) * (value % requirement.multipleOf) %
+          requirement.multipleOf);
+      names += (names.empty() ? "" : "*") + symbol;
+      values += (values.empty() ? "" : ", ") + symbol + " = " +
+                std::to_string(value);
+    }
+    if (bound && remainder != 0)
+      return Status::error(requirement.reason + ", so " + names +
+                           " must be a multiple of " +
+                           std::to_string(requirement.multipleOf) +
+                           "; the inputs give " + values);
   }
   return Status::ok();
 }

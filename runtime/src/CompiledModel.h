@@ -67,6 +67,14 @@ enum class EntryKind { Train, Eval, Optimizer };
 
 using EntryFunction = void (*)(void **);
 
+/// The product of the bound values of `symbols` must be a multiple of
+/// `multipleOf`; `reason` names the node that needs it.
+struct DivisibilitySpec {
+  std::vector<std::string> symbols;
+  int64_t multipleOf = 1;
+  std::string reason;
+};
+
 struct EntryPointSpec {
   EntryKind kind;
   std::string symbol;
@@ -75,6 +83,7 @@ struct EntryPointSpec {
   /// Computes the output dims no input binds (see docs/abi.md); null when
   /// every output dim follows from the inputs.
   EntryFunction shapeFunction = nullptr;
+  std::vector<DivisibilitySpec> divisibility;
 };
 
 struct ParameterSpec {

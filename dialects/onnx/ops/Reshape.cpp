@@ -125,6 +125,14 @@ LogicalResult ReshapeOp::inferShapes(ShapeContext &context) {
           (known->getSize() == 0 || total->getSize() % known->getSize() != 0))
         return mismatch();
       quotient = context.divideExact(*total, *known);
+      // N*4 into [-1, 3]: the count holds only for N a multiple of 3.
+      if (!quotient && known->isStatic() && known->getSize() > 0 &&
+          !total->isStatic())
+        context.requireDivisible(
+            *total, known->getSize(),
+            "node '" + getNodeName(*this) + "' (onnx.Reshape) reshapes " +
+                context.symbolName(*total) + " elements into " +
+                std::to_string(known->getSize()) + " times a -1 dim");
     }
     result[*inferredIndex] =
         quotient ? *quotient : context.newResultSymbol(*this, *inferredIndex);

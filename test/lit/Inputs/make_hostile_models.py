@@ -32,6 +32,13 @@ a forward model whose run-time indices the runtime must check:
                               ids_ok.npy, ids_high.npy (10 at [1, 2]),
                               ids_low.npy (-11 at [0, 0]), labels.npy
 
+a forward model whose symbolic dims must fit at run time:
+
+  reshape_minus_one.onnx      x [N, 4] reshaped to [-1, 3]: only N a
+                              multiple of 3 fills it (x_2x4.npy does not,
+                              x_3x4.npy does; the -1 dim used to be rounded
+                              down, dropping elements)
+
 and one valid model that once failed with an internal message:
 
   concat_empty.onnx           x [2, 4] concatenated with an empty [2, 0]
@@ -154,6 +161,10 @@ def main(out_dir):
              numpy_helper.from_array(
                  np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4),
                  "head")]),
+        "reshape_minus_one": make_model(
+            [helper.make_node("Reshape", ["x", "target"], ["y"], name="fold")],
+            [value("x", ["N", 4])], [value("y", ["M", 3])],
+            [numpy_helper.from_array(np.array([-1, 3], np.int64), "target")]),
         "concat_empty": make_model(
             [helper.make_node("Concat", ["x", "e"], ["y"], name="cat",
                               axis=1)],
@@ -187,6 +198,10 @@ def main(out_dir):
             f.write(model.SerializeToString())
     np.save(os.path.join(out_dir, "x.npy"),
             np.arange(8, dtype=np.float32).reshape(2, 4))
+    np.save(os.path.join(out_dir, "x_2x4.npy"),
+            np.arange(8, dtype=np.float32).reshape(2, 4))
+    np.save(os.path.join(out_dir, "x_3x4.npy"),
+            np.arange(12, dtype=np.float32).reshape(3, 4))
     ids = np.array([[0, 1, 2], [7, 8, 9]], np.int64)
     np.save(os.path.join(out_dir, "ids_ok.npy"), ids)
     high = ids.copy()
