@@ -271,6 +271,7 @@ Status Module::lazyResetGrad() {
 
 Status Module::bindStateArguments(Step &step) {
   const EntryPointSpec &entry = step.call.spec();
+  randomStatePending = false;
   for (size_t i = 0; i < entry.arguments.size(); ++i) {
     const ArgumentSpec &arg = entry.arguments[i];
     switch (arg.role) {
@@ -284,7 +285,7 @@ Status Module::bindStateArguments(Step &step) {
       ODT_RETURN_IF_ERROR(step.call.set(i, lazyResetFlag));
       break;
     case ArgumentRole::RandomState:
-      advanceRandomState();
+      prepareRandomState();
       ODT_RETURN_IF_ERROR(step.call.set(i, randomState));
       break;
     case ArgumentRole::UserInput:
@@ -311,16 +312,23 @@ Status Module::bindStateArguments(Step &step) {
   return Status::ok();
 }
 
-void Module::advanceRandomState() {
+void Module::prepareRandomState() {
   uint64_t generation = globalSeedGeneration;
   if (generation != seedGeneration) {
     seedGeneration = generation;
     seed = globalSeed;
     counter = 0;
   }
-  ++counter;
   randomState.data<int64_t>()[0] = seed;
-  randomState.data<int64_t>()[1] = counter;
+  randomState.data<int64_t>()[1] = counter + 1;
+  randomStatePending = true;
+}
+
+void Module::commitRandomState() {
+  if (!randomStatePending)
+    return;
+  randomStatePending = false;
+  ++counter;
   // Recorded in the state, so a saved checkpoint resumes the sequence.
   auto record = [&](const char *name, int64_t value) {
     auto it = checkpoint->properties.find(name);
@@ -401,6 +409,8 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   if (!status)
     return status.withContext(what);
   step.call.invoke(pool.get(), flushDenormals);
+  // Only a step that ran draws from the sequence (a refused one does not).
+  commitRandomState();
   for (PanelUse &use : step.panels)
     if (use.boundStale && !use.stale.data<uint8_t>()[0]) {
       use.cache->filledVersion = use.boundVersion;

@@ -121,7 +121,10 @@ private:
     Shape outputShape; // reused by every call
   };
   Status bindStateArguments(Step &step);
-  void advanceRandomState();
+  /// The random state for the step about to run (the next counter value),
+  /// and, once it ran, the counter advanced.
+  void prepareRandomState();
+  void commitRandomState();
   Status addPanelUse(Step &step, const EntryPointSpec &entry, size_t panelsArg);
   Status run(Step &step, const char *what, std::vector<Tensor> &inputs,
              std::vector<Tensor> &outputs);
@@ -144,6 +147,7 @@ private:
   Tensor randomState;
   int64_t seed = 0, counter = 0;
   uint64_t seedGeneration = 0;
+  bool randomStatePending = false;
   std::unique_ptr<ThreadPool> pool;
 };
 

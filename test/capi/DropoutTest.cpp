@@ -122,6 +122,20 @@ TEST_F(DropoutTest, ASeedGivesTheSameMasksWhateverTheThreadCount) {
   EXPECT_EQ(step(b.get()), masks[1]);
 }
 
+TEST_F(DropoutTest, ARefusedStepDrawsNothing) {
+  State stateA = loadState(artifact("dropout/checkpoint"));
+  Session a = newSession(stateA.get());
+  Mask first = step(a.get());
+  State stateB = loadState(artifact("dropout/checkpoint"));
+  Session b = newSession(stateB.get());
+  // x of another width: refused before the step runs.
+  Value narrow = floats({kRows, 3}, std::vector<float>(kRows * 3, 1.0f));
+  const OdtValue *inputs[] = {narrow.get(), target.get()};
+  OdtValue *outputs[2] = {nullptr, nullptr};
+  EXPECT_TRUE(Fails(OdtTrainStep(b.get(), 2, inputs, 2, outputs), {"x"}));
+  EXPECT_EQ(step(b.get()), first);
+}
+
 TEST_F(DropoutTest, ASavedCheckpointResumesTheSequence) {
   ASSERT_TRUE(Ok(OdtSetSeed(99)));
   State state = loadState(artifact("dropout/checkpoint"));
