@@ -513,9 +513,9 @@ Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {
     }
   }
   // What the symbols cannot say (a Reshape's -1 holds only for some sizes).
+  // Checked every step: the message is built only when it fails.
   for (const DivisibilitySpec &requirement : entry->divisibility) {
     int64_t remainder = 1 % requirement.multipleOf; // of the product
-    std::string names, values;
     bool bound = true;
     for (const std::string &symbol : requirement.symbols) {
       int64_t value = bindings.lookup(symbol);
@@ -525,15 +525,19 @@ Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {
       remainder = static_cast<int64_t>(
           static_cast<__int128>(remainder) * (value % requirement.multipleOf) %
           requirement.multipleOf);
+    }
+    if (!bound || remainder == 0)
+      continue;
+    std::string names, values;
+    for (const std::string &symbol : requirement.symbols) {
       names += (names.empty() ? "" : "*") + symbol;
       values += (values.empty() ? "" : ", ") + symbol + " = " +
-                std::to_string(value);
+                std::to_string(bindings.lookup(symbol));
     }
-    if (bound && remainder != 0)
-      return Status::error(requirement.reason + ", so " + names +
-                           " must be a multiple of " +
-                           std::to_string(requirement.multipleOf) +
-                           "; the inputs give " + values);
+    return Status::error(requirement.reason + ", so " + names +
+                         " must be a multiple of " +
+                         std::to_string(requirement.multipleOf) +
+                         "; the inputs give " + values);
   }
   return Status::ok();
 }
