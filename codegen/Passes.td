@@ -202,7 +202,9 @@ def OutlineParallelLoops
     each such call into a call of the model's parallel hook (P_set_parallel)
     with a task that unpacks the captured values; by default the hook runs
     the whole range on the calling thread, the runtime's splits it over its
-    thread pool. Other parallel loops stay (convert-scf-to-cf makes them
+    thread pool. Loops whose bodies are identical (a network's repeated
+    blocks) share one function, so LLVM optimizes and emits it once. Other
+    parallel loops stay (convert-scf-to-cf makes them
     sequential loops).
   }];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect"];

@@ -45,6 +45,36 @@ struct OutlineParallelLoopsPass
       outline(module, loop, counter);
   }
 
+  /// A hash of a function's type and the kinds and attributes of its ops:
+  /// equal for functions that may be identical, which are then compared.
+  static llvm::hash_code shapeHash(func::FuncOp function) {
+    llvm::hash_code hash = hash_value(function.getFunctionType());
+    function.getBody().walk([&](Operation *op) {
+      hash = llvm::hash_combine(hash,
+                                OperationEquivalence::computeHash(
+                                    op, OperationEquivalence::ignoreHashValue,
+                                    OperationEquivalence::ignoreHashValue,
+                                    OperationEquivalence::IgnoreLocations));
+    });
+    return hash;
+  }
+
+  /// The already outlined function with the same type and body as
+  /// `function`, or null. A network repeats its blocks (ResNet's stages,
+  /// a transformer's layers): their loops are one function, compiled once;
+  /// without this, LLVM optimized and emitted each copy again.
+  func::FuncOp findIdentical(func::FuncOp function) {
+    auto &candidates = outlinedByHash[shapeHash(function)];
+    for (func::FuncOp candidate : candidates)
+      if (candidate.getFunctionType() == function.getFunctionType() &&
+          OperationEquivalence::isRegionEquivalentTo(
+              &candidate.getBody(), &function.getBody(),
+              OperationEquivalence::IgnoreLocations))
+        return candidate;
+    candidates.push_back(function);
+    return nullptr;
+  }
+
   void outline(ModuleOp module, scf::ParallelOp loop, unsigned &counter) {
     MLIRContext *context = module.getContext();
     Location loc = loop.getLoc();
@@ -90,6 +120,10 @@ struct OutlineParallelLoopsPass
       builder.clone(op, mapping);
     builder.setInsertionPointToEnd(entry);
     func::ReturnOp::create(builder, loc);
+    if (func::FuncOp identical = findIdentical(function)) {
+      function.erase();
+      function = identical;
+    }
 
     builder.setInsertionPoint(loop);
     SmallVector<Value> operands = {loop.getLowerBound()[0],
@@ -98,6 +132,8 @@ struct OutlineParallelLoopsPass
     func::CallOp::create(builder, loc, function, operands);
     loop.erase();
   }
+
+  llvm::DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> outlinedByHash;
 };
 
 } // namespace

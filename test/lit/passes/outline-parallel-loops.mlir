@@ -50,3 +50,42 @@ func.func @kept(%x: memref<8x8xf32>, %s: f32) {
   }
   return
 }
+
+// -----
+
+// Loops with identical bodies (a network's repeated blocks) share one
+// function; a body that differs in a constant gets its own.
+// CHECK-LABEL: func.func @repeated
+// CHECK:         call @[[SHARED:__odt_par_[0-9]+]](%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK:         call @[[SHARED]](%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK:         call @[[OTHER:__odt_par_[0-9]+]](
+// CHECK:       func.func private @[[SHARED]](
+// CHECK:         arith.constant 2.000000e+00 : f32
+// CHECK:       func.func private @[[OTHER]](
+// CHECK:         arith.constant 3.000000e+00 : f32
+// CHECK-NOT:   func.func private
+func.func @repeated(%x: memref<?xf32>, %y: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %two = arith.constant 2.0 : f32
+  %three = arith.constant 3.0 : f32
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = memref.load %x[%i] : memref<?xf32>
+    %w = arith.mulf %v, %two : f32
+    memref.store %w, %y[%i] : memref<?xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = memref.load %y[%i] : memref<?xf32>
+    %w = arith.mulf %v, %two : f32
+    memref.store %w, %x[%i] : memref<?xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = memref.load %y[%i] : memref<?xf32>
+    %w = arith.mulf %v, %three : f32
+    memref.store %w, %x[%i] : memref<?xf32>
+    scf.reduce
+  }
+  return
+}
