@@ -22,11 +22,14 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/StandardInstrumentations.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <mutex>
 
 LLD_HAS_DRIVER(elf)
 
@@ -89,21 +92,17 @@ LogicalResult runLinalgPipeline(ModuleOp module, bool optimize) {
                                  "odt-generate-shape-functions");
 }
 
-llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
-                                      std::string &error) {
-  // One machine per distinct target: the pipeline, the optimizer and the
-  // object emitter of one compilation all ask.
-  static std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
-  std::string key = target.triple + "|" + target.cpu + "|" + target.features;
-  if (auto found = machines.find(key); found != machines.end())
-    return found->second.get();
-
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const CodegenTarget &target, std::string &error) {
   std::string tripleName = target.triple, cpu = target.cpu;
   llvm::SubtargetFeatures features;
   if (tripleName.empty()) {
     // This host: its CPU and every feature it reports.
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
+    static std::once_flag nativeTarget;
+    std::call_once(nativeTarget, []() {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmPrinter();
+    });
     tripleName = llvm::sys::getProcessTriple();
     if (cpu.empty()) {
       cpu = llvm::sys::getHostCPUName().str();
@@ -111,10 +110,13 @@ llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
         features.AddFeature(feature.first(), feature.second);
     }
   } else {
-    llvm::InitializeAllTargetInfos();
-    llvm::InitializeAllTargets();
-    llvm::InitializeAllTargetMCs();
-    llvm::InitializeAllAsmPrinters();
+    static std::once_flag allTargets;
+    std::call_once(allTargets, []() {
+      llvm::InitializeAllTargetInfos();
+      llvm::InitializeAllTargets();
+      llvm::InitializeAllTargetMCs();
+      llvm::InitializeAllAsmPrinters();
+    });
     if (cpu.empty())
       cpu = "generic";
   }
@@ -165,6 +167,37 @@ llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
     error = "cannot create a target machine for " + triple.str();
     return nullptr;
   }
+  return machine;
+}
+
+/// Code generation settings odt chooses over LLVM's defaults, unless the
+/// command line sets them.
+static void chooseCodegenSettings() {
+  // The list scheduler after register allocation, which the machine models
+  // of some CPUs (AMD Zen) turn on: on the kernels' large vector blocks it
+  // took a quarter of resnet18_cifar's code generation (29 of 117 s) and
+  // did not change the step time (odt-run bench, 3 rounds, within noise).
+  // Out-of-order cores reorder on their own.
+  auto &options = llvm::cl::getRegisteredOptions();
+  if (auto found = options.find("post-RA-scheduler");
+      found != options.end() && !found->second->getNumOccurrences())
+    found->second->addOccurrence(1, "post-RA-scheduler", "false");
+}
+
+llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
+                                      std::string &error) {
+  // Called on the driver's thread only: settings are global.
+  chooseCodegenSettings();
+  // One machine per distinct target: the pipeline, the optimizer and the
+  // object emitter of one compilation all ask.
+  static std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+  std::string key = target.triple + "|" + target.cpu + "|" + target.features;
+  if (auto found = machines.find(key); found != machines.end())
+    return found->second.get();
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(target, error);
+  if (!machine)
+    return nullptr;
   return (machines[key] = std::move(machine)).get();
 }
 
@@ -264,10 +297,10 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
 }
 
 std::unique_ptr<llvm::Module>
-translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
-                     const std::vector<uint8_t> &descriptor,
-                     const std::string &prefix, const CodegenTarget &target,
-                     std::string &error) {
+translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
+                  const std::vector<uint8_t> &descriptor,
+                  const std::string &prefix, const CodegenTarget &target,
+                  std::string &error) {
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context, "odt_model");
   if (!llvmModule) {
@@ -300,7 +333,11 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
       llvm::ConstantInt::get(llvm::Type::getInt64Ty(context),
                              descriptor.size()),
       prefix + "_descriptor_size");
+  return llvmModule;
+}
 
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::LLVMContext &context = module.getContext();
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -310,7 +347,7 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   llvm::StandardInstrumentations instrumentations(context,
                                                   /*DebugLogging=*/false);
   instrumentations.registerCallbacks(callbacks, &mam);
-  llvm::PassBuilder builder(machine, llvm::PipelineTuningOptions(),
+  llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(),
                             std::nullopt, &callbacks);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
@@ -318,25 +355,27 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  mpm.run(*llvmModule, mam);
-  return llvmModule;
+      // O2, not O3: O3 adds non-trivial loop unswitching, argument
+      // promotion and larger unrolling, which on odt's code (kernels
+      // vectorized and register-tiled before LLVM) made the same step time
+      // (resnet18_cifar, mobilenetv2, transformer: odt-run bench, 3
+      // rounds, within noise) for 1.8x (resnet18) to 3.2x (mobilenetv2)
+      // the optimizer's time.
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  mpm.run(module, mam);
 }
 
 bool emitObject(llvm::Module &module, bool assembly,
-                const CodegenTarget &target, std::string &bytes,
+                llvm::TargetMachine &machine, std::string &bytes,
                 std::string &error) {
-  llvm::TargetMachine *machine = getTargetMachine(target, error);
-  if (!machine)
-    return false;
   bytes.clear();
   llvm::raw_string_ostream stream(bytes);
   llvm::buffer_ostream buffered(stream);
   llvm::legacy::PassManager pm;
-  if (machine->addPassesToEmitFile(pm, buffered, nullptr,
-                                   assembly
-                                       ? llvm::CodeGenFileType::AssemblyFile
-                                       : llvm::CodeGenFileType::ObjectFile)) {
+  if (machine.addPassesToEmitFile(pm, buffered, nullptr,
+                                  assembly
+                                      ? llvm::CodeGenFileType::AssemblyFile
+                                      : llvm::CodeGenFileType::ObjectFile)) {
     error = "the target cannot emit this file type";
     return false;
   }
@@ -344,20 +383,34 @@ bool emitObject(llvm::Module &module, bool assembly,
   return true;
 }
 
-bool linkSharedLibrary(const std::string &objectPath,
-                       const std::string &libraryPath, std::string &error) {
-  std::vector<const char *> args = {
-      "ld.lld",      "-shared", "--hash-style=gnu",  "-z",
-      "noexecstack", "-o",      libraryPath.c_str(), objectPath.c_str()};
+/// Runs lld (ELF) in this process with `args` (argv[0] first).
+static bool runLinker(const std::vector<const char *> &args,
+                      const std::string &what, std::string &error) {
   std::string out, err;
   llvm::raw_string_ostream outStream(out), errStream(err);
   lld::Result result =
       lld::lldMain(args, outStream, errStream, {{lld::Gnu, &lld::elf::link}});
   if (result.retCode != 0) {
-    error = "linking '" + libraryPath + "' failed: " + err;
+    error = what + " failed: " + err;
     return false;
   }
   return true;
+}
+
+bool linkSharedLibrary(const std::string &objectPath,
+                       const std::string &libraryPath, std::string &error) {
+  return runLinker({"ld.lld", "-shared", "--hash-style=gnu", "-z",
+                    "noexecstack", "-o", libraryPath.c_str(),
+                    objectPath.c_str()},
+                   "linking '" + libraryPath + "'", error);
+}
+
+bool linkRelocatable(const std::vector<std::string> &objectPaths,
+                     const std::string &outputPath, std::string &error) {
+  std::vector<const char *> args = {"ld.lld", "-r", "-o", outputPath.c_str()};
+  for (const std::string &path : objectPaths)
+    args.push_back(path.c_str());
+  return runLinker(args, "joining the code parts", error);
 }
 
 } // namespace odt

@@ -5,7 +5,8 @@
 //   linalg  : onnx -> linalg on tensors, elementwise fusion
 //   llvm    : destination passing, bufferization, loops, LLVM dialect,
 //             packed entry points
-//   codegen : LLVM IR, O3, host object (TargetMachine), descriptor embedded
+//   codegen : LLVM IR with the descriptor embedded, optimized and emitted
+//             as an object, in parts on threads (ParallelCodegen.cpp)
 //   link    : shared library through lld, in process
 //
 //===----------------------------------------------------------------------===//
@@ -49,8 +50,12 @@ struct CodegenTarget {
   std::string triple, cpu, features;
 };
 
-/// The TargetMachine for `target` (one per distinct target, kept), or null
-/// with `error` saying what is wrong: an unknown triple, CPU or feature.
+/// A new TargetMachine for `target`, or null with `error` saying what is
+/// wrong: an unknown triple, CPU or feature.
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const CodegenTarget &target, std::string &error);
+/// The same, made once per distinct target and kept (for the driver's
+/// thread; threads of their own create theirs).
 llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
                                       std::string &error);
 
@@ -65,23 +70,46 @@ mlir::LogicalResult runLLVMPipeline(mlir::ModuleOp module,
                                     bool optimize = true,
                                     const CodegenTarget &target = {});
 
-/// Translates the LLVM-dialect module to LLVM IR, adds the descriptor as the
-/// exported globals `<prefix>_descriptor` and `<prefix>_descriptor_size`, and
-/// optimizes it for the target at O3.
+/// Translates the LLVM-dialect module to LLVM IR for the target and adds the
+/// descriptor as the exported globals `<prefix>_descriptor` and
+/// `<prefix>_descriptor_size`.
 std::unique_ptr<llvm::Module>
-translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &context,
-                     const std::vector<uint8_t> &descriptor,
-                     const std::string &prefix, const CodegenTarget &target,
-                     std::string &error);
+translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
+                  const std::vector<uint8_t> &descriptor,
+                  const std::string &prefix, const CodegenTarget &target,
+                  std::string &error);
 
-/// Emits a relocatable PIC object (or assembly text) for the target.
+/// Runs LLVM's optimization pipeline for the machine on the module.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
+
+/// Emits a relocatable PIC object (or assembly text) for the machine.
 bool emitObject(llvm::Module &module, bool assembly,
-                const CodegenTarget &target, std::string &bytes,
+                llvm::TargetMachine &machine, std::string &bytes,
                 std::string &error);
+
+/// What compileToObject did: the module's size and how it was cut.
+struct CodegenSummary {
+  size_t instructions = 0;
+  unsigned parts = 1, threads = 1;
+};
+
+/// Optimizes the translated module and emits one relocatable object. A large
+/// module is cut into parts (by its size: the object does not depend on the
+/// thread count) that are optimized and emitted on up to `threads` threads
+/// (0: one per hardware thread), then joined with lld -r; symbols shared
+/// between parts become hidden globals named `<prefix>.<name>`.
+bool compileToObject(llvm::Module &module, const CodegenTarget &target,
+                     const std::string &prefix, unsigned threads,
+                     std::string &object, std::string &error,
+                     CodegenSummary *summary = nullptr);
 
 /// Links `objectPath` into the shared library `libraryPath` with lld.
 bool linkSharedLibrary(const std::string &objectPath,
                        const std::string &libraryPath, std::string &error);
+
+/// Links the objects into one relocatable object (lld -r).
+bool linkRelocatable(const std::vector<std::string> &objectPaths,
+                     const std::string &outputPath, std::string &error);
 
 } // namespace odt
 

@@ -88,6 +88,13 @@ static cl::opt<std::string> targetFeatures(
     "target-features",
     cl::desc("Features to add or remove, comma-separated (+avx2,-avx512f)"),
     cl::value_desc("+F,-G"), cl::cat(category));
+static cl::opt<unsigned> jobCount(
+    "jobs",
+    cl::desc("Threads for LLVM's optimization and code generation (default: "
+             "one per hardware thread); the object does not depend on it"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::alias jobCountShort("j", cl::desc("Same as --jobs"),
+                               cl::aliasopt(jobCount), cl::cat(category));
 static cl::list<std::string> inputValues(
     "input-value",
     cl::desc("Fix a graph input to the values of a .npy file (a compile-time "
@@ -399,7 +406,12 @@ struct Session {
 
 /// Compiles the artifacts `paths` into `outDir`.
 int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
-            bool beQuiet, const odt::CodegenTarget &target = {}) {
+            bool beQuiet, const odt::CodegenTarget &target = {},
+            unsigned jobs = 0) {
+  // Copies of the options: lld, which runs in this process (joining code
+  // parts, linking the library), resets every llvm::cl option.
+  const std::string emit = ::emit, prefix = ::prefix;
+  const bool simpleCodegen = ::simpleCodegen;
   Session session;
   MLIRContext &context = session.context;
   PhaseTimer timer(beQuiet);
@@ -462,21 +474,37 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   timer.start("codegen");
   llvm::LLVMContext llvmContext;
   std::string error;
-  auto llvmModule = odt::translateAndOptimize(
+  auto llvmModule = odt::translateToLLVMIR(
       *module, llvmContext, descriptor->bytes, prefix, target, error);
   if (!llvmModule)
     return fail(error);
-  if (emit == "llvm") {
-    llvmModule->print(llvm::outs(), nullptr);
-    return 0;
-  }
   std::string object;
-  if (!odt::emitObject(*llvmModule, emit == "asm", target, object, error))
-    return fail(error);
-  if (emit == "asm") {
+  if (emit == "llvm" || emit == "asm") {
+    // One module, optimized whole: what is printed is what one part would
+    // hold if the module were not cut.
+    llvm::TargetMachine *machine = odt::getTargetMachine(target, error);
+    if (!machine)
+      return fail(error);
+    odt::optimizeModule(*llvmModule, *machine);
+    if (emit == "llvm") {
+      llvmModule->print(llvm::outs(), nullptr);
+      return 0;
+    }
+    if (!odt::emitObject(*llvmModule, /*assembly=*/true, *machine, object,
+                         error))
+      return fail(error);
     llvm::outs() << object;
     return 0;
   }
+  odt::CodegenSummary summary;
+  if (!odt::compileToObject(*llvmModule, target, prefix, jobs, object, error,
+                            &summary))
+    return fail(error);
+  if (!beQuiet)
+    llvm::errs() << "odt-compile: " << summary.instructions
+                 << " LLVM instructions in " << summary.parts << " part"
+                 << (summary.parts == 1 ? "" : "s") << " on " << summary.threads
+                 << " thread" << (summary.threads == 1 ? "" : "s") << "\n";
 
   // Outputs go to a fresh staging folder first; only a complete set is moved
   // into OUT_DIR, so a failure leaves nothing half-written there.
@@ -796,5 +824,5 @@ int main(int argc, char **argv) {
   if (!odt::getTargetMachine(target, targetError))
     return fail(targetError);
 
-  return compile(paths, outDir, beQuiet, target);
+  return compile(paths, outDir, beQuiet, target, jobCount);
 }
