@@ -3,14 +3,16 @@
     build/peers/bin/python bench/run.py --build build [--venv build/peers] \
         [--work /tmp/odt-bench] [--repetitions 20] [--warmup-runs 3] \
         [--rounds 3] [--out docs/benchmarks.md] [--chart docs/benchmarks.png]
-        [--only MODEL]
+        [--only MODEL] [--compile-only]
 
 Per model and batch size: the median time of one training step (forward,
 backward, optimizer update, gradient reset) of odt (`odt-run bench`), of
 ONNX Runtime 1.19.2 training and of PyTorch eager (bench/peers.py), at 1 and
 2 threads, all measured in this one run on this machine, and odt/peer
-ratios (below 1: odt is faster). odt-compile's time per model comes from its
-timing line. The chart is a PNG bar chart of the same medians (log scale).
+ratios (below 1: odt is faster). odt-compile's time per model: the wall time
+of the whole command cold (an empty --cache-dir) and again from the cache,
+with the cold run's peak memory (--compile-only measures only these and
+writes them into their section of --out). The chart is a PNG bar chart of the same medians (log scale).
 Then matrix products alone (odt-gemm-bench): GFLOP/s of the generated code,
 of OpenBLAS and the machine's FMA peak, for 1024^3 and the zoo's shapes; and
 convolutions alone (bench/conv_bench.py) against PyTorch and that peak.
@@ -72,6 +74,76 @@ def odt_times(build, work, name, batch, threads, args):
                "--warmup-runs", str(args.warmup_runs),
                "--repetitions", str(args.repetitions), "--json"])
     return {line["bench"]: line for line in map(json.loads, out.splitlines())}
+
+
+COMPILE_RUNS = 3
+COMPILE_TIMES_BEGIN = "<!-- compile-times: bench/run.py -->"
+COMPILE_TIMES_END = "<!-- /compile-times -->"
+
+
+def compile_times_of(build, work, name):
+    """odt-compile's wall time for one model, cold (an empty cache) and then
+    from the cache, and the cold run's peak memory (its timing line) and
+    phases: medians of COMPILE_RUNS runs, each with a fresh cache folder."""
+    import shutil
+    import time
+    cold, cached, peaks, lines = [], [], [], []
+    out = os.path.join(work, name + ".compiled")
+    for i in range(COMPILE_RUNS):
+        cache = os.path.join(work, "compile-cache-" + name)
+        shutil.rmtree(cache, ignore_errors=True)
+        for times in (cold, cached):
+            start = time.perf_counter()
+            log = subprocess.run([os.path.join(build, "bin", "odt-compile"),
+                                  artifacts_dir(work, name), "-o", out,
+                                  "--cache-dir", cache],
+                                 capture_output=True, text=True)
+            times.append(time.perf_counter() - start)
+            if log.returncode != 0:
+                sys.exit("bench: odt-compile %s failed:\n%s" % (name, log.stderr))
+            done = [l for l in log.stderr.splitlines() if "done in" in l]
+            if times is cold:
+                if not done or "from the cache" in done[-1]:
+                    sys.exit("bench: odt-compile %s: the cold run was not "
+                             "compiled:\n%s" % (name, log.stderr))
+                lines.append(done[-1].split("done in ", 1)[1])
+                peaks.append(int(done[-1].rsplit("peak memory ", 1)[1].split()[0]))
+            elif not done or "from the cache" not in done[-1]:
+                sys.exit("bench: odt-compile %s: the second run was not served "
+                         "from the cache:\n%s" % (name, log.stderr))
+        shutil.rmtree(cache, ignore_errors=True)
+    return dict(cold_s=middle(cold), cached_s=middle(cached),
+                peak_mib=middle(peaks), cold_line=lines[cold.index(sorted(cold)[len(cold) // 2])])
+
+
+def compile_times_section(names, times):
+    lines = [COMPILE_TIMES_BEGIN, "",
+             "odt-compile per model on this machine (%d CPUs): wall time of the "
+             "whole command, cold (an empty --cache-dir) and again from the "
+             "cache, and the cold run's peak resident memory; medians of %d "
+             "runs, each with a fresh cache. The cold run's own timing line "
+             "gives the phases." % (os.cpu_count(), COMPILE_RUNS), "",
+             "| model | cold s | cached s | peak MiB | phases of the median cold run |",
+             "|---|---|---|---|---|"]
+    for n in names:
+        t = times[n]
+        lines.append("| %s | %.2f | %.3f | %d | %s |" % (
+            n, t["cold_s"], t["cached_s"], t["peak_mib"], t["cold_line"]))
+    return lines + ["", COMPILE_TIMES_END]
+
+
+def replace_compile_times(path, section):
+    """Puts `section` in place of the compile-time section of the report."""
+    with open(path) as f:
+        text = f.read()
+    if COMPILE_TIMES_BEGIN in text and COMPILE_TIMES_END in text:
+        head, rest = text.split(COMPILE_TIMES_BEGIN, 1)
+        tail = rest.split(COMPILE_TIMES_END, 1)[1]
+        text = head + "\n".join(section) + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
+    with open(path, "w") as f:
+        f.write(text)
 
 
 class Peers:
@@ -227,6 +299,9 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     parser.add_argument("--chart", default=os.path.join(ROOT, "docs", "benchmarks.png"))
     parser.add_argument("--only")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="only odt-compile's times (cold and cached) and "
+                        "peak memory, written into their section of --out")
     args = parser.parse_args()
     venv_python = os.path.join(args.venv or os.path.join(args.build, "peers"),
                                "bin", "python")
@@ -240,14 +315,13 @@ def main():
             run([os.path.join(args.build, "bin", "odt-compile"), "generate-artifacts",
                  os.path.join(folder, "forward.onnx"), "-o", artifacts_dir(args.work, name),
                  "--loss", "CrossEntropyLoss", "--quiet"])
-        log = subprocess.run([os.path.join(args.build, "bin", "odt-compile"),
-                              artifacts_dir(args.work, name), "-o",
-                              os.path.join(args.work, name + ".compiled")],
-                             capture_output=True, text=True)
-        if log.returncode != 0:
-            sys.exit("bench: odt-compile %s failed:\n%s" % (name, log.stderr))
-        timing = [l for l in log.stderr.splitlines() if "done in" in l]
-        compile_times[name] = timing[-1].split("done in ", 1)[1] if timing else "?"
+        compile_times[name] = compile_times_of(args.build, args.work, name)
+        print("bench: %s compile cold %.2f s, cached %.3f s, peak %d MiB"
+              % (name, compile_times[name]["cold_s"],
+                 compile_times[name]["cached_s"], compile_times[name]["peak_mib"]),
+              flush=True)
+        if args.compile_only:
+            continue
         for batch in zoo.MODELS[name][2]:
             # Rounds alternate odt and its peers, so a noisy spell of this
             # shared machine hits all of them; each figure is the median of
@@ -306,6 +380,11 @@ def main():
                           name, batch, threads, medians[0],
                           "%.3f" % medians[1] if has_ort else "-", medians[2],
                           medians[3], best), flush=True)
+
+    if args.compile_only:
+        replace_compile_times(args.out, compile_times_section(names, compile_times))
+        print("bench: wrote the compile times into %s" % args.out)
+        return
 
     lines = [
         "# Benchmarks",
@@ -426,8 +505,7 @@ def main():
                 pct(r["odt_forward_gflops"]), r["odt_train_gflops"],
                 pct(r["odt_train_gflops"]), r["torch_forward_gflops"],
                 r["torch_train_gflops"]))
-    lines += ["", "odt-compile time per model (its timing line):", ""]
-    lines += ["- %s: %s" % (n, compile_times[n]) for n in names]
+    lines += [""] + compile_times_section(names, compile_times)
     lines += ["", "![training step medians, log scale](benchmarks.png)", "",
               "Chart: per model and batch, bars for odt 1 thread (light blue), "
               "odt 2 threads (blue), ORT 1 thread (orange), ORT 2 threads (red), "

@@ -16,6 +16,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <atomic>
 #include <deque>
 #include <numeric>
 
@@ -391,10 +392,15 @@ std::optional<int64_t> checkedElementCount(ArrayRef<int64_t> shape,
   return count;
 }
 
+static std::atomic<unsigned> externalDataReadCount{0};
+
+unsigned getExternalDataReadCount() { return externalDataReadCount; }
+
 FailureOr<std::string> readExternalData(const ::onnx::TensorProto &tensor,
                                         StringRef sourcePath,
                                         std::optional<uint64_t> defaultLength,
                                         Location loc) {
+  ++externalDataReadCount;
   auto error = [&]() {
     return emitError(loc) << "tensor '" << tensor.name() << "': external data ";
   };

@@ -92,6 +92,10 @@ mlir::FailureOr<std::string>
 readExternalData(const ::onnx::TensorProto &tensor, llvm::StringRef sourcePath,
                  std::optional<uint64_t> defaultLength, mlir::Location loc);
 
+/// How many tensors this process has read from external data files: an
+/// output made from them depends on files the model only names.
+unsigned getExternalDataReadCount();
+
 /// The MLIR element type of an ONNX TensorProto.DataType, or null.
 mlir::Type convertElementType(mlir::MLIRContext *context, int32_t dataType);
 

@@ -22,6 +22,10 @@ llvm_config.with_environment("PATH", config.odt_tools_dir, append_path=True)
 
 llvm_config.use_default_substitutions()
 
+# odt-compile's cache of compiled models: the tests' own, not the user's.
+config.environment["ODT_CACHE_DIR"] = os.path.join(config.test_exec_root,
+                                                   "compile-cache")
+
 # %shared: the read-only conformance data (ORT's artifacts live under
 # %shared/conformance/ort/training_api); tests read it in place, never copy it.
 # %python: the interpreter with onnx and numpy (Debian's, not pyenv's).

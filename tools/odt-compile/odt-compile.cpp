@@ -13,6 +13,8 @@
 
 #include "codegen/Descriptor.h"
 #include "codegen/Pipeline.h"
+#include "CompileCache.h"
+#include "compiler/import/GraphImporter.h"
 #include "compiler/autodiff/GradientBuilder.h"
 #include "compiler/export/ModelExporter.h"
 #include "compiler/import/ArtifactImporter.h"
@@ -27,15 +29,19 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
+#include <sys/resource.h>
 #include <functional>
 
 using namespace mlir;
@@ -95,6 +101,15 @@ static cl::opt<unsigned> jobCount(
     cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::alias jobCountShort("j", cl::desc("Same as --jobs"),
                                cl::aliasopt(jobCount), cl::cat(category));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("Where compiled models are kept by a hash of what they are made "
+             "from, so compiling them again copies them (default: "
+             "$ODT_CACHE_DIR, else ~/.cache/odt/compile)"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> noCache("no-cache",
+                             cl::desc("Neither read nor write the cache"),
+                             cl::cat(category));
 static cl::list<std::string> inputValues(
     "input-value",
     cl::desc("Fix a graph input to the values of a .npy file (a compile-time "
@@ -243,8 +258,32 @@ public:
                             seconds)
                   .str();
     }
-    llvm::errs() << llvm::formatv("odt-compile: done in {0:f3} s ({1})\n",
-                                  total, line);
+    llvm::errs() << llvm::formatv(
+        "odt-compile: done in {0:f3} s ({1}), peak memory {2} MiB\n", total,
+        line, peakMemoryMiB());
+  }
+
+  /// The process's peak resident memory so far, in MiB (-1: unknown).
+  static long peakMemoryMiB() {
+    // VmHWM belongs to this program's memory image; getrusage's ru_maxrss
+    // also counts the image before exec, i.e. the parent that forked us
+    // (a Python benchmark with PyTorch loaded reported 529 MiB).
+    if (auto status = llvm::MemoryBuffer::getFileAsStream("/proc/self/status")) {
+      llvm::SmallVector<llvm::StringRef> lines;
+      (*status)->getBuffer().split(lines, '\n');
+      for (llvm::StringRef line : lines) {
+        if (!line.consume_front("VmHWM:"))
+          continue;
+        line = line.trim();
+        long kilobytes = 0;
+        if (line.consume_back("kB") && !line.trim().getAsInteger(10, kilobytes))
+          return kilobytes / 1024;
+      }
+    }
+    struct rusage usage;
+    if (getrusage(RUSAGE_SELF, &usage) != 0)
+      return -1;
+    return usage.ru_maxrss / 1024; // kilobytes on Linux
   }
 
 private:
@@ -404,6 +443,74 @@ struct Session {
   }
 };
 
+/// The cache's size limit: $ODT_CACHE_MAX_MB, else 2 GiB.
+uint64_t cacheLimitBytes() {
+  uint64_t megabytes = 2048;
+  if (const char *env = std::getenv("ODT_CACHE_MAX_MB"))
+    if (llvm::StringRef(env).getAsInteger(10, megabytes))
+      megabytes = 2048;
+  return megabytes << 20;
+}
+
+/// The cache key of compiling `paths` with these options, or nullopt when an
+/// input cannot be read (the compilation then says what is wrong).
+std::optional<std::string> computeCacheKey(const odt::ArtifactPaths &paths,
+                                           const odt::CodegenTarget &target,
+                                           const std::string &prefix,
+                                           bool simpleCodegen) {
+  odt::CacheKey key;
+  std::string error;
+  // The compiler itself: odt's code is linked into the executable; MLIR and
+  // LLVM are the shared libraries of this version.
+  std::string executable = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&computeCacheKey));
+  if (executable.empty() || !key.addFile("compiler", executable, error))
+    return std::nullopt;
+  key.addText("llvm", LLVM_VERSION_STRING);
+  // The machine the code is for, resolved: "this machine" differs between
+  // machines.
+  llvm::TargetMachine *machine = odt::getTargetMachine(target, error);
+  if (!machine)
+    return std::nullopt;
+  key.addText("triple", machine->getTargetTriple().str());
+  key.addText("cpu", machine->getTargetCPU());
+  key.addText("features", machine->getTargetFeatureString());
+  key.addText("name", prefix);
+  key.addText("simple-codegen", simpleCodegen ? "1" : "0");
+  for (auto [label, path] : {std::pair<const char *, const std::string *>{
+                                 "train", &paths.train},
+                             {"eval", &paths.eval},
+                             {"optimizer", &paths.optimizer}}) {
+    if (path->empty())
+      key.addText(label, "none");
+    else if (!key.addFile(label, *path, error))
+      return std::nullopt;
+  }
+  // Of the checkpoint, the compiler reads the parameters' names and whether
+  // each is trainable: a checkpoint saved after training keeps the key.
+  if (paths.checkpoint.empty()) {
+    key.addText("checkpoint", "none");
+  } else {
+    auto names = odt::readCheckpointParameterNames(paths.checkpoint, error);
+    if (failed(names))
+      return std::nullopt;
+    std::string list;
+    for (auto &[name, trainable] : names->parameters)
+      list += std::to_string(name.size()) + ":" + name + (trainable ? "T" : "F");
+    key.addText("checkpoint", list);
+  }
+  for (auto &[name, value] : paths.inputValues) {
+    std::string dims;
+    for (int64_t dim : value.dims)
+      dims += std::to_string(dim) + ",";
+    key.addText("input-value", name);
+    key.addText("input-type", std::to_string(value.dataType) + ":" + dims);
+    key.addText("input-bytes",
+                llvm::StringRef(value.bytes.data(), value.bytes.size()));
+  }
+  return key.finish();
+}
+
 /// Compiles the artifacts `paths` into `outDir`.
 int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
             bool beQuiet, const odt::CodegenTarget &target = {},
@@ -412,6 +519,55 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   // parts, linking the library), resets every llvm::cl option.
   const std::string emit = ::emit, prefix = ::prefix;
   const bool simpleCodegen = ::simpleCodegen;
+  auto start = std::chrono::steady_clock::now();
+  std::string error;
+
+  // A compiled model already made from the same inputs is copied.
+  std::optional<odt::CompileCache> cache;
+  std::optional<std::string> cacheKey;
+  if (emit.empty() && !noCache) {
+    std::string folder = odt::CompileCache::resolveFolder(cacheDir);
+    cacheKey = computeCacheKey(paths, target, prefix, simpleCodegen);
+    if (!folder.empty() && cacheKey)
+      cache.emplace(folder, cacheLimitBytes());
+  }
+  if (cache) {
+    auto warn = [](const std::string &message) {
+      llvm::errs() << "odt-compile: warning: " << message << "\n";
+    };
+    if (auto files = cache->fetch(*cacheKey, warn)) {
+      // The checked bytes are what is installed, as one set (see below).
+      std::string staging;
+      if (!makeStaging(outDir, ".odt-compile-staging", staging, error))
+        return fail(error);
+      std::vector<std::string> names;
+      bool written = true;
+      for (const odt::CompileCache::File &file : *files) {
+        written = written && writeFileAtomically(joinPath(staging, file.name),
+                                                 file.bytes, error);
+        names.push_back(file.name);
+      }
+      if (written && llvm::is_contained(names, "libmodel.so"))
+        llvm::sys::fs::setPermissions(joinPath(staging, "libmodel.so"),
+                                      llvm::sys::fs::perms(0755));
+      bool installed =
+          written && installOutputs(staging, outDir, names, error);
+      llvm::sys::fs::remove_directories(staging);
+      if (!installed)
+        return fail(error);
+      if (!beQuiet)
+        llvm::errs() << llvm::formatv(
+            "odt-compile: done in {0:f3} s (from the cache: {1}), peak "
+            "memory {2} MiB\n",
+            std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          start)
+                .count(),
+            joinPath(cache->getFolder(), *cacheKey),
+            PhaseTimer::peakMemoryMiB());
+      return 0;
+    }
+  }
+
   Session session;
   MLIRContext &context = session.context;
   PhaseTimer timer(beQuiet);
@@ -473,7 +629,6 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
 
   timer.start("codegen");
   llvm::LLVMContext llvmContext;
-  std::string error;
   auto llvmModule = odt::translateToLLVMIR(
       *module, llvmContext, descriptor->bytes, prefix, target, error);
   if (!llvmModule)
@@ -557,6 +712,19 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   std::vector<std::string> names;
   for (auto &[name, bytes] : files)
     names.push_back(name);
+  if (cache) {
+    // An output made with data from external files depends on more than
+    // the key holds: it is not kept.
+    std::string cacheError;
+    if (odt::getExternalDataReadCount() != 0) {
+      if (!beQuiet)
+        llvm::errs() << "odt-compile: note: not cached (the model keeps "
+                        "tensors in external data files)\n";
+    } else if (!cache->store(*cacheKey, staging, names, cacheError)) {
+      llvm::errs() << "odt-compile: warning: not cached: " << cacheError
+                   << "\n";
+    }
+  }
   bool installed = installOutputs(staging, outDir, names, error);
   cleanup();
   if (!installed)
