@@ -131,9 +131,8 @@ CompileCache::fetch(const std::string &key,
     llvm::SmallVector<llvm::StringRef> fields;
     line.split(fields, ' ');
     uint64_t size = 0;
-    if (fields.size() != 4 || fields[0] != "file" ||
-        fields[1].contains('/') || fields[1].starts_with(".") ||
-        fields[2].getAsInteger(10, size))
+    if (fields.size() != 4 || fields[0] != "file" || fields[1].contains('/') ||
+        fields[1].starts_with(".") || fields[2].getAsInteger(10, size))
       return reject("has a malformed manifest");
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> bytes =
         llvm::MemoryBuffer::getFile(joinPath(entry, fields[1]),
@@ -151,12 +150,13 @@ CompileCache::fetch(const std::string &key,
     return reject("lists no files");
   // Recently used entries are the last to go.
   int descriptor = -1;
-  if (!llvm::sys::fs::openFileForWrite(joinPath(entry, kManifestName),
-                                       descriptor, llvm::sys::fs::CD_OpenExisting,
-                                       llvm::sys::fs::OF_Append)) {
+  if (!llvm::sys::fs::openFileForWrite(
+          joinPath(entry, kManifestName), descriptor,
+          llvm::sys::fs::CD_OpenExisting, llvm::sys::fs::OF_Append)) {
     auto now = std::chrono::system_clock::now();
     (void)llvm::sys::fs::setLastAccessAndModificationTime(
-        descriptor, llvm::sys::toTimePoint(std::chrono::system_clock::to_time_t(now)));
+        descriptor,
+        llvm::sys::toTimePoint(std::chrono::system_clock::to_time_t(now)));
     llvm::sys::Process::SafelyCloseFileDescriptor(descriptor);
   }
   return files;
@@ -169,8 +169,9 @@ bool CompileCache::store(const std::string &key, const std::string &staging,
     error = "cannot create '" + folder + "': " + ec.message();
     return false;
   }
-  std::string temp = joinPath(
-      folder, ".tmp-" + key + "-" + std::to_string(llvm::sys::Process::getProcessId()));
+  std::string temp =
+      joinPath(folder, ".tmp-" + key + "-" +
+                           std::to_string(llvm::sys::Process::getProcessId()));
   llvm::sys::fs::remove_directories(temp);
   auto fail = [&](const std::string &message) {
     error = message;

@@ -11,13 +11,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CompileCache.h"
 #include "codegen/Descriptor.h"
 #include "codegen/Pipeline.h"
-#include "CompileCache.h"
-#include "compiler/import/GraphImporter.h"
 #include "compiler/autodiff/GradientBuilder.h"
 #include "compiler/export/ModelExporter.h"
 #include "compiler/import/ArtifactImporter.h"
+#include "compiler/import/GraphImporter.h"
 #include "compiler/training/GenerateArtifacts.h"
 #include "compiler/training/Roles.h"
 
@@ -41,8 +41,8 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
-#include <sys/resource.h>
 #include <functional>
+#include <sys/resource.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -268,7 +268,8 @@ public:
     // VmHWM belongs to this program's memory image; getrusage's ru_maxrss
     // also counts the image before exec, i.e. the parent that forked us
     // (a Python benchmark with PyTorch loaded reported 529 MiB).
-    if (auto status = llvm::MemoryBuffer::getFileAsStream("/proc/self/status")) {
+    if (auto status =
+            llvm::MemoryBuffer::getFileAsStream("/proc/self/status")) {
       llvm::SmallVector<llvm::StringRef> lines;
       (*status)->getBuffer().split(lines, '\n');
       for (llvm::StringRef line : lines) {
@@ -477,10 +478,10 @@ std::optional<std::string> computeCacheKey(const odt::ArtifactPaths &paths,
   key.addText("features", machine->getTargetFeatureString());
   key.addText("name", prefix);
   key.addText("simple-codegen", simpleCodegen ? "1" : "0");
-  for (auto [label, path] : {std::pair<const char *, const std::string *>{
-                                 "train", &paths.train},
-                             {"eval", &paths.eval},
-                             {"optimizer", &paths.optimizer}}) {
+  for (auto [label, path] :
+       {std::pair<const char *, const std::string *>{"train", &paths.train},
+        {"eval", &paths.eval},
+        {"optimizer", &paths.optimizer}}) {
     if (path->empty())
       key.addText(label, "none");
     else if (!key.addFile(label, *path, error))
@@ -496,7 +497,8 @@ std::optional<std::string> computeCacheKey(const odt::ArtifactPaths &paths,
       return std::nullopt;
     std::string list;
     for (auto &[name, trainable] : names->parameters)
-      list += std::to_string(name.size()) + ":" + name + (trainable ? "T" : "F");
+      list +=
+          std::to_string(name.size()) + ":" + name + (trainable ? "T" : "F");
     key.addText("checkpoint", list);
   }
   for (auto &[name, value] : paths.inputValues) {
@@ -550,8 +552,7 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
       if (written && llvm::is_contained(names, "libmodel.so"))
         llvm::sys::fs::setPermissions(joinPath(staging, "libmodel.so"),
                                       llvm::sys::fs::perms(0755));
-      bool installed =
-          written && installOutputs(staging, outDir, names, error);
+      bool installed = written && installOutputs(staging, outDir, names, error);
       llvm::sys::fs::remove_directories(staging);
       if (!installed)
         return fail(error);
