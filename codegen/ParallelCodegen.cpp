@@ -26,6 +26,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -221,6 +222,9 @@ bool compileToObject(llvm::Module &module, const CodegenTarget &target,
   if (!threads)
     threads = llvm::hardware_concurrency().compute_thread_count();
   threads = std::min(threads, parts);
+  // --time-passes: one report of every part's passes, from one thread.
+  if (llvm::TimePassesIsEnabled)
+    threads = 1;
   if (summary)
     *summary = {instructions, parts, threads};
 
