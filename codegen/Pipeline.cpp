@@ -58,6 +58,11 @@ static LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
     module.emitError() << "internal error: bad pass pipeline: " << pipeline;
     return failure();
   }
+  // MLIR's pass manager options (--mlir-timing, --mlir-print-ir-after=...),
+  // when the tool registered them (odt-compile does).
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
   return pm.run(module);
 }
 

@@ -28,6 +28,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
@@ -917,6 +919,10 @@ int main(int argc, char **argv) {
   // locations in --emit output).
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
+  // --mlir-timing (each stage's passes), --mlir-print-ir-after=PASS and the
+  // rest of MLIR's pass manager options; --time-passes covers LLVM's.
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
