@@ -2,6 +2,8 @@
 
 #include "CompileCache.h"
 
+#include "FileUtil.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -34,21 +36,15 @@ std::string hashBytes(llvm::StringRef bytes) {
                      /*LowerCase=*/true);
 }
 
+/// Writes `bytes` to `path` with the runtime's atomic writer (a temporary
+/// file, fsync, rename): an entry's files are complete once renamed.
 bool writeFile(const std::string &path, llvm::StringRef bytes,
                std::string &error) {
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec);
-  if (!ec) {
-    out << bytes;
-    out.close();
-    if (out.has_error()) {
-      ec = out.error();
-      out.clear_error();
-    }
-  }
-  if (ec)
-    error = "cannot write '" + path + "': " + ec.message();
-  return !ec;
+  Status written =
+      writeFileAtomically(path, {{bytes.data(), bytes.size()}}, "cache file");
+  if (!written)
+    error = written.message();
+  return static_cast<bool>(written);
 }
 
 uint64_t folderBytes(const std::string &folder) {
