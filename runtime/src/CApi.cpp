@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <new>
 #include <string>
 #include <vector>
@@ -470,6 +471,84 @@ OdtStatus *OdtGetParameter(const OdtCheckpointState *state, const char *name,
                     "' has no values (the state is nominal)");
     odt::Tensor copy = param->data.clone();
     ODT_REQUIRE(!copy.empty(), "OdtGetParameter", "out of memory");
+    *out = new OdtValue{std::move(copy)};
+    return nullptr;
+  });
+}
+
+OdtStatus *OdtGetParameterCount(const OdtCheckpointState *state, size_t *out) {
+  return guard("OdtGetParameterCount", [&]() -> OdtStatus * {
+    ODT_REQUIRE(state && out, "OdtGetParameterCount",
+                "state and out must not be NULL");
+    *out = state->state.parameters.size();
+    return nullptr;
+  });
+}
+
+OdtStatus *OdtGetParameterName(const OdtCheckpointState *state, size_t index,
+                               const char **out) {
+  return guard("OdtGetParameterName", [&]() -> OdtStatus * {
+    const char *function = "OdtGetParameterName";
+    ODT_REQUIRE(state && out, function, "state and out must not be NULL");
+    const auto &parameters = state->state.parameters;
+    ODT_REQUIRE(index < parameters.size(), function,
+                "index " + std::to_string(index) + " is out of range (" +
+                    std::to_string(parameters.size()) + " parameters)");
+    *out = parameters[index]->name.c_str();
+    return nullptr;
+  });
+}
+
+OdtStatus *OdtGetPropertyCount(const OdtCheckpointState *state, size_t *out) {
+  return guard("OdtGetPropertyCount", [&]() -> OdtStatus * {
+    ODT_REQUIRE(state && out, "OdtGetPropertyCount",
+                "state and out must not be NULL");
+    *out = state->state.properties.size();
+    return nullptr;
+  });
+}
+
+OdtStatus *OdtGetPropertyName(const OdtCheckpointState *state, size_t index,
+                              const char **out) {
+  return guard("OdtGetPropertyName", [&]() -> OdtStatus * {
+    const char *function = "OdtGetPropertyName";
+    ODT_REQUIRE(state && out, function, "state and out must not be NULL");
+    const auto &properties = state->state.properties;
+    ODT_REQUIRE(index < properties.size(), function,
+                "index " + std::to_string(index) + " is out of range (" +
+                    std::to_string(properties.size()) + " properties)");
+    *out =
+        std::next(properties.begin(), static_cast<long>(index))->first.c_str();
+    return nullptr;
+  });
+}
+
+OdtStatus *OdtGetParameterRequiresGrad(const OdtCheckpointState *state,
+                                       const char *name, bool *out) {
+  return guard("OdtGetParameterRequiresGrad", [&]() -> OdtStatus * {
+    const char *function = "OdtGetParameterRequiresGrad";
+    ODT_REQUIRE(state && name && out, function,
+                "state, name and out must not be NULL");
+    auto param = state->state.findParameter(name);
+    ODT_REQUIRE(param, function, std::string("no parameter '") + name + "'");
+    *out = param->requiresGrad;
+    return nullptr;
+  });
+}
+
+OdtStatus *OdtGetParameterGradient(const OdtCheckpointState *state,
+                                   const char *name, OdtValue **out) {
+  return guard("OdtGetParameterGradient", [&]() -> OdtStatus * {
+    const char *function = "OdtGetParameterGradient";
+    ODT_REQUIRE(state && name && out, function,
+                "state, name and out must not be NULL");
+    *out = nullptr;
+    auto param = state->state.findParameter(name);
+    ODT_REQUIRE(param, function, std::string("no parameter '") + name + "'");
+    if (param->gradient.empty())
+      return nullptr;
+    odt::Tensor copy = param->gradient.clone();
+    ODT_REQUIRE(!copy.empty(), function, "out of memory");
     *out = new OdtValue{std::move(copy)};
     return nullptr;
   });

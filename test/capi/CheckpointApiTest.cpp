@@ -283,5 +283,77 @@ TEST(CheckpointApiTest, ExternalData) {
   EXPECT_EQ(raw, nullptr);
 }
 
+// The state's parameters and properties by index (what Python's
+// CheckpointState.parameters/.properties mappings iterate), and each
+// parameter's requires_grad and gradient.
+TEST(CheckpointApiTest, NamesGradientsAndRequiresGrad) {
+  State state = loadState(defaultData() + "/checkpoint");
+  size_t count = 0;
+  ASSERT_TRUE(Ok(OdtGetParameterCount(state.get(), &count)));
+  ASSERT_GT(count, 0u);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < count; ++i) {
+    const char *name = nullptr;
+    ASSERT_TRUE(Ok(OdtGetParameterName(state.get(), i, &name)));
+    names.emplace_back(name);
+    // Each name is a parameter; none has a gradient before a session.
+    bool requiresGrad = false;
+    ASSERT_TRUE(Ok(OdtGetParameterRequiresGrad(state.get(), name, &requiresGrad)));
+    EXPECT_TRUE(requiresGrad) << name;
+    OdtValue *gradient = reinterpret_cast<OdtValue *>(1);
+    ASSERT_TRUE(Ok(OdtGetParameterGradient(state.get(), name, &gradient)));
+    EXPECT_EQ(gradient, nullptr) << name;
+  }
+  const char *name = nullptr;
+  EXPECT_TRUE(Fails(OdtGetParameterName(state.get(), count, &name),
+                    {"index " + std::to_string(count), "out of range"}));
+  bool flag = false;
+  EXPECT_TRUE(Fails(OdtGetParameterRequiresGrad(state.get(), "nope", &flag), {"'nope'"}));
+  OdtValue *value = nullptr;
+  EXPECT_TRUE(Fails(OdtGetParameterGradient(state.get(), "nope", &value), {"'nope'"}));
+  EXPECT_TRUE(Fails(OdtGetParameterGradient(nullptr, "nope", &value), {"NULL"}));
+
+  int64_t epoch = 3;
+  ASSERT_TRUE(Ok(OdtAddProperty(state.get(), "zeta", ODT_INT_PROPERTY, &epoch)));
+  ASSERT_TRUE(Ok(OdtAddProperty(state.get(), "alpha", ODT_STRING_PROPERTY, "a")));
+  size_t propertyCount = 0;
+  ASSERT_TRUE(Ok(OdtGetPropertyCount(state.get(), &propertyCount)));
+  std::vector<std::string> properties;
+  for (size_t i = 0; i < propertyCount; ++i) {
+    ASSERT_TRUE(Ok(OdtGetPropertyName(state.get(), i, &name)));
+    properties.emplace_back(name);
+  }
+  EXPECT_TRUE(std::is_sorted(properties.begin(), properties.end()));
+  EXPECT_EQ(std::count(properties.begin(), properties.end(), "zeta"), 1);
+  EXPECT_EQ(std::count(properties.begin(), properties.end(), "alpha"), 1);
+  EXPECT_TRUE(Fails(OdtGetPropertyName(state.get(), propertyCount, &name),
+                    {"out of range"}));
+
+  // After a training step every trainable parameter has the step's
+  // gradient, of the parameter's shape, and not all zero.
+  Session session = createSession(state.get(), defaultModel());
+  ASSERT_TRUE(session);
+  ASSERT_TRUE(Ok(OdtLazyResetGrad(session.get())));
+  train(session.get(), defaultInputs(), 1);
+  for (const std::string &parameterName : names) {
+    OdtValue *gradient = nullptr;
+    ASSERT_TRUE(Ok(OdtGetParameterGradient(state.get(), parameterName.c_str(), &gradient)));
+    ASSERT_NE(gradient, nullptr) << parameterName;
+    size_t elements = 0, parameterElements = 0;
+    ASSERT_TRUE(Ok(OdtGetTensorElementCount(gradient, &elements)));
+    OdtValue *data = nullptr;
+    ASSERT_TRUE(Ok(OdtGetParameter(state.get(), parameterName.c_str(), &data)));
+    ASSERT_TRUE(Ok(OdtGetTensorElementCount(data, &parameterElements)));
+    EXPECT_EQ(elements, parameterElements) << parameterName;
+    void *raw = nullptr;
+    ASSERT_TRUE(Ok(OdtGetTensorData(gradient, &raw)));
+    const float *values = static_cast<const float *>(raw);
+    EXPECT_TRUE(std::any_of(values, values + elements, [](float v) { return v != 0.0f; }))
+        << parameterName;
+    OdtReleaseValue(data);
+    OdtReleaseValue(gradient);
+  }
+}
+
 } // namespace
 } // namespace capi

@@ -154,6 +154,28 @@ ODT_API OdtStatus *OdtUpdateParameter(OdtCheckpointState *state,
 /* ORT: GetParameter. A new tensor holding a copy of the parameter. */
 ODT_API OdtStatus *OdtGetParameter(const OdtCheckpointState *state,
                                    const char *name, OdtValue **out);
+/* Beyond ORT's C API (its Python CheckpointState.parameters and
+ * .properties mappings): the state's parameters and properties by index.
+ * Parameters are in file order (trainable first, then frozen; each sorted
+ * by name), properties sorted by name, odt's own ("odt.") included. A name
+ * is owned by the state and stays valid until the state is released (a
+ * property name: until a property is added). */
+ODT_API OdtStatus *OdtGetParameterCount(const OdtCheckpointState *state,
+                                        size_t *out);
+ODT_API OdtStatus *OdtGetParameterName(const OdtCheckpointState *state,
+                                       size_t index, const char **out);
+ODT_API OdtStatus *OdtGetPropertyCount(const OdtCheckpointState *state,
+                                       size_t *out);
+ODT_API OdtStatus *OdtGetPropertyName(const OdtCheckpointState *state,
+                                      size_t index, const char **out);
+/* Beyond ORT's C API (its Python Parameter.requires_grad and .grad): whether
+ * the parameter is trained, and a new tensor holding a copy of its gradient
+ * buffer; `*out` is NULL when it has none (a frozen parameter, or no
+ * session has been created on the state yet). */
+ODT_API OdtStatus *OdtGetParameterRequiresGrad(const OdtCheckpointState *state,
+                                               const char *name, bool *out);
+ODT_API OdtStatus *OdtGetParameterGradient(const OdtCheckpointState *state,
+                                           const char *name, OdtValue **out);
 /* ORT: ReleaseCheckpointState. */
 ODT_API void OdtReleaseCheckpointState(OdtCheckpointState *state);
 

@@ -360,8 +360,44 @@ public:
     detail::ThrowOnError(OdtGetParameter(handle.get(), name.c_str(), &out));
     return Value(out);
   }
+  /// Beyond ORT: the parameters' names in file order.
+  std::vector<std::string> GetParameterNames() const {
+    return names(OdtGetParameterCount, OdtGetParameterName);
+  }
+  /// Beyond ORT: the properties' names, sorted (odt's own included).
+  std::vector<std::string> GetPropertyNames() const {
+    return names(OdtGetPropertyCount, OdtGetPropertyName);
+  }
+  /// Beyond ORT: whether the parameter is trained.
+  bool GetParameterRequiresGrad(const std::string &name) const {
+    bool out = false;
+    detail::ThrowOnError(
+        OdtGetParameterRequiresGrad(handle.get(), name.c_str(), &out));
+    return out;
+  }
+  /// Beyond ORT: a copy of the parameter's gradient; an empty Value when it
+  /// has none (frozen, or no session yet).
+  Value GetParameterGradient(const std::string &name) const {
+    OdtValue *out = nullptr;
+    detail::ThrowOnError(
+        OdtGetParameterGradient(handle.get(), name.c_str(), &out));
+    return Value(out);
+  }
 
 private:
+  template <typename Count, typename Name>
+  std::vector<std::string> names(Count count, Name name) const {
+    size_t size = 0;
+    detail::ThrowOnError(count(handle.get(), &size));
+    std::vector<std::string> result;
+    result.reserve(size);
+    for (size_t i = 0; i < size; ++i) {
+      const char *text = nullptr;
+      detail::ThrowOnError(name(handle.get(), i, &text));
+      result.emplace_back(text);
+    }
+    return result;
+  }
   std::unique_ptr<OdtCheckpointState, detail::CheckpointStateDeleter> handle;
 };
 
