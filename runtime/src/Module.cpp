@@ -446,6 +446,7 @@ Status Module::trainStep(std::vector<Tensor> &inputs,
       param->gradient = Tensor::zeros(param->dtype, param->data.shape());
   ODT_RETURN_IF_ERROR(run(*train, "TrainStep", inputs, outputs));
   lazyResetFlag.data<uint8_t>()[0] = 0;
+  computedGradients = true;
   if (stopOnNonFiniteLoss && !outputs.empty() &&
       outputs[0].dtype() == DataType::Float && outputs[0].size() == 1 &&
       !std::isfinite(outputs[0].data<float>()[0]))

@@ -34,6 +34,8 @@ public:
   Status evalStep(std::vector<Tensor> &inputs, std::vector<Tensor> &outputs);
   /// The next TrainStep overwrites the gradients instead of adding to them.
   Status lazyResetGrad();
+  /// Whether a TrainStep has run (and so written gradients) on this module.
+  bool hasComputedGradients() const { return computedGradients; }
 
   /// Writes an ONNX inference model: the eval graph pruned to `outputNames`,
   /// the parameters as initializers holding their current values.
@@ -136,6 +138,7 @@ private:
   std::vector<std::shared_ptr<Parameter>> params;
   std::unique_ptr<Step> train, eval;
   Tensor lazyResetFlag; // bool[1]
+  bool computedGradients = false;
   std::map<std::string, PanelCache> panelCaches;
   int64_t panelFillCount = 0;
   int threads = 0;

@@ -102,6 +102,13 @@ Status TrainingSession::requireOptimizer(const char *what) const {
 
 Status TrainingSession::optimizerStep() {
   ODT_RETURN_IF_ERROR(requireOptimizer("OptimizerStep"));
+  // Before any TrainStep an optimizer step would apply nothing but count a
+  // step (ORT does so silently): always a mistake in the caller's loop.
+  // (A nominal state's own error comes first.)
+  if (!state->isNominal && !trainingModule->hasComputedGradients())
+    return Status::error(
+        "OptimizerStep: no TrainStep has run in this session, so there are "
+        "no gradients to apply (call TrainStep first)");
   return optimizer->step();
 }
 

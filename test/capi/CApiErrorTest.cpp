@@ -172,6 +172,20 @@ TEST_F(CApiErrorTest, OptimizerStepOnUncompletedNominalState) {
   EXPECT_TRUE(Fails(OdtOptimizerStep(s.get()), {"OptimizerStep", "nominal"}));
 }
 
+// An optimizer step before any TrainStep would apply no gradients but count
+// a step (ORT does so silently): refused, and the parameters are unchanged.
+TEST_F(CApiErrorTest, OptimizerStepBeforeAnyTrainStep) {
+  State state = loadState(defaultData() + "/checkpoint");
+  Session s = createSession(state.get(), defaultModel());
+  ASSERT_TRUE(s);
+  std::vector<float> before = parameter(state.get(), "fc2.bias");
+  EXPECT_TRUE(Fails(OdtOptimizerStep(s.get()), {"OptimizerStep", "no TrainStep"}));
+  EXPECT_EQ(parameter(state.get(), "fc2.bias"), before);
+  trainStep(s.get(), defaultInputs());
+  EXPECT_TRUE(Ok(OdtOptimizerStep(s.get())));
+  EXPECT_NE(parameter(state.get(), "fc2.bias"), before);
+}
+
 // A nominal parameter takes the first values it is given, whatever their
 // shape (the nominal state does not know it, odt.h says so); the session,
 // which does, refuses to run with a wrong one, naming it.

@@ -1,0 +1,20 @@
+# Included before project() by the root build and by the Python package's
+# (python/CMakeLists.txt): the same compilers and ccache for both.
+#
+# odt is built with clang-22 and lld (the same LLVM release as the MLIR it
+# links). Respect a compiler chosen by the user; otherwise prefer Debian's
+# clang-22.
+if(NOT DEFINED CMAKE_CXX_COMPILER AND NOT DEFINED ENV{CXX})
+  find_program(ODT_CLANGXX clang++-22 PATHS /usr/lib/llvm-22/bin)
+  find_program(ODT_CLANG clang-22 PATHS /usr/lib/llvm-22/bin)
+  if(ODT_CLANGXX AND ODT_CLANG)
+    set(CMAKE_CXX_COMPILER "${ODT_CLANGXX}")
+    set(CMAKE_C_COMPILER "${ODT_CLANG}")
+  endif()
+endif()
+
+find_program(CCACHE_PROGRAM ccache)
+if(CCACHE_PROGRAM)
+  set(CMAKE_C_COMPILER_LAUNCHER "${CCACHE_PROGRAM}")
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${CCACHE_PROGRAM}")
+endif()
