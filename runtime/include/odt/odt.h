@@ -233,7 +233,8 @@ ODT_API OdtStatus *OdtEvalStep(OdtTrainingSession *session, size_t inputs_len,
                                size_t outputs_len, OdtValue **outputs);
 /* ORT: LazyResetGrad. The next TrainStep overwrites the gradients. */
 ODT_API OdtStatus *OdtLazyResetGrad(OdtTrainingSession *session);
-/* ORT: OptimizerStep. */
+/* ORT: OptimizerStep. Fails before the session's first TrainStep: there
+ * are no gradients to apply (ORT counts a step of zero gradients). */
 ODT_API OdtStatus *OdtOptimizerStep(OdtTrainingSession *session);
 /* ORT: SetLearningRate / GetLearningRate. The current learning rate is kept
  * in the checkpoint (beyond ORT) and restored on load. */

@@ -1,0 +1,118 @@
+"""What odt's Python package adds to or refuses beyond ORT's API: compiled
+folders, odt.compile, odt-compile lookup, devices, odt's own properties,
+arrays that are not contiguous, and clear errors for what ORT's API allows
+but odt cannot do. Runs on odt only."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import odt
+from odt.training import api, artifacts
+
+from test_training_api import batch, forward_model, load_state, make_module, path
+
+
+class CompiledFolderTest(unittest.TestCase):
+    def test_module_from_a_compiled_folder(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = odt.compile(path("training_model.onnx"), path("eval_model.onnx"),
+                                 path("adamw.onnx"), output_dir=os.path.join(tmp, "m"))
+            self.assertTrue(os.path.isfile(os.path.join(folder, "libmodel.so")))
+            # With ODT_COMPILE pointing nowhere: no compiler is needed.
+            os.environ["ODT_COMPILE"] = "/nonexistent/odt-compile"
+            try:
+                state = load_state()
+                module = api.Module(folder, state)
+                opt = api.Optimizer(folder, module)
+                x, y = batch()
+                loss = module(x, y)
+                opt.step()
+            finally:
+                del os.environ["ODT_COMPILE"]
+            _, reference, ref_opt = make_module()
+            self.assertEqual(float(loss), float(reference(x, y)))
+
+    def test_missing_compiler_is_a_clear_error(self):
+        os.environ["ODT_COMPILE"] = "/nonexistent/odt-compile"
+        try:
+            _, module, _ = make_module()
+            with self.assertRaisesRegex(odt.OdtError, "ODT_COMPILE"):
+                module(*batch())
+        finally:
+            del os.environ["ODT_COMPILE"]
+
+    def test_a_model_odt_compile_rejects(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = os.path.join(tmp, "training_model.onnx")
+            with open(bad, "wb") as f:
+                f.write(b"not a protobuf")
+            module = api.Module(bad, load_state())
+            with self.assertRaisesRegex(odt.OdtError, "odt-compile"):
+                module(*batch())
+
+
+class OdtBehaviourTest(unittest.TestCase):
+    def test_devices(self):
+        with self.assertRaisesRegex(ValueError, "cuda"):
+            api.Module(path("training_model.onnx"), load_state(), device="cuda")
+        api.Module(path("training_model.onnx"), load_state(), device="cpu:0")
+
+    def test_odt_properties_are_hidden_and_reserved(self):
+        state, module, opt = make_module()
+        api.LinearLRScheduler(opt, 2, 4, 0.1)  # records odt.lr_scheduler.*
+        self.assertEqual(len(state.properties), 0)
+        self.assertNotIn("odt.lr_scheduler.warmup_steps", state.properties)
+        with self.assertRaisesRegex(odt.OdtError, "reserved"):
+            state.properties["odt.mine"] = 1
+        with self.assertRaises(TypeError):
+            state.properties["flag"] = True
+        with self.assertRaises(TypeError):
+            state.properties["list"] = [1]
+
+    def test_arrays_that_are_not_contiguous(self):
+        _, module, _ = make_module()
+        x, y = batch()
+        expected = float(module(x, y))
+        module.lazy_reset_grad()
+        transposed = np.asfortranarray(x)
+        self.assertFalse(transposed.flags.c_contiguous)
+        self.assertEqual(float(module(transposed, y)), expected)
+        with self.assertRaisesRegex(TypeError, "input 1"):
+            module(x, [1, 2, 3, 4])
+
+    def test_errors_name_the_input(self):
+        _, module, _ = make_module()
+        x, y = batch()
+        with self.assertRaisesRegex(odt.OdtError, "input-0.*float32.*float64"):
+            module(x.astype(np.float64), y)
+
+    def test_generate_artifacts_refuses_what_odt_cannot_do(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(TypeError):
+                artifacts.generate_artifacts(forward_model(), loss=object(),
+                                             artifact_directory=tmp)
+            with self.assertRaises(ValueError):
+                artifacts.generate_artifacts(forward_model(), ort_format=True,
+                                             artifact_directory=tmp)
+            with self.assertRaises(FileNotFoundError):
+                artifacts.generate_artifacts(os.path.join(tmp, "none.onnx"),
+                                             artifact_directory=tmp)
+            # optimizer=None: no optimizer model, as ORT.
+            artifacts.generate_artifacts(forward_model(),
+                                         loss=artifacts.LossType.CrossEntropyLoss,
+                                         artifact_directory=tmp, prefix="p_")
+            self.assertTrue(os.path.isfile(os.path.join(tmp, "p_training_model.onnx")))
+            self.assertFalse(os.path.exists(os.path.join(tmp, "p_optimizer_model.onnx")))
+
+    def test_set_seed_and_version(self):
+        odt.set_seed(123)
+        self.assertEqual(odt.api_version(), 1)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
