@@ -3,7 +3,13 @@
 # PyTorch 2.15 from PyPI, onnx, onnxscript and ONNX Runtime 1.19.2 training,
 # pinned in scripts/peers-requirements.txt.
 #
-#   bash scripts/setup-peers.sh [LINK]
+#   bash scripts/setup-peers.sh [LINK] [REQUIREMENTS]
+#
+# REQUIREMENTS (default scripts/peers-requirements.txt) may name another
+# pinned set made the same way (scripts/flower-requirements.txt: Flower, for
+# the federated-learning test); its line "# check: IMPORTS" says what the
+# venv must import, and the venv is named after the file
+# (<name>-requirements.txt -> <name>-<hash>).
 #
 # The venv lives outside the clone, in a cache folder keyed by the
 # requirements file's hash: ${ODT_PEERS_CACHE:-${XDG_CACHE_HOME:-~/.cache}/odt}/
@@ -14,8 +20,12 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-requirements="$root/scripts/peers-requirements.txt"
-link="${1:-${ODT_BUILD_DIR:-$root/build}/peers}"
+requirements="${2:-$root/scripts/peers-requirements.txt}"
+[ -f "$requirements" ] || { echo "odt setup-peers: error: no file $requirements" >&2; exit 1; }
+name="$(basename "$requirements" -requirements.txt)"
+check="$(sed -n 's/^# check: //p' "$requirements" | head -1)"
+check="${check:-import torch, onnx, onnxscript, onnxruntime.training.api}"
+link="${1:-${ODT_BUILD_DIR:-$root/build}/$name}"
 cache="${ODT_PEERS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/odt}"
 base_python=/usr/bin/python3
 
@@ -23,7 +33,7 @@ say() { echo "odt setup-peers: $*" >&2; }
 die() { echo "odt setup-peers: error: $*" >&2; exit 1; }
 
 hash="$(sha256sum "$requirements" | cut -c1-12)"
-venv="$cache/peers-$hash"
+venv="$cache/$name-$hash"
 stamp="$venv/.odt-complete"
 
 # The stamp is written last: a venv interrupted half-way is made again.
@@ -31,8 +41,7 @@ stamp="$venv/.odt-complete"
 # stays usable if its cache folder is moved.
 venv_ok() {
   [ -f "$stamp" ] && [ -x "$venv/bin/python" ] &&
-    "$venv/bin/python" -c 'import torch, onnx, onnxscript, onnxruntime.training.api' \
-      >/dev/null 2>&1
+    "$venv/bin/python" -c "$check" >/dev/null 2>&1
 }
 
 if venv_ok; then
@@ -45,13 +54,13 @@ else
     die "$base_python cannot create venvs (install python3-venv: scripts/setup.sh)"
   mkdir -p "$cache"
   rm -rf "$venv"
-  say "creating $venv (about 5.5 GB of wheels from PyPI, a few minutes)"
+  say "creating $venv from PyPI (the peers: about 5.5 GB of wheels, a few minutes)"
   "$base_python" -m venv "$venv" || die "could not create a venv in $venv"
   if ! "$venv/bin/python" -m pip install --disable-pip-version-check --no-input \
       --quiet -r "$requirements" >&2; then
     die "pip could not install $requirements (is PyPI reachable? see pip's message above)"
   fi
-  "$venv/bin/python" -c 'import torch, onnx, onnxscript, onnxruntime.training.api' ||
+  "$venv/bin/python" -c "$check" ||
     die "$venv cannot import the peers (see the error above)"
   touch "$stamp"
   say "$venv ready"

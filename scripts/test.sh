@@ -9,4 +9,7 @@ bash "$root/scripts/build.sh"
 # The peers' venv (PyTorch 2.15, onnx, onnxscript, ONNX Runtime 1.19.2
 # training), cached outside the clone and linked at $build/peers.
 bash "$root/scripts/setup-peers.sh" "$build/peers" >/dev/null
+# Flower (the federated-learning test), a venv of its own the same way.
+bash "$root/scripts/setup-peers.sh" "$build/flower" \
+  "$root/scripts/flower-requirements.txt" >/dev/null
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"

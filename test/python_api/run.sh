@@ -11,6 +11,10 @@
 #       examples/digits/make_digits.py (DATA_PYTHON: Debian's python3 with
 #       scikit-learn) into WORK_DIR/data, then digits_parity.py: the Python
 #       digits example on ORT and on odt, losses compared
+#   run.sh federated PYTHON BUILD_DIR DATA_PYTHON WORK_DIR
+#       make_digits.py, then examples/python/federated_digits.py run: a
+#       Flower server and 4 clients (PYTHON: the Flower venv), 5 rounds;
+#       the global model's held-out accuracy must reach 90%
 #
 # PYTHON is the peers' venv (numpy, onnx, ONNX Runtime 1.19.2 training);
 # without it the tests are skipped (exit 77), saying so.
@@ -42,6 +46,29 @@ case "$mode" in
     "$data_python" "$here/../../examples/digits/make_digits.py" "$work/data"
     export PYTHONPATH="$build_dir/python/site${PYTHONPATH:+:$PYTHONPATH}"
     exec "$python" "$here/digits_parity.py" "$work" --epochs 3
+    ;;
+  federated)
+    build_dir="$3"; data_python="$4"; work="$5"
+    here="$(cd "$(dirname "$0")" && pwd)"
+    rm -rf "$work"
+    mkdir -p "$work"
+    "$data_python" "$here/../../examples/digits/make_digits.py" "$work/data"
+    export PYTHONPATH="$build_dir/python/site${PYTHONPATH:+:$PYTHONPATH}"
+    "$python" "$here/../../examples/python/federated_digits.py" run "$work/data" \
+      "$work/run" --clients 4 --rounds 5 --result "$work/federated.json" --timeout 300 \
+      2> "$work/flower.log" || { tail -40 "$work/flower.log"; exit 1; }
+    exec "$python" - "$work/federated.json" <<'PY'
+import json, sys
+rounds = json.load(open(sys.argv[1]))["rounds"]
+final = rounds[-1]["accuracy"]
+print("global accuracy per round: " + ", ".join("%.1f%%" % (100 * r["accuracy"]) for r in rounds))
+if final < 0.90:
+    sys.exit("FAILED: the global model's accuracy after %d rounds is %.1f%% (< 90%%)"
+             % (rounds[-1]["round"], 100 * final))
+if any(b["accuracy"] < a["accuracy"] - 0.05 for a, b in zip(rounds, rounds[1:])):
+    sys.exit("FAILED: the accuracy fell by more than 5 points in a round")
+print("PASSED")
+PY
     ;;
   *)
     echo "run.sh: unknown mode '$mode'" >&2
