@@ -1,5 +1,6 @@
 # Included before project() by the root build and by the Python package's
-# (python/CMakeLists.txt): the same compilers and ccache for both.
+# (python/CMakeLists.txt): the same compilers, ccache, C++17 and default
+# build type for both.
 #
 # odt is built with clang-22 and lld (the same LLVM release as the MLIR it
 # links). Respect a compiler chosen by the user; otherwise prefer Debian's
@@ -17,4 +18,12 @@ find_program(CCACHE_PROGRAM ccache)
 if(CCACHE_PROGRAM)
   set(CMAKE_C_COMPILER_LAUNCHER "${CCACHE_PROGRAM}")
   set(CMAKE_CXX_COMPILER_LAUNCHER "${CCACHE_PROGRAM}")
+endif()
+
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+if(NOT CMAKE_BUILD_TYPE)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "" FORCE)
 endif()

@@ -152,6 +152,20 @@ nb::object toNumpy(ValuePtr value) {
   return nb::cast(NumpyArray(data, rank, shape.data(), owner, nullptr, dtype));
 }
 
+/// The names an object of the C API lists by index (count, then each).
+template <typename Object, typename Count, typename Name>
+std::vector<std::string> namesOf(Object *object, Count count, Name name) {
+  size_t size = 0;
+  check(count(object, &size));
+  std::vector<std::string> names;
+  for (size_t i = 0; i < size; ++i) {
+    const char *text = nullptr;
+    check(name(object, i, &text));
+    names.emplace_back(text);
+  }
+  return names;
+}
+
 class CheckpointState {
 public:
   explicit CheckpointState(OdtCheckpointState *state) : state(state) {}
@@ -174,26 +188,10 @@ public:
   }
 
   std::vector<std::string> parameterNames() const {
-    size_t count = 0;
-    check(OdtGetParameterCount(state, &count));
-    std::vector<std::string> names;
-    for (size_t i = 0; i < count; ++i) {
-      const char *name = nullptr;
-      check(OdtGetParameterName(state, i, &name));
-      names.emplace_back(name);
-    }
-    return names;
+    return namesOf(state, OdtGetParameterCount, OdtGetParameterName);
   }
   std::vector<std::string> propertyNames() const {
-    size_t count = 0;
-    check(OdtGetPropertyCount(state, &count));
-    std::vector<std::string> names;
-    for (size_t i = 0; i < count; ++i) {
-      const char *name = nullptr;
-      check(OdtGetPropertyName(state, i, &name));
-      names.emplace_back(name);
-    }
-    return names;
+    return namesOf(state, OdtGetPropertyCount, OdtGetPropertyName);
   }
 
   nb::object getProperty(const std::string &name) const {
@@ -277,13 +275,15 @@ public:
   TrainingSession &operator=(const TrainingSession &) = delete;
 
   std::vector<std::string> inputNames(bool training) const {
-    return names(training ? OdtGetTrainingModelInputCount
+    return namesOf(session,
+                   training ? OdtGetTrainingModelInputCount
                           : OdtGetEvalModelInputCount,
                  training ? OdtGetTrainingModelInputName
                           : OdtGetEvalModelInputName);
   }
   std::vector<std::string> outputNames(bool training) const {
-    return names(training ? OdtGetTrainingModelOutputCount
+    return namesOf(session,
+                   training ? OdtGetTrainingModelOutputCount
                           : OdtGetEvalModelOutputCount,
                  training ? OdtGetTrainingModelOutputName
                           : OdtGetEvalModelOutputName);
@@ -374,19 +374,6 @@ public:
   }
 
 private:
-  template <typename Count, typename Name>
-  std::vector<std::string> names(Count count, Name name) const {
-    size_t size = 0;
-    check(count(session, &size));
-    std::vector<std::string> result;
-    for (size_t i = 0; i < size; ++i) {
-      const char *text = nullptr;
-      check(name(session, i, &text));
-      result.emplace_back(text);
-    }
-    return result;
-  }
-
   OdtTrainingSession *session = nullptr;
 };
 

@@ -19,6 +19,16 @@
 # PYTHON is the peers' venv (numpy, onnx, ONNX Runtime 1.19.2 training);
 # without it the tests are skipped (exit 77), saying so.
 set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+# A fresh WORK_DIR with the digits data in WORK_DIR/data, and the package
+# on PYTHONPATH.
+prepare_digits() {
+  local build_dir="$1" data_python="$2" work="$3"
+  rm -rf "$work"
+  mkdir -p "$work"
+  "$data_python" "$here/../../examples/digits/make_digits.py" "$work/data"
+  export PYTHONPATH="$build_dir/python/site${PYTHONPATH:+:$PYTHONPATH}"
+}
 mode="$1"
 python="$2"
 if [ ! -x "$python" ]; then
@@ -39,21 +49,13 @@ case "$mode" in
     exec "$python" "$@"
     ;;
   digits)
-    build_dir="$3"; data_python="$4"; work="$5"
-    here="$(cd "$(dirname "$0")" && pwd)"
-    rm -rf "$work"
-    mkdir -p "$work"
-    "$data_python" "$here/../../examples/digits/make_digits.py" "$work/data"
-    export PYTHONPATH="$build_dir/python/site${PYTHONPATH:+:$PYTHONPATH}"
+    work="$5"
+    prepare_digits "$3" "$4" "$work"
     exec "$python" "$here/digits_parity.py" "$work" --epochs 3
     ;;
   federated)
-    build_dir="$3"; data_python="$4"; work="$5"
-    here="$(cd "$(dirname "$0")" && pwd)"
-    rm -rf "$work"
-    mkdir -p "$work"
-    "$data_python" "$here/../../examples/digits/make_digits.py" "$work/data"
-    export PYTHONPATH="$build_dir/python/site${PYTHONPATH:+:$PYTHONPATH}"
+    work="$5"
+    prepare_digits "$3" "$4" "$work"
     "$python" "$here/../../examples/python/federated_digits.py" run "$work/data" \
       "$work/run" --clients 4 --rounds 5 --result "$work/federated.json" --timeout 300 \
       2> "$work/flower.log" || { tail -40 "$work/flower.log"; exit 1; }
