@@ -64,10 +64,6 @@ void collectUsingFunctions(const llvm::Value *value,
   }
 }
 
-size_t instructionCount(const llvm::Function &function) {
-  return function.getInstructionCount();
-}
-
 /// Assigns every defined symbol of `module` a part in [0, parts); makes the
 /// symbols used across clusters hidden globals named `<prefix>.<name>`.
 std::map<const llvm::GlobalValue *, unsigned>
@@ -107,7 +103,7 @@ assignParts(llvm::Module &module, unsigned parts, const std::string &prefix) {
     Cluster &cluster = byLeader[leader];
     cluster.leader = leader;
     if (auto *function = llvm::dyn_cast<llvm::Function>(value))
-      cluster.size += instructionCount(*function);
+      cluster.size += function->getInstructionCount();
     else
       cluster.size += 1;
   }
@@ -216,7 +212,7 @@ bool compileToObject(llvm::Module &module, const CodegenTarget &target,
     return false;
   size_t instructions = 0;
   for (const llvm::Function &function : module)
-    instructions += instructionCount(function);
+    instructions += function.getInstructionCount();
   unsigned parts =
       std::clamp<size_t>(instructions / kInstructionsPerPart, 1, kMaxParts);
   if (!threads)

@@ -178,11 +178,6 @@ public:
     check(OdtLoadCheckpoint(path.c_str(), &out));
     return new CheckpointState(out);
   }
-  static CheckpointState *loadFromBuffer(nb::bytes data) {
-    OdtCheckpointState *out = nullptr;
-    check(OdtLoadCheckpointFromBuffer(data.c_str(), data.size(), &out));
-    return new CheckpointState(out);
-  }
   void save(const std::string &path, bool includeOptimizerState) {
     check(OdtSaveCheckpoint(state, path.c_str(), includeOptimizerState));
   }
@@ -252,15 +247,6 @@ public:
     ValuePtr value = viewArray(array, "parameter '" + name + "'");
     check(OdtUpdateParameter(state, name.c_str(), value.get()));
   }
-  std::vector<int64_t> parameterShape(const std::string &name) const {
-    OdtDataType type;
-    size_t rank = 0;
-    const int64_t *dims = nullptr;
-    check(OdtGetParameterTypeAndShape(state, name.c_str(), &type, &rank, &dims));
-    return dims ? std::vector<int64_t>(dims, dims + rank)
-                : std::vector<int64_t>();
-  }
-
   OdtCheckpointState *state;
 };
 
@@ -269,31 +255,32 @@ public:
   TrainingSession(CheckpointState &state, const std::string &compiledModel) {
     check(OdtCreateTrainingSession(state.state, compiledModel.c_str(),
                                    &session));
+    // The names are fixed for the session: listed once, not per step.
+    trainingInputs = namesOf(session, OdtGetTrainingModelInputCount,
+                             OdtGetTrainingModelInputName);
+    trainingOutputs = namesOf(session, OdtGetTrainingModelOutputCount,
+                              OdtGetTrainingModelOutputName);
+    evalInputs =
+        namesOf(session, OdtGetEvalModelInputCount, OdtGetEvalModelInputName);
+    evalOutputs = namesOf(session, OdtGetEvalModelOutputCount,
+                          OdtGetEvalModelOutputName);
   }
   ~TrainingSession() { OdtReleaseTrainingSession(session); }
   TrainingSession(const TrainingSession &) = delete;
   TrainingSession &operator=(const TrainingSession &) = delete;
 
-  std::vector<std::string> inputNames(bool training) const {
-    return namesOf(session,
-                   training ? OdtGetTrainingModelInputCount
-                          : OdtGetEvalModelInputCount,
-                 training ? OdtGetTrainingModelInputName
-                          : OdtGetEvalModelInputName);
+  const std::vector<std::string> &inputNames(bool training) const {
+    return training ? trainingInputs : evalInputs;
   }
-  std::vector<std::string> outputNames(bool training) const {
-    return namesOf(session,
-                   training ? OdtGetTrainingModelOutputCount
-                          : OdtGetEvalModelOutputCount,
-                 training ? OdtGetTrainingModelOutputName
-                          : OdtGetEvalModelOutputName);
+  const std::vector<std::string> &outputNames(bool training) const {
+    return training ? trainingOutputs : evalOutputs;
   }
 
   /// TrainStep or EvalStep over the arrays (viewed, not copied); the
   /// outputs are new arrays. The GIL is released while the step runs.
   std::vector<nb::object> step(bool training,
                                const std::vector<InputArray> &arrays) {
-    std::vector<std::string> names = inputNames(training);
+    const std::vector<std::string> &names = inputNames(training);
     std::vector<ValuePtr> inputs;
     std::vector<const OdtValue *> raw;
     for (size_t i = 0; i < arrays.size(); ++i) {
@@ -367,14 +354,11 @@ public:
                                        raw.data()));
   }
   void setThreads(int threads) { check(OdtSetSessionThreads(session, threads)); }
-  int getThreads() const {
-    int threads = 0;
-    check(OdtGetSessionThreads(session, &threads));
-    return threads;
-  }
 
 private:
   OdtTrainingSession *session = nullptr;
+  std::vector<std::string> trainingInputs, trainingOutputs, evalInputs,
+      evalOutputs;
 };
 
 } // namespace
@@ -387,8 +371,6 @@ NB_MODULE(_odt, m) {
 
   nb::class_<CheckpointState>(m, "CheckpointState")
       .def_static("load", &CheckpointState::load, nb::arg("path"))
-      .def_static("load_from_buffer", &CheckpointState::loadFromBuffer,
-                  nb::arg("data"))
       .def("save", &CheckpointState::save, nb::arg("path"),
            nb::arg("include_optimizer_state"))
       .def("parameter_names", &CheckpointState::parameterNames)
@@ -400,9 +382,7 @@ NB_MODULE(_odt, m) {
       .def("get_gradient", &CheckpointState::getGradient, nb::arg("name"))
       .def("requires_grad", &CheckpointState::requiresGrad, nb::arg("name"))
       .def("update_parameter", &CheckpointState::updateParameter,
-           nb::arg("name"), nb::arg("value"))
-      .def("parameter_shape", &CheckpointState::parameterShape,
-           nb::arg("name"));
+           nb::arg("name"), nb::arg("value"));
 
   // The state outlives every session made over it (keep_alive).
   nb::class_<TrainingSession>(m, "TrainingSession")
@@ -426,6 +406,5 @@ NB_MODULE(_odt, m) {
            &TrainingSession::copyBufferToParameters)
       .def("export_model_for_inferencing",
            &TrainingSession::exportModelForInferencing)
-      .def("set_threads", &TrainingSession::setThreads)
-      .def("get_threads", &TrainingSession::getThreads);
+      .def("set_threads", &TrainingSession::setThreads);
 }

@@ -109,6 +109,21 @@ class OdtBehaviourTest(unittest.TestCase):
             self.assertTrue(os.path.isfile(os.path.join(tmp, "p_training_model.onnx")))
             self.assertFalse(os.path.exists(os.path.join(tmp, "p_optimizer_model.onnx")))
 
+    def test_session_options_threads(self):
+        # ORT's SessionOptions.intra_op_num_threads reaches the session:
+        # one thread trains to the same loss; a negative count is refused.
+        class Options:
+            intra_op_num_threads = 1
+        x, y = batch()
+        one = api.Module(path("training_model.onnx"), load_state(), path("eval_model.onnx"),
+                         session_options=Options())
+        _, default, _ = make_module(optimizer=False)
+        self.assertEqual(float(one(x, y)), float(default(x, y)))
+        Options.intra_op_num_threads = -1
+        bad = api.Module(path("training_model.onnx"), load_state(), session_options=Options())
+        with self.assertRaisesRegex(odt.OdtError, "thread"):
+            bad(x, y)
+
     def test_set_seed_and_version(self):
         odt.set_seed(123)
         self.assertEqual(odt.api_version(), 1)
