@@ -1,11 +1,19 @@
 # Included before project() by the root build and by the Python package's
-# (python/CMakeLists.txt): the same compilers, ccache, C++17 and default
-# build type for both.
-#
+# (python/CMakeLists.txt): the same version, compilers, ccache, C++17 and
+# default build type for both.
+
+# odt's version, for project(VERSION): the file VERSION at the root is its one
+# source (pyproject.toml reads it too).
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/../VERSION" ODT_VERSION LIMIT_COUNT 1
+     REGEX "^[0-9]+\\.[0-9]+\\.[0-9]+$")
+if(NOT ODT_VERSION)
+  message(FATAL_ERROR "odt: VERSION must hold MAJOR.MINOR.PATCH")
+endif()
+
 # odt is built with clang-22 and lld (the same LLVM release as the MLIR it
 # links). Respect a compiler chosen by the user; otherwise prefer Debian's
-# clang-22.
-if(NOT DEFINED CMAKE_CXX_COMPILER AND NOT DEFINED ENV{CXX})
+# clang-22. A toolchain file (cmake/toolchains/) chooses its own.
+if(NOT DEFINED CMAKE_CXX_COMPILER AND NOT DEFINED ENV{CXX} AND NOT CMAKE_TOOLCHAIN_FILE)
   find_program(ODT_CLANGXX clang++-22 PATHS /usr/lib/llvm-22/bin)
   find_program(ODT_CLANG clang-22 PATHS /usr/lib/llvm-22/bin)
   if(ODT_CLANGXX AND ODT_CLANG)

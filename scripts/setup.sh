@@ -21,6 +21,11 @@ packages=(
   python3 python3-numpy python3-onnx python3-flatbuffers python3-venv
   # the main job's data: scikit-learn's handwritten digits
   python3-sklearn
+  # shipping to devices (test/package, test/cross): pkg-config for the
+  # installed package, Debian's cross C/C++ libraries for aarch64 and riscv64
+  # (clang-22 compiles; these give it the targets' libc and libstdc++), and
+  # qemu-user to run what was built for them
+  pkg-config qemu-user g++-aarch64-linux-gnu g++-riscv64-linux-gnu
   # OpenBLAS: the GEMM reference of the benchmarks; it also becomes the
   # libblas.so.3 of Debian's numpy (the default reference BLAS is 10x slower)
   libopenblas0-pthread

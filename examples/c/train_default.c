@@ -3,7 +3,10 @@
  *
  *   train_default MODEL_DIR DATA_DIR OUT_DIR [STEPS [LR]]
  *
- * MODEL_DIR  odt-compile's output for the default model (libmodel.so)
+ * MODEL_DIR  odt-compile's output for the default model (libmodel.so), or
+ *            "linked" when the program was built with the model linked in:
+ *            ODT_EXAMPLE_LINKED_MODEL defined, model.h of odt_add_model(
+ *            default_model ...) on the include path (examples/CMakeLists.txt)
  * DATA_DIR   make_default.py's output: checkpoint, train_<input>.npy and
  *            eval_<input>.npy for every model input (input, labels)
  * OUT_DIR    receives trained.ckpt (with optimizer state) and
@@ -17,6 +20,9 @@
  */
 
 #include "odt/odt.h"
+#ifdef ODT_EXAMPLE_LINKED_MODEL
+#include "model.h"
+#endif
 
 #include <errno.h>
 #include <stdio.h>
@@ -274,9 +280,25 @@ int main(int argc, char **argv) {
 
   /* The checkpoint and a session over it. */
   snprintf(path, sizeof path, "%s/checkpoint", data_dir);
+#ifdef ODT_EXAMPLE_LINKED_MODEL
+  /* The model's code and descriptor are part of this program. */
+  {
+    OdtLinkedModel linked = default_model_linked_model();
+    if (strcmp(model_dir, "linked") != 0) {
+      fprintf(stderr, "train_default: error: this build has the model linked "
+                      "in: pass \"linked\" as MODEL_DIR\n");
+      return 2;
+    }
+    if (!check(OdtLoadCheckpoint(path, &state)) ||
+        !check(OdtCreateTrainingSessionFromLinkedModel(state, &linked, &session)))
+      goto cleanup;
+  }
+#else
   if (!check(OdtLoadCheckpoint(path, &state)) ||
-      !check(OdtCreateTrainingSession(state, model_dir, &session)) ||
-      !check(OdtGetParametersSize(session, &parameter_count, true)))
+      !check(OdtCreateTrainingSession(state, model_dir, &session)))
+    goto cleanup;
+#endif
+  if (!check(OdtGetParametersSize(session, &parameter_count, true)))
     goto cleanup;
   printf("parameters: %zu (trainable)\n", parameter_count);
 

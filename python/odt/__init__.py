@@ -12,7 +12,8 @@ from ._odt import set_seed as _set_seed
 from ._ortvalue import OrtValue
 from ._compiler import compile, find_odt_compile
 
-__version__ = "0.1.0"
+# The release of the runtime inside the extension (the root file VERSION).
+from ._odt import __version__
 
 
 def set_seed(seed: int) -> None:

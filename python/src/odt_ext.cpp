@@ -367,6 +367,7 @@ NB_MODULE(_odt, m) {
   m.doc() = "odt's training runtime (the C API of runtime/include/odt/odt.h)";
   nb::exception<OdtError>(m, "OdtError", PyExc_RuntimeError);
   m.def("api_version", &OdtGetApiVersion);
+  m.attr("__version__") = OdtGetVersionString();
   m.def("set_seed", [](int64_t seed) { check(OdtSetSeed(seed)); });
 
   nb::class_<CheckpointState>(m, "CheckpointState")

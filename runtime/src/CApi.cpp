@@ -235,6 +235,9 @@ void OdtReleaseStatus(OdtStatus *status) {
 
 uint32_t OdtGetApiVersion(void) { return ODT_API_VERSION; }
 
+// ODT_VERSION_STRING: the root file VERSION, through runtime/CMakeLists.txt.
+const char *OdtGetVersionString(void) { return ODT_VERSION_STRING; }
+
 // ---- values ----------------------------------------------------------------
 
 OdtStatus *OdtCreateTensor(OdtDataType type, const int64_t *shape, size_t rank,

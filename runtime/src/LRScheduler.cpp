@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 namespace odt {
 
@@ -15,10 +15,11 @@ constexpr double kPi = 3.14159265358979323846;
 
 /// A float or double as written in a message (9 significant digits).
 std::string formatNumber(double value) {
-  std::ostringstream text;
-  text.precision(9);
-  text << value;
-  return text.str();
+  // snprintf, not a stringstream: iostreams would be the largest part of a
+  // device's runtime.
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.9g", value);
+  return text;
 }
 
 Status checkWarmup(const char *scheduler, int64_t warmupSteps) {

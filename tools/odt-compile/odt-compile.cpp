@@ -23,6 +23,7 @@
 
 #include "Checkpoint.h"
 #include "Npy.h"
+#include "odt/odt.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -41,6 +42,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <chrono>
 #include <functional>
@@ -924,6 +926,11 @@ int main(int argc, char **argv) {
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(category);
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "odt-compile (odt) " << OdtGetVersionString() << "\n  LLVM and MLIR "
+       << LLVM_VERSION_STRING
+       << "\n  default target: " << llvm::sys::getProcessTriple() << "\n";
+  });
   cl::ParseCommandLineOptions(
       argc, argv,
       "odt-compile: ONNX Runtime training artifacts to native code\n\n"

@@ -2,19 +2,28 @@
 // from NumPy .npy files.
 //
 //   odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...
-//                 [--steps N] [--batch-size B] [--lr LR] [--save CKPT]
-//                 [--resume]
+//                 [--steps N | --epochs E] [--batch-size B] [--shuffle SEED]
+//                 [--eval-input NAME=FILE.npy ... [--eval-every N]]
+//                 [--lr LR] [--save CKPT] [--resume]
 //                 [--scheduler linear|cosine|constant --warmup N --total N]
 //                 [--json] [--stop-on-nan]
 //   odt-run eval  OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...
 //                 [--output NAME=FILE.npy ...] [--json]
+//   odt-run info  OUT_DIR [--json]
+//   odt-run --version
 //
 // train runs N iterations of {TrainStep, OptimizerStep, [SchedulerStep],
 // LazyResetGrad} and prints one line per step: the step number (the
 // optimizer's count), the loss (the training model's first output) and the
 // learning rate the step used. With --batch-size B the input files hold a
 // dataset (rows along the first dim) and step i trains on its i-th run of B
-// rows, starting over after the last (a shorter last batch included).
+// rows, starting over after the last (a shorter last batch included);
+// --shuffle SEED visits the rows in a new order on every pass (the order
+// depends on SEED only, the same on every machine). --epochs E runs E passes
+// and prints one line per epoch instead (the mean training loss over its
+// rows); --eval-input gives a held-out set that the eval graph scores every
+// --eval-every N steps (default: at the end of each epoch), in batches of B.
+// Flags take their value as the next argument or after '=' (--steps=10).
 // --save writes parameters, optimizer state, learning rate and scheduler as
 // a checkpoint; --resume continues from them (without it, training starts a
 // fresh optimizer on the checkpoint's parameters). A NaN or infinite loss
@@ -28,6 +37,7 @@
 #include "Npy.h"
 #include "Optimizer.h"
 #include "TrainingSession.h"
+#include "odt/odt.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -53,25 +63,40 @@ const char *kUsage =
     "                [--resume]\n"
     "                [--scheduler linear|cosine|constant --warmup N --total N]\n"
     "                [--json] [--stop-on-nan]\n"
+    "                [--epochs E] [--shuffle SEED]\n"
+    "                [--eval-input NAME=FILE.npy ... [--eval-every N]]\n"
     "      --batch-size B: the inputs are a dataset; step i trains on its\n"
     "      i-th batch of B rows (cycling)\n"
+    "      --shuffle SEED: a new order of the rows on every pass\n"
+    "      --epochs E: E passes over the dataset, one line per epoch\n"
+    "      --eval-input: a held-out set for the eval graph, scored every\n"
+    "      --eval-every N steps (default: at each epoch's end)\n"
     "      --stop-on-nan: a NaN or infinite loss is an error (default: a\n"
     "      warning), before the optimizer applies it and before --save\n"
     "  odt-run eval  OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
     "                [--output NAME=FILE.npy ...] [--json]\n"
+    "  odt-run info  OUT_DIR [--json]\n"
+    "      the entry points' inputs and outputs, the parameters and the\n"
+    "      optimizer of a compiled model\n"
+    "  odt-run --version\n"
     "  odt-run bench OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
     "                [--warmup-runs N] [--repetitions N] [--json]\n"
     "      times a training step (TrainStep + OptimizerStep + LazyResetGrad)\n"
     "      and EvalStep, each after N warm-up runs; prints median, min, max\n"
     "  every command takes [--threads N]: threads of the compiled parallel\n"
     "      loops (default: one per core), and [--keep-denormals]: IEEE\n"
-    "      denormal floats in the steps (default: flushed to zero)\n";
+    "      denormal floats in the steps (default: flushed to zero)\n"
+    "  flags take their value as the next argument or after '='\n";
 
 struct Options {
   std::string command, modelDir, checkpoint, save;
-  std::vector<std::pair<std::string, std::string>> inputs, outputs;
+  std::vector<std::pair<std::string, std::string>> inputs, outputs, evalInputs;
   long steps = 1;
+  bool stepsGiven = false;
   long batchSize = 0;
+  long epochs = 0, evalEvery = 0;
+  bool shuffle = false;
+  uint64_t shuffleSeed = 0;
   float learningRate = NAN;
   bool json = false, resume = false, keepDenormals = false;
   bool stopOnNan = false;
@@ -107,28 +132,71 @@ int parseOptions(int argc, char **argv, Options &options) {
     return argc < 2 ? 2 : -1;
   }
   options.command = argv[1];
+  if (options.command == "--version" || options.command == "version") {
+    std::printf("odt-run (odt) %s\n", OdtGetVersionString());
+    return -1;
+  }
   if (options.command != "train" && options.command != "eval" &&
-      options.command != "bench")
+      options.command != "bench" && options.command != "info")
     return usageError("unknown command '" + options.command + "'");
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
+    // --flag=value is --flag value.
+    std::string inlineValue;
+    bool hasInlineValue = false;
+    if (arg.rfind("--", 0) == 0) {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) {
+        inlineValue = arg.substr(eq + 1);
+        hasInlineValue = true;
+        arg.resize(eq);
+      }
+    }
     auto value = [&](const char *flag) -> const char * {
+      (void)flag;
+      if (hasInlineValue) {
+        hasInlineValue = false;
+        return inlineValue.c_str();
+      }
       if (i + 1 >= argc)
         return nullptr;
-      (void)flag;
       return argv[++i];
     };
+    bool isSwitch = arg == "--json" || arg == "--resume" ||
+                    arg == "--stop-on-nan" || arg == "--keep-denormals";
+    if (isSwitch && hasInlineValue)
+      return usageError(arg + " takes no value");
     if (arg == "--checkpoint") {
       const char *v = value("--checkpoint");
       if (!v)
         return usageError("--checkpoint needs a file");
       options.checkpoint = v;
-    } else if (arg == "--input" || arg == "--output") {
+    } else if (arg == "--input" || arg == "--output" || arg == "--eval-input") {
       const char *v = value(arg.c_str());
       std::pair<std::string, std::string> entry;
       if (!v || !parseNameFile(v, entry))
         return usageError(arg + " needs NAME=FILE.npy");
-      (arg == "--input" ? options.inputs : options.outputs).push_back(entry);
+      (arg == "--input"    ? options.inputs
+       : arg == "--output" ? options.outputs
+                           : options.evalInputs)
+          .push_back(entry);
+    } else if (arg == "--epochs" || arg == "--eval-every") {
+      const char *v = value(arg.c_str());
+      char *end = nullptr;
+      errno = 0;
+      long n = v ? std::strtol(v, &end, 10) : 0;
+      if (!v || !*v || *end || errno || n < 1)
+        return usageError(arg + " needs a positive integer");
+      (arg == "--epochs" ? options.epochs : options.evalEvery) = n;
+    } else if (arg == "--shuffle") {
+      const char *v = value("--shuffle");
+      char *end = nullptr;
+      errno = 0;
+      unsigned long long seed = v ? std::strtoull(v, &end, 10) : 0;
+      if (!v || !*v || *end || errno || *v == '-')
+        return usageError("--shuffle needs a seed (an integer >= 0)");
+      options.shuffle = true;
+      options.shuffleSeed = seed;
     } else if (arg == "--steps") {
       const char *v = value("--steps");
       char *end = nullptr;
@@ -137,6 +205,7 @@ int parseOptions(int argc, char **argv, Options &options) {
       if (!v || *end || errno || steps < 1)
         return usageError("--steps needs a positive integer");
       options.steps = steps;
+      options.stepsGiven = true;
     } else if (arg == "--batch-size") {
       const char *v = value("--batch-size");
       char *end = nullptr;
@@ -207,8 +276,23 @@ int parseOptions(int argc, char **argv, Options &options) {
     return usageError("no compiled model folder given");
   if (options.checkpoint.empty() && options.command == "train")
     return usageError("--checkpoint is required");
-  if (options.command != "train" && options.batchSize)
-    return usageError("--batch-size is for train");
+  if (options.command != "train" &&
+      (options.batchSize || options.epochs || options.shuffle ||
+       options.evalEvery || !options.evalInputs.empty()))
+    return usageError(
+        "--batch-size, --epochs, --shuffle, --eval-input and --eval-every "
+        "are for train");
+  if (options.epochs && options.stepsGiven)
+    return usageError("--epochs and --steps exclude each other");
+  if ((options.epochs || options.shuffle) && !options.batchSize)
+    return usageError(std::string(options.epochs ? "--epochs" : "--shuffle") +
+                      " needs --batch-size (the inputs are a dataset)");
+  if (options.evalEvery && options.evalInputs.empty())
+    return usageError("--eval-every needs --eval-input NAME=FILE.npy");
+  if (options.command == "info" &&
+      (!options.inputs.empty() || !options.checkpoint.empty() ||
+       options.stepsGiven || options.threads || options.keepDenormals))
+    return usageError("info takes only OUT_DIR and --json");
   if (options.command != "eval" && !options.outputs.empty())
     return usageError("--output is for eval");
   if (options.command != "train" &&
@@ -228,12 +312,14 @@ int parseOptions(int argc, char **argv, Options &options) {
   return 0;
 }
 
-/// Orders the named input files by the model's input names.
-odt::Status loadInputs(const Options &options,
+/// Orders the named input files (`given`, from --input or --eval-input) by
+/// the model's input names.
+odt::Status loadInputs(const std::vector<std::pair<std::string, std::string>> &given,
                        const std::vector<std::string> &names,
-                       std::vector<odt::Tensor> &tensors) {
+                       std::vector<odt::Tensor> &tensors,
+                       const char *flag = "--input") {
   std::map<std::string, std::string> files;
-  for (const auto &[name, file] : options.inputs)
+  for (const auto &[name, file] : given)
     if (!files.emplace(name, file).second)
       return odt::Status::error("input '" + name + "' is given twice");
   std::string expected;
@@ -251,7 +337,7 @@ odt::Status loadInputs(const Options &options,
   for (const std::string &name : names) {
     auto it = files.find(name);
     if (it == files.end())
-      return odt::Status::error("missing --input " + name +
+      return odt::Status::error("missing " + std::string(flag) + " " + name +
                                 "=FILE.npy (the model's inputs: " + expected +
                                 ")");
     odt::Result<odt::Tensor> tensor = odt::readNpy(it->second);
@@ -262,43 +348,100 @@ odt::Status loadInputs(const Options &options,
   return odt::Status::ok();
 }
 
-/// Cuts the datasets in `inputs` (rows along the first dim, the same count
-/// in each) into consecutive batches of `batchSize` rows, the last one
-/// possibly shorter.
-odt::Status makeBatches(const std::vector<std::string> &names,
-                        const std::vector<odt::Tensor> &inputs,
-                        long batchSize,
-                        std::vector<std::vector<odt::Tensor>> &batches) {
-  int64_t rows = -1;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].shape().empty())
-      return odt::Status::error("--batch-size: input '" + names[i] +
-                                "' is a scalar, not a dataset of rows");
-    int64_t count = inputs[i].shape()[0];
-    if (rows >= 0 && count != rows)
-      return odt::Status::error(
-          "--batch-size: input '" + names[i] + "' has " +
-          std::to_string(count) + " rows, '" + names[0] + "' has " +
-          std::to_string(rows) + " (every input needs the same number)");
-    rows = count;
-  }
-  if (rows <= 0)
-    return odt::Status::error("--batch-size: the inputs have no rows");
-  for (int64_t first = 0; first < rows; first += batchSize) {
-    int64_t count = std::min<int64_t>(batchSize, rows - first);
-    std::vector<odt::Tensor> batch;
-    for (const odt::Tensor &input : inputs) {
-      odt::Shape shape = input.shape();
-      size_t rowBytes = input.byteSize() / static_cast<size_t>(shape[0]);
-      shape[0] = count;
-      batch.push_back(odt::Tensor::copyOf(
-          input.dtype(), shape,
-          static_cast<const char *>(input.data()) + first * rowBytes));
+/// Inputs that hold a dataset (rows along the first dim, the same count in
+/// each), served in batches of `batchSize` rows: consecutive runs of rows,
+/// the last one possibly shorter, starting over after the last. With a seed,
+/// every pass visits the rows in a new order.
+class Dataset {
+public:
+  static odt::Status create(const std::vector<std::string> &names,
+                            std::vector<odt::Tensor> inputs, long batchSize,
+                            const char *flag, Dataset &dataset) {
+    int64_t rows = -1;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].shape().empty())
+        return odt::Status::error(std::string(flag) + ": input '" + names[i] +
+                                  "' is a scalar, not a dataset of rows");
+      int64_t count = inputs[i].shape()[0];
+      if (rows >= 0 && count != rows)
+        return odt::Status::error(
+            std::string(flag) + ": input '" + names[i] + "' has " +
+            std::to_string(count) + " rows, '" + names[0] + "' has " +
+            std::to_string(rows) + " (every input needs the same number)");
+      rows = count;
     }
-    batches.push_back(std::move(batch));
+    if (rows <= 0)
+      return odt::Status::error(std::string(flag) + ": the inputs have no rows");
+    dataset.columns = std::move(inputs);
+    dataset.rowCount = rows;
+    dataset.batchSize = batchSize;
+    dataset.order.resize(static_cast<size_t>(rows));
+    for (int64_t row = 0; row < rows; ++row)
+      dataset.order[static_cast<size_t>(row)] = row;
+    return odt::Status::ok();
   }
-  return odt::Status::ok();
-}
+
+  void shuffleWithSeed(uint64_t seed) {
+    shuffled = true;
+    random = seed;
+    shuffleOrder();
+  }
+
+  int64_t rows() const { return rowCount; }
+  int64_t batchesPerPass() const { return (rowCount + batchSize - 1) / batchSize; }
+
+  /// The next batch; `rows` is how many rows it holds.
+  std::vector<odt::Tensor> &next(int64_t &rows) {
+    if (position == rowCount) {
+      position = 0;
+      if (shuffled)
+        shuffleOrder();
+    }
+    rows = std::min<int64_t>(batchSize, rowCount - position);
+    batch.clear();
+    for (const odt::Tensor &column : columns) {
+      odt::Shape shape = column.shape();
+      size_t rowBytes = column.byteSize() / static_cast<size_t>(shape[0]);
+      shape[0] = rows;
+      odt::Tensor part = odt::Tensor::uninitialized(column.dtype(), shape);
+      const char *from = static_cast<const char *>(column.data());
+      char *to = static_cast<char *>(part.data());
+      for (int64_t i = 0; i < rows; ++i)
+        std::memcpy(to + i * rowBytes,
+                    from + order[static_cast<size_t>(position + i)] * rowBytes,
+                    rowBytes);
+      batch.push_back(std::move(part));
+    }
+    position += rows;
+    return batch;
+  }
+
+  /// Back to the first batch of the current order.
+  void rewind() { position = 0; }
+
+private:
+  /// splitmix64: a fixed generator, so that a seed means the same order on
+  /// every platform (the standard library's distributions do not promise it).
+  uint64_t nextRandom() {
+    uint64_t z = (random += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Fisher-Yates.
+  void shuffleOrder() {
+    for (size_t i = order.size(); i > 1; --i) {
+      size_t j = static_cast<size_t>(nextRandom() % i);
+      std::swap(order[i - 1], order[j]);
+    }
+  }
+
+  std::vector<odt::Tensor> columns, batch;
+  std::vector<int64_t> order;
+  int64_t rowCount = 0, batchSize = 1, position = 0;
+  bool shuffled = false;
+  uint64_t random = 0;
+};
 
 /// A float32 scalar output's value, for printing.
 bool scalarValue(const odt::Tensor &tensor, float &value) {
@@ -344,6 +487,29 @@ std::string jsonNumber(float value) {
   return std::isfinite(value) ? formatNumber(value) : "null";
 }
 
+/// The eval graph's first output (a float scalar: the loss) over the whole
+/// of `evalData`, its batches weighted by their rows.
+odt::Status scoreEval(odt::Module &module, Dataset &evalData, float &meanLoss) {
+  evalData.rewind();
+  std::vector<odt::Tensor> outputs;
+  double sum = 0;
+  int64_t total = 0;
+  for (int64_t b = 0; b < evalData.batchesPerPass(); ++b) {
+    int64_t rows = 0;
+    std::vector<odt::Tensor> &batch = evalData.next(rows);
+    if (odt::Status status = module.evalStep(batch, outputs); !status)
+      return status;
+    float value;
+    if (outputs.empty() || !scalarValue(outputs[0], value))
+      return odt::Status::error(
+          "the eval graph's first output is not a float scalar (a loss)");
+    sum += double(value) * double(rows);
+    total += rows;
+  }
+  meanLoss = float(sum / double(total));
+  return odt::Status::ok();
+}
+
 int runTrain(const Options &options, odt::TrainingSession &session) {
   odt::Module &module = session.module();
   if (!module.hasTrainStep())
@@ -371,21 +537,55 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
       return fail(status);
   }
   std::vector<odt::Tensor> inputs, outputs;
-  if (!(status = loadInputs(options, module.trainingInputNames(), inputs)))
+  if (!(status = loadInputs(options.inputs, module.trainingInputNames(), inputs)))
     return fail(status);
-  std::vector<std::vector<odt::Tensor>> batches;
-  if (options.batchSize &&
-      !(status = makeBatches(module.trainingInputNames(), inputs,
-                             options.batchSize, batches)))
-    return fail(status);
+  Dataset data;
+  if (options.batchSize) {
+    if (!(status = Dataset::create(module.trainingInputNames(), std::move(inputs),
+                                   options.batchSize, "--batch-size", data)))
+      return fail(status);
+    if (options.shuffle)
+      data.shuffleWithSeed(options.shuffleSeed);
+  }
+  // The held-out set, scored by the eval graph in batches of B (all at once
+  // without --batch-size).
+  Dataset evalData;
+  bool evaluating = !options.evalInputs.empty();
+  if (evaluating) {
+    if (!module.hasEvalStep())
+      return fail(odt::Status::error(
+          "--eval-input: the compiled model '" + options.modelDir +
+          "' has no eval graph (compile it with --eval)"));
+    std::vector<odt::Tensor> evalInputs;
+    if (!(status = loadInputs(options.evalInputs, module.evalInputNames(),
+                              evalInputs, "--eval-input")))
+      return fail(status);
+    long evalBatch = options.batchSize;
+    if (!evalBatch)
+      evalBatch = evalInputs.empty() || evalInputs[0].shape().empty()
+                      ? 1
+                      : std::max<long>(1, evalInputs[0].shape()[0]);
+    if (!(status = Dataset::create(module.evalInputNames(), std::move(evalInputs),
+                                   evalBatch, "--eval-input", evalData)))
+      return fail(status);
+  }
+  long stepsPerEpoch = options.epochs ? data.batchesPerPass() : 0;
+  long totalSteps = options.epochs ? options.epochs * stepsPerEpoch : options.steps;
+  long evalEvery = options.evalEvery ? options.evalEvery : stepsPerEpoch;
+  bool progress = options.epochs && isatty(STDERR_FILENO);
+  auto started = std::chrono::steady_clock::now();
+  double epochLossSum = 0;
+  int64_t epochRows = 0;
+  bool epochLossFinite = true;
   bool scheduled = !options.scheduler.empty() ||
                    module.state().properties.count(odt::kSchedulerProperty);
   module.setStopOnNonFiniteLoss(options.stopOnNan);
   long nonFiniteSteps = 0;
-  for (long i = 0; i < options.steps; ++i) {
+  for (long i = 0; i < totalSteps; ++i) {
     float lr = *session.getLearningRate();
+    int64_t batchRows = 1;
     std::vector<odt::Tensor> &stepInputs =
-        batches.empty() ? inputs : batches[i % batches.size()];
+        options.batchSize ? data.next(batchRows) : inputs;
     if (!(status = session.trainStep(stepInputs, outputs))) {
       float loss = 0;
       bool nonFinite = options.stopOnNan && !outputs.empty() &&
@@ -411,22 +611,73 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
                    "parameters are probably no longer finite "
                    "(--stop-on-nan stops at the first such step)\n",
                    static_cast<long long>(step), formatNumber(loss).c_str());
-    if (options.json)
-      std::printf("{\"step\": %lld, \"loss\": %s, \"lr\": %s}\n",
-                  static_cast<long long>(step),
-                  haveLoss ? jsonNumber(loss).c_str() : "null",
-                  jsonNumber(lr).c_str());
+    float evalLoss = NAN;
+    bool evaluated = evaluating && (i + 1) % evalEvery == 0;
+    if (evaluated && !(status = scoreEval(module, evalData, evalLoss)))
+      return fail(status.withContext("--eval-input after step " +
+                                     std::to_string(step)));
+    if (!options.epochs) {
+      if (options.json)
+        std::printf("{\"step\": %lld, \"loss\": %s, \"lr\": %s}\n",
+                    static_cast<long long>(step),
+                    haveLoss ? jsonNumber(loss).c_str() : "null",
+                    jsonNumber(lr).c_str());
+      else
+        std::printf("step %lld  loss %s  lr %s\n", static_cast<long long>(step),
+                    haveLoss ? formatNumber(loss).c_str() : "-",
+                    formatNumber(lr).c_str());
+      if (evaluated && options.json)
+        std::printf("{\"eval_step\": %lld, \"loss\": %s}\n",
+                    static_cast<long long>(step), jsonNumber(evalLoss).c_str());
+      else if (evaluated)
+        std::printf("eval after step %lld  loss %s\n",
+                    static_cast<long long>(step), formatNumber(evalLoss).c_str());
+      std::fflush(stdout);
+      continue;
+    }
+    // Epochs: the mean loss over the epoch's rows, one line at its end.
+    if (haveLoss && std::isfinite(loss))
+      epochLossSum += double(loss) * double(batchRows);
     else
-      std::printf("step %lld  loss %s  lr %s\n", static_cast<long long>(step),
-                  haveLoss ? formatNumber(loss).c_str() : "-",
-                  formatNumber(lr).c_str());
+      epochLossFinite = false;
+    epochRows += batchRows;
+    long epoch = i / stepsPerEpoch + 1, inEpoch = i % stepsPerEpoch + 1;
+    if (progress)
+      std::fprintf(stderr, "\rodt-run: epoch %ld/%ld  step %ld/%ld", epoch,
+                   options.epochs, inEpoch, stepsPerEpoch);
+    if (inEpoch != stepsPerEpoch)
+      continue;
+    if (progress)
+      std::fputs("\r\033[K", stderr);
+    float meanLoss = epochLossFinite ? float(epochLossSum / double(epochRows)) : NAN;
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+    if (options.json) {
+      std::printf("{\"epoch\": %ld, \"epochs\": %ld, \"steps\": %lld, "
+                  "\"loss\": %s, \"lr\": %s",
+                  epoch, options.epochs, static_cast<long long>(step),
+                  jsonNumber(meanLoss).c_str(), jsonNumber(lr).c_str());
+      if (evaluated)
+        std::printf(", \"eval_loss\": %s", jsonNumber(evalLoss).c_str());
+      std::printf(", \"seconds\": %.3f}\n", seconds);
+    } else {
+      std::printf("epoch %ld/%ld  loss %s  lr %s", epoch, options.epochs,
+                  formatNumber(meanLoss).c_str(), formatNumber(lr).c_str());
+      if (evaluated)
+        std::printf("  eval loss %s", formatNumber(evalLoss).c_str());
+      std::printf("  steps %lld  %.1f s\n", static_cast<long long>(step), seconds);
+    }
     std::fflush(stdout);
+    epochLossSum = 0;
+    epochRows = 0;
+    epochLossFinite = true;
   }
   if (nonFiniteSteps)
     std::fprintf(stderr,
                  "odt-run: warning: %ld of %ld steps had a non-finite "
                  "loss%s\n",
-                 nonFiniteSteps, options.steps,
+                 nonFiniteSteps, totalSteps,
                  options.save.empty() ? ""
                                       : "; the checkpoint saved holds their "
                                         "parameters");
@@ -443,7 +694,7 @@ int runEval(const Options &options, odt::Module &module) {
         "the compiled model '" + options.modelDir +
         "' has no eval graph (compile it with --eval)"));
   std::vector<odt::Tensor> inputs, outputs;
-  odt::Status status = loadInputs(options, module.evalInputNames(), inputs);
+  odt::Status status = loadInputs(options.inputs, module.evalInputNames(), inputs);
   if (!status)
     return fail(status);
   std::vector<std::string> names = module.evalOutputNames();
@@ -565,7 +816,7 @@ int runBench(const Options &options, odt::TrainingSession &session) {
   bool any = false;
   if (module.hasTrainStep() && session.hasOptimizer()) {
     std::vector<odt::Tensor> inputs, outputs;
-    if (!(status = loadInputs(options, module.trainingInputNames(), inputs)))
+    if (!(status = loadInputs(options.inputs, module.trainingInputNames(), inputs)))
       return fail(status);
     Timing timing;
     // Each phase's own time too, so a user sees where a step goes: the
@@ -602,7 +853,7 @@ int runBench(const Options &options, odt::TrainingSession &session) {
   }
   if (module.hasEvalStep()) {
     std::vector<odt::Tensor> inputs, outputs;
-    if (!(status = loadInputs(options, module.evalInputNames(), inputs)))
+    if (!(status = loadInputs(options.inputs, module.evalInputNames(), inputs)))
       return fail(status);
     Timing timing;
     if (!(status = timeRuns(
@@ -619,6 +870,123 @@ int runBench(const Options &options, odt::TrainingSession &session) {
   return 0;
 }
 
+/// A dim list as text ("[N, 784]") or JSON ("[\"N\", 784]").
+std::string formatDims(const std::vector<odt::DimSpec> &dims, bool json) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    out += i ? ", " : "";
+    if (dims[i].size >= 0)
+      out += std::to_string(dims[i].size);
+    else
+      out += json ? jsonString(dims[i].symbol) : dims[i].symbol;
+  }
+  return out + "]";
+}
+
+const char *optimizerName(odt::OptimizerKind kind) {
+  switch (kind) {
+  case odt::OptimizerKind::AdamW: return "AdamW";
+  case odt::OptimizerKind::SGD: return "SGD";
+  case odt::OptimizerKind::None: break;
+  }
+  return "none";
+}
+
+/// odt-run info: what a compiled model takes and gives, without running it.
+int runInfo(const Options &options, const odt::CompiledModel &model) {
+  struct Entry {
+    odt::EntryKind kind;
+    const char *name;
+  };
+  const Entry entries[] = {{odt::EntryKind::Train, "train"},
+                           {odt::EntryKind::Eval, "eval"},
+                           {odt::EntryKind::Optimizer, "optimizer"}};
+  std::string out;
+  if (options.json)
+    out = "{\"name\": " + jsonString(model.name()) + ", \"entry_points\": {";
+  else
+    out = "model " + model.name() + " (" + options.modelDir + ")\n";
+  bool firstEntry = true;
+  for (const Entry &entry : entries) {
+    const odt::EntryPointSpec *spec = model.entryPoint(entry.kind);
+    if (!spec)
+      continue;
+    std::string inputs, outputs;
+    for (const odt::ArgumentSpec &arg : spec->arguments) {
+      bool input = arg.role == odt::ArgumentRole::UserInput;
+      if (!input && arg.role != odt::ArgumentRole::UserOutput)
+        continue;
+      std::string &list = input ? inputs : outputs;
+      if (options.json)
+        list += std::string(list.empty() ? "" : ", ") + "{\"name\": " +
+                jsonString(arg.name) + ", \"dtype\": \"" +
+                odt::dataTypeName(arg.dtype) + "\", \"shape\": " +
+                formatDims(arg.dims, true) + "}";
+      else
+        list += "    " + std::string(input ? "input  " : "output ") + arg.name +
+                "  " + odt::dataTypeName(arg.dtype) + " " +
+                formatDims(arg.dims, false) + "\n";
+    }
+    if (options.json)
+      out += std::string(firstEntry ? "" : ", ") + "\"" + entry.name +
+             "\": {\"inputs\": [" + inputs + "], \"outputs\": [" + outputs + "]}";
+    else if (!inputs.empty() || !outputs.empty())
+      out += std::string(entry.name) + ":\n" + inputs + outputs;
+    firstEntry = false;
+  }
+  const odt::OptimizerSpec &optimizer = model.optimizer();
+  char hyper[256] = "";
+  if (optimizer.kind == odt::OptimizerKind::AdamW)
+    std::snprintf(hyper, sizeof hyper,
+                  "alpha %s, beta %s, epsilon %s, weight decay %s, "
+                  "bias correction %s, adam mode %d",
+                  formatNumber(optimizer.alpha).c_str(),
+                  formatNumber(optimizer.beta).c_str(),
+                  formatNumber(optimizer.epsilon).c_str(),
+                  formatNumber(optimizer.weightDecay).c_str(),
+                  optimizer.correctBias ? "on" : "off", optimizer.adamMode);
+  int64_t trainable = 0, frozen = 0;
+  std::string params;
+  for (const odt::ParameterSpec &param : model.parameters()) {
+    int64_t count = 1;
+    for (int64_t dim : param.shape)
+      count *= dim;
+    (param.trainable ? trainable : frozen) += count;
+    if (options.json)
+      params += std::string(params.empty() ? "" : ", ") + "{\"name\": " +
+                jsonString(param.name) + ", \"dtype\": \"" +
+                odt::dataTypeName(param.dtype) + "\", \"shape\": " +
+                odt::formatShape(param.shape) + ", \"trainable\": " +
+                (param.trainable ? "true" : "false") + "}";
+    else
+      params += "    " + param.name + "  " + odt::dataTypeName(param.dtype) +
+                " " + odt::formatShape(param.shape) +
+                (param.trainable ? "" : "  (frozen)") + "\n";
+  }
+  if (options.json) {
+    out += std::string("}, \"optimizer\": {\"kind\": \"") +
+           optimizerName(optimizer.kind) + "\"";
+    if (optimizer.kind == odt::OptimizerKind::AdamW)
+      out += ", \"alpha\": " + jsonNumber(optimizer.alpha) +
+             ", \"beta\": " + jsonNumber(optimizer.beta) +
+             ", \"epsilon\": " + jsonNumber(optimizer.epsilon) +
+             ", \"weight_decay\": " + jsonNumber(optimizer.weightDecay) +
+             ", \"correct_bias\": " + (optimizer.correctBias ? "true" : "false") +
+             ", \"adam_mode\": " + std::to_string(optimizer.adamMode);
+    out += "}, \"parameters\": [" + params + "], \"trainable_elements\": " +
+           std::to_string(trainable) + ", \"frozen_elements\": " +
+           std::to_string(frozen) + "}\n";
+  } else {
+    out += std::string("optimizer: ") + optimizerName(optimizer.kind) +
+           (*hyper ? std::string(" (") + hyper + ")" : "") + "\n";
+    out += "parameters: " + std::to_string(model.parameters().size()) + " (" +
+           std::to_string(trainable) + " trainable elements, " +
+           std::to_string(frozen) + " frozen)\n" + params;
+  }
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -630,6 +998,8 @@ int main(int argc, char **argv) {
       odt::CompiledModel::load(options.modelDir);
   if (!model)
     return fail(model.getStatus());
+  if (options.command == "info")
+    return runInfo(options, **model);
   // eval without --checkpoint: the checkpoint odt-compile wrote beside a
   // plain forward model, or no parameters at all.
   std::string checkpoint = options.checkpoint;

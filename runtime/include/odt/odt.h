@@ -97,6 +97,8 @@ ODT_API const char *OdtGetErrorMessage(const OdtStatus *status);
 ODT_API void OdtReleaseStatus(OdtStatus *status);
 /* The API version this library implements (ODT_API_VERSION). */
 ODT_API uint32_t OdtGetApiVersion(void);
+/* odt's release, "MAJOR.MINOR.PATCH" (static storage; never freed). */
+ODT_API const char *OdtGetVersionString(void);
 
 /* ---- values (tensors) ---------------------------------------------------- */
 

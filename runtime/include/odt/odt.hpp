@@ -137,6 +137,9 @@ inline const char *DataTypeName(DataType type) {
 /// The API version of the loaded libodt (ODT_API_VERSION).
 inline uint32_t GetApiVersion() { return OdtGetApiVersion(); }
 
+/// odt's release of the loaded libodt, "MAJOR.MINOR.PATCH".
+inline std::string GetVersionString() { return OdtGetVersionString(); }
+
 /// ORT: SetSeed. Seeds the Dropout masks of every session (odt.h says how).
 inline void SetSeed(int64_t seed) { detail::ThrowOnError(OdtSetSeed(seed)); }
 
