@@ -133,6 +133,27 @@ createTargetMachine(const CodegenTarget &target, std::string &error) {
     error = "unknown target '" + tripleName + "': " + lookupError;
     return nullptr;
   }
+  // The runtime reads 64-bit ELF objects and passes 64-bit memref
+  // descriptors: a 32-bit model could not be loaded.
+  if (!triple.isArch64Bit()) {
+    error = "target '" + tripleName +
+            "' is 32-bit: odt compiles for 64-bit targets (x86_64, aarch64, "
+            "riscv64)";
+    return nullptr;
+  }
+  llvm::TargetOptions options;
+  if (triple.isRISCV64() && !target.triple.empty()) {
+    // Linux on RISC-V is RV64GC with the double-float ABI (lp64d); LLVM's
+    // generic rv64 is soft-float, which no Linux runtime loads.
+    if (cpu == "generic")
+      cpu = "generic-rv64";
+    features.AddFeature("m");
+    features.AddFeature("a");
+    features.AddFeature("f");
+    features.AddFeature("d");
+    features.AddFeature("c");
+    options.MCOptions.ABIName = "lp64d";
+  }
   // LLVM only warns about a CPU or feature it does not know and goes on
   // without it: here that is an error, before any code is made for it.
   std::unique_ptr<llvm::MCSubtargetInfo> info(
@@ -164,7 +185,6 @@ createTargetMachine(const CodegenTarget &target, std::string &error) {
       features.AddFeature(feature.trim());
     }
   }
-  llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
       triple, cpu, features.getString(), options, llvm::Reloc::PIC_,
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));

@@ -58,7 +58,7 @@ Result<std::unique_ptr<Scheduler>> applyFirstStep(std::unique_ptr<Scheduler> sch
   Status status = scheduler->step();
   if (!status.isOk())
     return status.withContext(std::string(name) + ": setting the first learning rate");
-  return std::move(scheduler);
+  return scheduler;
 }
 
 } // namespace
