@@ -25,7 +25,7 @@ packages=(
   # installed package, Debian's cross C/C++ libraries for aarch64 and riscv64
   # (clang-22 compiles; these give it the targets' libc and libstdc++), and
   # qemu-user to run what was built for them
-  pkg-config qemu-user g++-aarch64-linux-gnu g++-riscv64-linux-gnu
+  pkg-config qemu-user g++-aarch64-linux-gnu g++-riscv64-linux-gnu file
   # OpenBLAS: the GEMM reference of the benchmarks; it also becomes the
   # libblas.so.3 of Debian's numpy (the default reference BLAS is 10x slower)
   libopenblas0-pthread

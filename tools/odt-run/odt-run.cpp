@@ -666,7 +666,7 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
                   formatNumber(meanLoss).c_str(), formatNumber(lr).c_str());
       if (evaluated)
         std::printf("  eval loss %s", formatNumber(evalLoss).c_str());
-      std::printf("  steps %lld  %.1f s\n", static_cast<long long>(step), seconds);
+      std::printf("  steps %lld  %.2f s\n", static_cast<long long>(step), seconds);
     }
     std::fflush(stdout);
     epochLossSum = 0;
