@@ -113,7 +113,29 @@ def compile_times_of(build, work, name):
                          "from the cache:\n%s" % (name, log.stderr))
         shutil.rmtree(cache, ignore_errors=True)
     return dict(cold_s=middle(cold), cached_s=middle(cached),
-                peak_mib=middle(peaks), cold_line=lines[cold.index(sorted(cold)[len(cold) // 2])])
+                peak_mib=middle(peaks), cold_line=lines[cold.index(sorted(cold)[len(cold) // 2])],
+                **model_code_size(out))
+
+
+LLVM_BIN = "/usr/lib/llvm-22/bin"
+
+
+def model_code_size(compiled):
+    """The compiled model's footprint on a device: the machine code (.text of
+    libmodel.so) and the whole libmodel.so stripped (code, constants and the
+    model descriptor)."""
+    import tempfile
+    library = os.path.join(compiled, "libmodel.so")
+    sections = subprocess.run([os.path.join(LLVM_BIN, "llvm-size"), "-A", library],
+                              capture_output=True, text=True, check=True).stdout
+    text = sum(int(line.split()[1]) for line in sections.splitlines()
+               if line.startswith(".text"))
+    with tempfile.TemporaryDirectory() as tmp:
+        stripped = os.path.join(tmp, "libmodel.so")
+        subprocess.run([os.path.join(LLVM_BIN, "llvm-strip"), "--strip-all", "-o", stripped,
+                        library], check=True)
+        size = os.path.getsize(stripped)
+    return dict(text_kib=text / 1024.0, stripped_kib=size / 1024.0)
 
 
 def compile_times_section(names, times):
@@ -122,13 +144,18 @@ def compile_times_section(names, times):
              "whole command, cold (an empty --cache-dir) and again from the "
              "cache, and the cold run's peak resident memory; medians of %d "
              "runs, each with a fresh cache. The cold run's own timing line "
-             "gives the phases." % (os.cpu_count(), COMPILE_RUNS), "",
-             "| model | cold s | cached s | peak MiB | phases of the median cold run |",
-             "|---|---|---|---|---|"]
+             "gives the phases. The model's size on a device: its machine code "
+             "(.text of libmodel.so) and the whole libmodel.so stripped (code, "
+             "constants, the model descriptor); the runtime adds libodt.so "
+             "(scripts/runtime-size.sh)." % (os.cpu_count(), COMPILE_RUNS), "",
+             "| model | cold s | cached s | peak MiB | code KiB | libmodel.so stripped KiB "
+             "| phases of the median cold run |",
+             "|---|---|---|---|---|---|---|"]
     for n in names:
         t = times[n]
-        lines.append("| %s | %.2f | %.3f | %d | %s |" % (
-            n, t["cold_s"], t["cached_s"], t["peak_mib"], t["cold_line"]))
+        lines.append("| %s | %.2f | %.3f | %d | %.0f | %.0f | %s |" % (
+            n, t["cold_s"], t["cached_s"], t["peak_mib"], t["text_kib"],
+            t["stripped_kib"], t["cold_line"]))
     return lines + ["", COMPILE_TIMES_END]
 
 

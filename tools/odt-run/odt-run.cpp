@@ -61,7 +61,8 @@ const char *kUsage =
     "  odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...\n"
     "                [--steps N] [--batch-size B] [--lr LR] [--save CKPT]\n"
     "                [--resume]\n"
-    "                [--scheduler linear|cosine|constant --warmup N --total N]\n"
+    "                [--scheduler linear|cosine|constant --warmup N --total "
+    "N]\n"
     "                [--json] [--stop-on-nan]\n"
     "                [--epochs E] [--shuffle SEED]\n"
     "                [--eval-input NAME=FILE.npy ... [--eval-every N]]\n"
@@ -314,10 +315,10 @@ int parseOptions(int argc, char **argv, Options &options) {
 
 /// Orders the named input files (`given`, from --input or --eval-input) by
 /// the model's input names.
-odt::Status loadInputs(const std::vector<std::pair<std::string, std::string>> &given,
-                       const std::vector<std::string> &names,
-                       std::vector<odt::Tensor> &tensors,
-                       const char *flag = "--input") {
+odt::Status
+loadInputs(const std::vector<std::pair<std::string, std::string>> &given,
+           const std::vector<std::string> &names,
+           std::vector<odt::Tensor> &tensors, const char *flag = "--input") {
   std::map<std::string, std::string> files;
   for (const auto &[name, file] : given)
     if (!files.emplace(name, file).second)
@@ -371,7 +372,8 @@ public:
       rows = count;
     }
     if (rows <= 0)
-      return odt::Status::error(std::string(flag) + ": the inputs have no rows");
+      return odt::Status::error(std::string(flag) +
+                                ": the inputs have no rows");
     dataset.columns = std::move(inputs);
     dataset.rowCount = rows;
     dataset.batchSize = batchSize;
@@ -388,7 +390,9 @@ public:
   }
 
   int64_t rows() const { return rowCount; }
-  int64_t batchesPerPass() const { return (rowCount + batchSize - 1) / batchSize; }
+  int64_t batchesPerPass() const {
+    return (rowCount + batchSize - 1) / batchSize;
+  }
 
   /// The next batch; `rows` is how many rows it holds.
   std::vector<odt::Tensor> &next(int64_t &rows) {
@@ -537,12 +541,14 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
       return fail(status);
   }
   std::vector<odt::Tensor> inputs, outputs;
-  if (!(status = loadInputs(options.inputs, module.trainingInputNames(), inputs)))
+  if (!(status =
+            loadInputs(options.inputs, module.trainingInputNames(), inputs)))
     return fail(status);
   Dataset data;
   if (options.batchSize) {
-    if (!(status = Dataset::create(module.trainingInputNames(), std::move(inputs),
-                                   options.batchSize, "--batch-size", data)))
+    if (!(status =
+              Dataset::create(module.trainingInputNames(), std::move(inputs),
+                              options.batchSize, "--batch-size", data)))
       return fail(status);
     if (options.shuffle)
       data.shuffleWithSeed(options.shuffleSeed);
@@ -565,12 +571,14 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
       evalBatch = evalInputs.empty() || evalInputs[0].shape().empty()
                       ? 1
                       : std::max<long>(1, evalInputs[0].shape()[0]);
-    if (!(status = Dataset::create(module.evalInputNames(), std::move(evalInputs),
-                                   evalBatch, "--eval-input", evalData)))
+    if (!(status =
+              Dataset::create(module.evalInputNames(), std::move(evalInputs),
+                              evalBatch, "--eval-input", evalData)))
       return fail(status);
   }
   long stepsPerEpoch = options.epochs ? data.batchesPerPass() : 0;
-  long totalSteps = options.epochs ? options.epochs * stepsPerEpoch : options.steps;
+  long totalSteps =
+      options.epochs ? options.epochs * stepsPerEpoch : options.steps;
   long evalEvery = options.evalEvery ? options.evalEvery : stepsPerEpoch;
   bool progress = options.epochs && isatty(STDERR_FILENO);
   auto started = std::chrono::steady_clock::now();
@@ -631,7 +639,8 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
                     static_cast<long long>(step), jsonNumber(evalLoss).c_str());
       else if (evaluated)
         std::printf("eval after step %lld  loss %s\n",
-                    static_cast<long long>(step), formatNumber(evalLoss).c_str());
+                    static_cast<long long>(step),
+                    formatNumber(evalLoss).c_str());
       std::fflush(stdout);
       continue;
     }
@@ -649,7 +658,8 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
       continue;
     if (progress)
       std::fputs("\r\033[K", stderr);
-    float meanLoss = epochLossFinite ? float(epochLossSum / double(epochRows)) : NAN;
+    float meanLoss =
+        epochLossFinite ? float(epochLossSum / double(epochRows)) : NAN;
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - started)
                          .count();
@@ -666,7 +676,8 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
                   formatNumber(meanLoss).c_str(), formatNumber(lr).c_str());
       if (evaluated)
         std::printf("  eval loss %s", formatNumber(evalLoss).c_str());
-      std::printf("  steps %lld  %.2f s\n", static_cast<long long>(step), seconds);
+      std::printf("  steps %lld  %.2f s\n", static_cast<long long>(step),
+                  seconds);
     }
     std::fflush(stdout);
     epochLossSum = 0;
@@ -694,7 +705,8 @@ int runEval(const Options &options, odt::Module &module) {
         "the compiled model '" + options.modelDir +
         "' has no eval graph (compile it with --eval)"));
   std::vector<odt::Tensor> inputs, outputs;
-  odt::Status status = loadInputs(options.inputs, module.evalInputNames(), inputs);
+  odt::Status status =
+      loadInputs(options.inputs, module.evalInputNames(), inputs);
   if (!status)
     return fail(status);
   std::vector<std::string> names = module.evalOutputNames();
@@ -816,7 +828,8 @@ int runBench(const Options &options, odt::TrainingSession &session) {
   bool any = false;
   if (module.hasTrainStep() && session.hasOptimizer()) {
     std::vector<odt::Tensor> inputs, outputs;
-    if (!(status = loadInputs(options.inputs, module.trainingInputNames(), inputs)))
+    if (!(status =
+              loadInputs(options.inputs, module.trainingInputNames(), inputs)))
       return fail(status);
     Timing timing;
     // Each phase's own time too, so a user sees where a step goes: the
@@ -885,9 +898,12 @@ std::string formatDims(const std::vector<odt::DimSpec> &dims, bool json) {
 
 const char *optimizerName(odt::OptimizerKind kind) {
   switch (kind) {
-  case odt::OptimizerKind::AdamW: return "AdamW";
-  case odt::OptimizerKind::SGD: return "SGD";
-  case odt::OptimizerKind::None: break;
+  case odt::OptimizerKind::AdamW:
+    return "AdamW";
+  case odt::OptimizerKind::SGD:
+    return "SGD";
+  case odt::OptimizerKind::None:
+    break;
   }
   return "none";
 }
@@ -918,10 +934,10 @@ int runInfo(const Options &options, const odt::CompiledModel &model) {
         continue;
       std::string &list = input ? inputs : outputs;
       if (options.json)
-        list += std::string(list.empty() ? "" : ", ") + "{\"name\": " +
-                jsonString(arg.name) + ", \"dtype\": \"" +
-                odt::dataTypeName(arg.dtype) + "\", \"shape\": " +
-                formatDims(arg.dims, true) + "}";
+        list += std::string(list.empty() ? "" : ", ") +
+                "{\"name\": " + jsonString(arg.name) + ", \"dtype\": \"" +
+                odt::dataTypeName(arg.dtype) +
+                "\", \"shape\": " + formatDims(arg.dims, true) + "}";
       else
         list += "    " + std::string(input ? "input  " : "output ") + arg.name +
                 "  " + odt::dataTypeName(arg.dtype) + " " +
@@ -929,7 +945,8 @@ int runInfo(const Options &options, const odt::CompiledModel &model) {
     }
     if (options.json)
       out += std::string(firstEntry ? "" : ", ") + "\"" + entry.name +
-             "\": {\"inputs\": [" + inputs + "], \"outputs\": [" + outputs + "]}";
+             "\": {\"inputs\": [" + inputs + "], \"outputs\": [" + outputs +
+             "]}";
     else if (!inputs.empty() || !outputs.empty())
       out += std::string(entry.name) + ":\n" + inputs + outputs;
     firstEntry = false;
@@ -953,11 +970,12 @@ int runInfo(const Options &options, const odt::CompiledModel &model) {
       count *= dim;
     (param.trainable ? trainable : frozen) += count;
     if (options.json)
-      params += std::string(params.empty() ? "" : ", ") + "{\"name\": " +
-                jsonString(param.name) + ", \"dtype\": \"" +
-                odt::dataTypeName(param.dtype) + "\", \"shape\": " +
-                odt::formatShape(param.shape) + ", \"trainable\": " +
-                (param.trainable ? "true" : "false") + "}";
+      params += std::string(params.empty() ? "" : ", ") +
+                "{\"name\": " + jsonString(param.name) + ", \"dtype\": \"" +
+                odt::dataTypeName(param.dtype) +
+                "\", \"shape\": " + odt::formatShape(param.shape) +
+                ", \"trainable\": " + (param.trainable ? "true" : "false") +
+                "}";
     else
       params += "    " + param.name + "  " + odt::dataTypeName(param.dtype) +
                 " " + odt::formatShape(param.shape) +
@@ -967,15 +985,16 @@ int runInfo(const Options &options, const odt::CompiledModel &model) {
     out += std::string("}, \"optimizer\": {\"kind\": \"") +
            optimizerName(optimizer.kind) + "\"";
     if (optimizer.kind == odt::OptimizerKind::AdamW)
-      out += ", \"alpha\": " + jsonNumber(optimizer.alpha) +
-             ", \"beta\": " + jsonNumber(optimizer.beta) +
-             ", \"epsilon\": " + jsonNumber(optimizer.epsilon) +
-             ", \"weight_decay\": " + jsonNumber(optimizer.weightDecay) +
-             ", \"correct_bias\": " + (optimizer.correctBias ? "true" : "false") +
-             ", \"adam_mode\": " + std::to_string(optimizer.adamMode);
-    out += "}, \"parameters\": [" + params + "], \"trainable_elements\": " +
-           std::to_string(trainable) + ", \"frozen_elements\": " +
-           std::to_string(frozen) + "}\n";
+      out +=
+          ", \"alpha\": " + jsonNumber(optimizer.alpha) +
+          ", \"beta\": " + jsonNumber(optimizer.beta) +
+          ", \"epsilon\": " + jsonNumber(optimizer.epsilon) +
+          ", \"weight_decay\": " + jsonNumber(optimizer.weightDecay) +
+          ", \"correct_bias\": " + (optimizer.correctBias ? "true" : "false") +
+          ", \"adam_mode\": " + std::to_string(optimizer.adamMode);
+    out += "}, \"parameters\": [" + params +
+           "], \"trainable_elements\": " + std::to_string(trainable) +
+           ", \"frozen_elements\": " + std::to_string(frozen) + "}\n";
   } else {
     out += std::string("optimizer: ") + optimizerName(optimizer.kind) +
            (*hyper ? std::string(" (") + hyper + ")" : "") + "\n";
