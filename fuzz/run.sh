@@ -4,7 +4,7 @@
 # fuzz/corpus/<target>/ as a regression case).
 #
 #   fuzz/run.sh TARGET SECONDS [JOBS]   TARGET: checkpoint, npy, descriptor,
-#                                       onnx_import
+#                                       onnx_import, capi_sequence
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${ODT_BUILD_DIR:-$root/build}"
