@@ -221,11 +221,14 @@ void step(Program &p, World &world, bool train) {
                           outputCount, outputCount ? outputs : nullptr);
   bool ok = status == nullptr;
   consume(status);
-  // New outputs belong to the caller: into the pool.
+  // Entries passed as NULL (a NULL pool slot included) receive new values
+  // that belong to the caller: into the pool. A failed step hands nothing
+  // over (whatever it left there would be released too).
   for (size_t i = 0; i < outputCount; ++i) {
-    if (outputSlots[i] >= 0 || !outputs[i])
+    bool passedNull = outputSlots[i] < 0 || !world.values[outputSlots[i]].value;
+    if (!passedNull || !outputs[i])
       continue;
-    if (!ok) { // a failed step hands nothing back... but release whatever it did
+    if (!ok) {
       OdtReleaseValue(outputs[i]);
       continue;
     }

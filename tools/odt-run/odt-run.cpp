@@ -22,7 +22,8 @@
 // depends on SEED only, the same on every machine). --epochs E runs E passes
 // and prints one line per epoch instead (the mean training loss over its
 // rows); --eval-input gives a held-out set that the eval graph scores every
-// --eval-every N steps (default: at the end of each epoch), in batches of B.
+// --eval-every N steps (default: at the end of each epoch, or after the last
+// step), in batches of B.
 // Flags take their value as the next argument or after '=' (--steps=10).
 // --save writes parameters, optimizer state, learning rate and scheduler as
 // a checkpoint; --resume continues from them (without it, training starts a
@@ -42,11 +43,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <functional>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -71,7 +73,8 @@ const char *kUsage =
     "      --shuffle SEED: a new order of the rows on every pass\n"
     "      --epochs E: E passes over the dataset, one line per epoch\n"
     "      --eval-input: a held-out set for the eval graph, scored every\n"
-    "      --eval-every N steps (default: at each epoch's end)\n"
+    "      --eval-every N steps (default: at each epoch's end, or after\n"
+    "      the last step)\n"
     "      --stop-on-nan: a NaN or infinite loss is an error (default: a\n"
     "      warning), before the optimizer applies it and before --save\n"
     "  odt-run eval  OUT_DIR [--checkpoint CKPT] --input NAME=FILE.npy ...\n"
@@ -577,9 +580,17 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
       return fail(status);
   }
   long stepsPerEpoch = options.epochs ? data.batchesPerPass() : 0;
+  if (options.epochs && options.epochs > LONG_MAX / stepsPerEpoch)
+    return fail(odt::Status::error("--epochs " +
+                                   std::to_string(options.epochs) + " of " +
+                                   std::to_string(stepsPerEpoch) +
+                                   " steps is more steps than can be counted"));
   long totalSteps =
       options.epochs ? options.epochs * stepsPerEpoch : options.steps;
-  long evalEvery = options.evalEvery ? options.evalEvery : stepsPerEpoch;
+  // Without --eval-every: at the end of each epoch, or after the last step.
+  long evalEvery = options.evalEvery ? options.evalEvery
+                   : options.epochs  ? stepsPerEpoch
+                                     : totalSteps;
   bool progress = options.epochs && isatty(STDERR_FILENO);
   auto started = std::chrono::steady_clock::now();
   double epochLossSum = 0;
