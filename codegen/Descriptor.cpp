@@ -24,32 +24,11 @@ namespace fb = odt::fb;
 
 fb::ArgumentRole toFlatbufferRole(ArgRole role) {
   switch (role) {
-  case ArgRole::UserInput:
-    return fb::ArgumentRole::UserInput;
-  case ArgRole::UserOutput:
-    return fb::ArgumentRole::UserOutput;
-  case ArgRole::Parameter:
-    return fb::ArgumentRole::Parameter;
-  case ArgRole::GradientBuffer:
-    return fb::ArgumentRole::GradientBuffer;
-  case ArgRole::LazyResetGrad:
-    return fb::ArgumentRole::LazyResetGrad;
-  case ArgRole::LearningRate:
-    return fb::ArgumentRole::LearningRate;
-  case ArgRole::Step:
-    return fb::ArgumentRole::Step;
-  case ArgRole::FirstMoment:
-    return fb::ArgumentRole::FirstMoment;
-  case ArgRole::SecondMoment:
-    return fb::ArgumentRole::SecondMoment;
-  case ArgRole::UpdatedFlag:
-    return fb::ArgumentRole::UpdatedFlag;
-  case ArgRole::PackedPanels:
-    return fb::ArgumentRole::PackedPanels;
-  case ArgRole::PanelsStale:
-    return fb::ArgumentRole::PanelsStale;
-  case ArgRole::RandomState:
-    return fb::ArgumentRole::RandomState;
+#define ODT_ROLE_TO_SCHEMA(name, value, spelling, words)                       \
+  case ArgRole::name:                                                          \
+    return fb::ArgumentRole::name;
+    ODT_ARGUMENT_ROLES(ODT_ROLE_TO_SCHEMA)
+#undef ODT_ROLE_TO_SCHEMA
   case ArgRole::GradAccumFlag:
     break;
   }

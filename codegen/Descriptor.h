@@ -13,6 +13,7 @@
 #ifndef ODT_CODEGEN_DESCRIPTOR_H
 #define ODT_CODEGEN_DESCRIPTOR_H
 
+#include "ModelAbi.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
@@ -21,8 +22,8 @@
 namespace odt {
 
 /// ABI version of the generated entry points and descriptor; the runtime
-/// refuses models of another version.
-inline constexpr int kModelABIVersion = 1;
+/// refuses models of another version (runtime/schema/ModelAbi.h).
+inline constexpr int kModelABIVersion = ODT_MODEL_ABI_VERSION;
 
 struct ModelDescriptor {
   std::vector<uint8_t> bytes; // flatbuffer, file identifier "ODTM"

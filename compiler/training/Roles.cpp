@@ -2,47 +2,30 @@
 
 #include "compiler/training/Roles.h"
 
-#include "llvm/ADT/StringSwitch.h"
-
 namespace odt {
 
 llvm::StringRef getRoleName(ArgRole role) {
   switch (role) {
-  case ArgRole::UserInput: return "user_input";
-  case ArgRole::UserOutput: return "user_output";
-  case ArgRole::Parameter: return "parameter";
-  case ArgRole::GradientBuffer: return "gradient_buffer";
-  case ArgRole::LazyResetGrad: return "lazy_reset_grad";
-  case ArgRole::LearningRate: return "learning_rate";
-  case ArgRole::Step: return "step";
-  case ArgRole::FirstMoment: return "first_moment";
-  case ArgRole::SecondMoment: return "second_moment";
-  case ArgRole::UpdatedFlag: return "updated_flag";
-  case ArgRole::PackedPanels: return "packed_panels";
-  case ArgRole::PanelsStale: return "panels_stale";
-  case ArgRole::RandomState: return "random_state";
-  case ArgRole::GradAccumFlag: return "grad_accumulation_flag";
+#define ODT_ROLE_SPELLING(name, value, spelling, words)                        \
+  case ArgRole::name:                                                          \
+    return spelling;
+    ODT_ARGUMENT_ROLES(ODT_ROLE_SPELLING)
+#undef ODT_ROLE_SPELLING
+  case ArgRole::GradAccumFlag:
+    return "grad_accumulation_flag";
   }
   return "unknown";
 }
 
-std::optional<ArgRole> parseRole(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<ArgRole>>(name)
-      .Case("user_input", ArgRole::UserInput)
-      .Case("user_output", ArgRole::UserOutput)
-      .Case("parameter", ArgRole::Parameter)
-      .Case("gradient_buffer", ArgRole::GradientBuffer)
-      .Case("lazy_reset_grad", ArgRole::LazyResetGrad)
-      .Case("learning_rate", ArgRole::LearningRate)
-      .Case("step", ArgRole::Step)
-      .Case("first_moment", ArgRole::FirstMoment)
-      .Case("second_moment", ArgRole::SecondMoment)
-      .Case("updated_flag", ArgRole::UpdatedFlag)
-      .Case("packed_panels", ArgRole::PackedPanels)
-      .Case("panels_stale", ArgRole::PanelsStale)
-      .Case("random_state", ArgRole::RandomState)
-      .Case("grad_accumulation_flag", ArgRole::GradAccumFlag)
-      .Default(std::nullopt);
+std::optional<ArgRole> parseRole(llvm::StringRef spelling) {
+#define ODT_ROLE_PARSE(name, value, text, words)                               \
+  if (spelling == text)                                                        \
+    return ArgRole::name;
+  ODT_ARGUMENT_ROLES(ODT_ROLE_PARSE)
+#undef ODT_ROLE_PARSE
+  if (spelling == "grad_accumulation_flag")
+    return ArgRole::GradAccumFlag;
+  return std::nullopt;
 }
 
 mlir::BlockArgument getRandomStateArgument(mlir::func::FuncOp func) {

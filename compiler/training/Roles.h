@@ -12,6 +12,7 @@
 #ifndef ODT_COMPILER_TRAINING_ROLES_H
 #define ODT_COMPILER_TRAINING_ROLES_H
 
+#include "ModelAbi.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -19,27 +20,14 @@
 
 namespace odt {
 
+/// The roles of the ABI (runtime/schema/ModelAbi.h: the same names and
+/// values as the descriptor and the runtime), then the compiler's own.
+/// PackedPanels and PanelsStale are added by codegen
+/// (odt-vectorize-contractions), RandomState by odt-add-random-state.
 enum class ArgRole {
-  UserInput,
-  UserOutput,
-  Parameter,
-  GradientBuffer,
-  LazyResetGrad,
-  LearningRate,
-  Step,
-  FirstMoment,
-  SecondMoment,
-  UpdatedFlag,
-  /// Added by codegen (odt-vectorize-contractions), not by the graph: a
-  /// parameter's matrix-product panels, kept by the runtime between steps,
-  /// and bool[1] that is true when they must be filled again (the
-  /// parameter changed since); the step clears it when it fills them.
-  PackedPanels,
-  PanelsStale,
-  /// Added by odt-add-random-state to steps with training-mode Dropout:
-  /// int64[2], the session's seed and its step counter, from which every
-  /// Dropout draws its mask (a different one each step).
-  RandomState,
+#define ODT_ROLE_ENUMERATOR(name, value, spelling, words) name = value,
+  ODT_ARGUMENT_ROLES(ODT_ROLE_ENUMERATOR)
+#undef ODT_ROLE_ENUMERATOR
   /// `<p>_grad.accumulation.out`: ORT's per-parameter accumulation flag
   /// outputs. Not user outputs; dropped by the training-program assembly.
   GradAccumFlag,

@@ -20,19 +20,11 @@ namespace odt {
 
 const char *argumentRoleName(ArgumentRole role) {
   switch (role) {
-  case ArgumentRole::UserInput: return "user input";
-  case ArgumentRole::UserOutput: return "user output";
-  case ArgumentRole::Parameter: return "parameter";
-  case ArgumentRole::GradientBuffer: return "gradient buffer";
-  case ArgumentRole::LazyResetGrad: return "lazy_reset_grad";
-  case ArgumentRole::LearningRate: return "learning rate";
-  case ArgumentRole::Step: return "step";
-  case ArgumentRole::FirstMoment: return "first moment";
-  case ArgumentRole::SecondMoment: return "second moment";
-  case ArgumentRole::UpdatedFlag: return "updated flag";
-  case ArgumentRole::PackedPanels: return "packed panels";
-  case ArgumentRole::PanelsStale: return "panels stale flag";
-  case ArgumentRole::RandomState: return "random state";
+#define ODT_ROLE_WORDS(name, value, spelling, words)                           \
+  case ArgumentRole::name:                                                     \
+    return words;
+    ODT_ARGUMENT_ROLES(ODT_ROLE_WORDS)
+#undef ODT_ROLE_WORDS
   }
   return "argument";
 }
@@ -74,21 +66,20 @@ bool isCIdentifier(const std::string &name) {
   return true;
 }
 
+// model.fbs (flatc) and ModelAbi.h give every role the same value.
+#define ODT_ROLE_MATCHES_SCHEMA(name, value, spelling, words)                  \
+  static_assert(static_cast<int>(fb::ArgumentRole::name) == value,             \
+                "model.fbs and ModelAbi.h disagree on role " #name);
+ODT_ARGUMENT_ROLES(ODT_ROLE_MATCHES_SCHEMA)
+#undef ODT_ROLE_MATCHES_SCHEMA
+
 Result<ArgumentRole> convertRole(fb::ArgumentRole role) {
-  switch (role) {
-  case fb::ArgumentRole::UserInput: return ArgumentRole::UserInput;
-  case fb::ArgumentRole::UserOutput: return ArgumentRole::UserOutput;
-  case fb::ArgumentRole::Parameter: return ArgumentRole::Parameter;
-  case fb::ArgumentRole::GradientBuffer: return ArgumentRole::GradientBuffer;
-  case fb::ArgumentRole::LazyResetGrad: return ArgumentRole::LazyResetGrad;
-  case fb::ArgumentRole::LearningRate: return ArgumentRole::LearningRate;
-  case fb::ArgumentRole::Step: return ArgumentRole::Step;
-  case fb::ArgumentRole::FirstMoment: return ArgumentRole::FirstMoment;
-  case fb::ArgumentRole::SecondMoment: return ArgumentRole::SecondMoment;
-  case fb::ArgumentRole::UpdatedFlag: return ArgumentRole::UpdatedFlag;
-  case fb::ArgumentRole::PackedPanels: return ArgumentRole::PackedPanels;
-  case fb::ArgumentRole::PanelsStale: return ArgumentRole::PanelsStale;
-  case fb::ArgumentRole::RandomState: return ArgumentRole::RandomState;
+  switch (static_cast<int>(role)) {
+#define ODT_ROLE_FROM_SCHEMA(name, value, spelling, words)                     \
+  case value:                                                                  \
+    return ArgumentRole::name;
+    ODT_ARGUMENT_ROLES(ODT_ROLE_FROM_SCHEMA)
+#undef ODT_ROLE_FROM_SCHEMA
   }
   return Status::error("unknown argument role " +
                        std::to_string(static_cast<int>(role)));

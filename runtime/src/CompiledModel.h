@@ -6,6 +6,7 @@
 #ifndef ODT_RUNTIME_COMPILEDMODEL_H
 #define ODT_RUNTIME_COMPILEDMODEL_H
 
+#include "ModelAbi.h"
 #include "Status.h"
 #include "Tensor.h"
 
@@ -19,23 +20,14 @@ namespace odt {
 
 class ThreadPool;
 
-/// The ABI version this runtime calls (codegen/Descriptor.h).
-inline constexpr int kModelABIVersion = 1;
+/// The ABI version this runtime calls (runtime/schema/ModelAbi.h).
+inline constexpr int kModelABIVersion = ODT_MODEL_ABI_VERSION;
 
+/// What an entry-point argument is (runtime/schema/ModelAbi.h).
 enum class ArgumentRole {
-  UserInput,
-  UserOutput,
-  Parameter,
-  GradientBuffer,
-  LazyResetGrad,
-  LearningRate,
-  Step,
-  FirstMoment,
-  SecondMoment,
-  UpdatedFlag,
-  PackedPanels,
-  PanelsStale,
-  RandomState,
+#define ODT_ROLE_ENUMERATOR(name, value, spelling, words) name = value,
+  ODT_ARGUMENT_ROLES(ODT_ROLE_ENUMERATOR)
+#undef ODT_ROLE_ENUMERATOR
 };
 
 const char *argumentRoleName(ArgumentRole role);
