@@ -23,8 +23,8 @@ install(TARGETS odt-run EXPORT odtTargets
 # odt::odt_static.
 set_target_properties(odt PROPERTIES EXPORT_NAME runtime)
 set_target_properties(odt_runtime PROPERTIES EXPORT_NAME odt_static)
-# Inside this build the same names work, so odt_add_model and examples read
-# alike in and out of the tree.
+# The same names inside this build, for a project that adds odt with
+# add_subdirectory or FetchContent instead of find_package.
 add_library(odt::runtime ALIAS odt)
 add_library(odt::odt_static ALIAS odt_runtime)
 

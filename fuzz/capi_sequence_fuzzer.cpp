@@ -11,9 +11,10 @@
 // usable after an error. What the header forbids is not done (a state is
 // released only after its sessions; one thread).
 
+#include "Tensor.h"
 #include "odt/odt.h"
 
-#include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -24,7 +25,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
 
 namespace {
 
@@ -117,16 +117,11 @@ const OdtDataType kTypes[] = {ODT_FLOAT, ODT_INT64, ODT_INT32, ODT_UINT8, ODT_DO
                               ODT_BOOL, static_cast<OdtDataType>(99),
                               static_cast<OdtDataType>(-1)};
 
+/// Bytes of an element; unknown dtype codes count as 1, so their tensors
+/// still get memory to refuse.
 size_t typeSize(OdtDataType type) {
-  switch (type) {
-  case ODT_DOUBLE:
-  case ODT_INT64: return 8;
-  case ODT_FLOAT:
-  case ODT_INT32: return 4;
-  case ODT_UINT8:
-  case ODT_BOOL: return 1;
-  default: return 1;
-  }
+  // OdtDataType numbers as ONNX does, like the runtime's DataType.
+  return std::max<size_t>(1, odt::dataTypeSize(static_cast<odt::DataType>(type)));
 }
 
 /// A tensor: mostly the model's own kinds ([B, 16] float input, [B] int64

@@ -31,6 +31,8 @@ SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
 ORT_TAPI = os.path.join(SHARED, "conformance", "ort", "training_api")
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import ort_text_to_npy as ort_text  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
+import make_ort_data  # noqa: E402
 
 ZOO = {"mlp": 16, "lenet5": 64}   # model: batch (one of bench/zoo.py's sizes)
 ZOO_STEPS = 5
@@ -127,12 +129,10 @@ def run_arch(args):
                     "--eval", os.path.join(ORT_TAPI, "eval_model.onnx"),
                     "--optimizer", os.path.join(ORT_TAPI, "adamw.onnx"),
                     "--checkpoint", os.path.join(ORT_TAPI, "checkpoint.ckpt"), "-o", model])
+    # ORT's input and labels, made as the e2e tests make them.
     data = os.path.join(work, "ort_data")
-    os.makedirs(data, exist_ok=True)
-    import numpy as np
-    x = ort_text.load_ort_text(os.path.join(ORT_TAPI, "input-0.in"), (2, 784), "float32")
-    np.save(os.path.join(data, "input-0.npy"), x)
-    np.save(os.path.join(data, "labels.npy"), np.array([1, 1], dtype=np.int32))
+    if make_ort_data.main([ORT_TAPI, data]) != 0:
+        raise SystemExit("FAIL: test/e2e/make_ort_data.py could not read %s" % ORT_TAPI)
     out = run(odt_run + ["train", model, "--checkpoint", os.path.join(ORT_TAPI, "checkpoint.ckpt"),
                          "--input", "input-0=" + os.path.join(data, "input-0.npy"),
                          "--input", "labels=" + os.path.join(data, "labels.npy"),

@@ -63,8 +63,8 @@ const char *kUsage =
     "  odt-run train OUT_DIR --checkpoint CKPT --input NAME=FILE.npy ...\n"
     "                [--steps N] [--batch-size B] [--lr LR] [--save CKPT]\n"
     "                [--resume]\n"
-    "                [--scheduler linear|cosine|constant --warmup N --total "
-    "N]\n"
+    "                [--scheduler linear|cosine|constant\n"
+    "                 --warmup N --total N]\n"
     "                [--json] [--stop-on-nan]\n"
     "                [--epochs E] [--shuffle SEED]\n"
     "                [--eval-input NAME=FILE.npy ... [--eval-every N]]\n"
@@ -392,12 +392,13 @@ public:
     shuffleOrder();
   }
 
-  int64_t rows() const { return rowCount; }
   int64_t batchesPerPass() const {
     return (rowCount + batchSize - 1) / batchSize;
   }
 
-  /// The next batch; `rows` is how many rows it holds.
+  /// The next batch; `rows` is how many rows it holds. Its tensors are
+  /// reused from one batch to the next of the same size, so a step allocates
+  /// nothing here but at the shorter last batch of a pass.
   std::vector<odt::Tensor> &next(int64_t &rows) {
     if (position == rowCount) {
       position = 0;
@@ -405,19 +406,23 @@ public:
         shuffleOrder();
     }
     rows = std::min<int64_t>(batchSize, rowCount - position);
-    batch.clear();
-    for (const odt::Tensor &column : columns) {
-      odt::Shape shape = column.shape();
-      size_t rowBytes = column.byteSize() / static_cast<size_t>(shape[0]);
-      shape[0] = rows;
-      odt::Tensor part = odt::Tensor::uninitialized(column.dtype(), shape);
-      const char *from = static_cast<const char *>(column.data());
-      char *to = static_cast<char *>(part.data());
+    if (batch.empty() || batch[0].shape()[0] != rows) {
+      batch.clear();
+      for (const odt::Tensor &column : columns) {
+        odt::Shape shape = column.shape();
+        shape[0] = rows;
+        batch.push_back(odt::Tensor::uninitialized(column.dtype(), shape));
+      }
+    }
+    for (size_t c = 0; c < columns.size(); ++c) {
+      size_t rowBytes =
+          columns[c].byteSize() / static_cast<size_t>(columns[c].shape()[0]);
+      const char *from = static_cast<const char *>(columns[c].data());
+      char *to = static_cast<char *>(batch[c].data());
       for (int64_t i = 0; i < rows; ++i)
         std::memcpy(to + i * rowBytes,
                     from + order[static_cast<size_t>(position + i)] * rowBytes,
                     rowBytes);
-      batch.push_back(std::move(part));
     }
     position += rows;
     return batch;
@@ -635,6 +640,9 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
     if (evaluated && !(status = scoreEval(module, evalData, evalLoss)))
       return fail(status.withContext("--eval-input after step " +
                                      std::to_string(step)));
+    long epoch = options.epochs ? i / stepsPerEpoch + 1 : 0;
+    long inEpoch = options.epochs ? i % stepsPerEpoch + 1 : 0;
+    bool epochEnd = options.epochs && inEpoch == stepsPerEpoch;
     if (!options.epochs) {
       if (options.json)
         std::printf("{\"step\": %lld, \"loss\": %s, \"lr\": %s}\n",
@@ -645,13 +653,20 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
         std::printf("step %lld  loss %s  lr %s\n", static_cast<long long>(step),
                     haveLoss ? formatNumber(loss).c_str() : "-",
                     formatNumber(lr).c_str());
-      if (evaluated && options.json)
+    }
+    // An evaluation at an epoch's end goes on the epoch's line.
+    if (evaluated && !epochEnd) {
+      if (progress)
+        std::fputs("\r\033[K", stderr);
+      if (options.json)
         std::printf("{\"eval_step\": %lld, \"loss\": %s}\n",
                     static_cast<long long>(step), jsonNumber(evalLoss).c_str());
-      else if (evaluated)
+      else
         std::printf("eval after step %lld  loss %s\n",
                     static_cast<long long>(step),
                     formatNumber(evalLoss).c_str());
+    }
+    if (!options.epochs) {
       std::fflush(stdout);
       continue;
     }
@@ -661,11 +676,10 @@ int runTrain(const Options &options, odt::TrainingSession &session) {
     else
       epochLossFinite = false;
     epochRows += batchRows;
-    long epoch = i / stepsPerEpoch + 1, inEpoch = i % stepsPerEpoch + 1;
     if (progress)
       std::fprintf(stderr, "\rodt-run: epoch %ld/%ld  step %ld/%ld", epoch,
                    options.epochs, inEpoch, stepsPerEpoch);
-    if (inEpoch != stepsPerEpoch)
+    if (!epochEnd)
       continue;
     if (progress)
       std::fputs("\r\033[K", stderr);
@@ -976,10 +990,7 @@ int runInfo(const Options &options, const odt::CompiledModel &model) {
   int64_t trainable = 0, frozen = 0;
   std::string params;
   for (const odt::ParameterSpec &param : model.parameters()) {
-    int64_t count = 1;
-    for (int64_t dim : param.shape)
-      count *= dim;
-    (param.trainable ? trainable : frozen) += count;
+    (param.trainable ? trainable : frozen) += odt::numElements(param.shape);
     if (options.json)
       params += std::string(params.empty() ? "" : ", ") +
                 "{\"name\": " + jsonString(param.name) + ", \"dtype\": \"" +
