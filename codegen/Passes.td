@@ -88,23 +88,69 @@ def InterchangeReductions
     matmul's or convolution's reduction innermost: a strided walk through
     one operand and a serial floating-point reduction that LLVM cannot
     vectorize. For a linalg op with at least two parallel loops whose last
-    loop is a reduction and whose output's innermost dim is the last
-    parallel loop (all outputs indexed alike: MaxPool's values and
-    positions), this pass orders the loops as: the other parallel loops,
-    the reductions, then that last parallel loop. The innermost loop then
-    walks the output (and usually an operand) contiguously and carries no
-    dependence, so LLVM vectorizes it. Each output element still sums its
-    terms in the same order, so results do not change.
+    loop is a reduction (all outputs indexed alike: MaxPool's values and
+    positions), this pass orders the loops as: the other parallel loops in
+    their order, the reductions, then the loop along the output's innermost
+    dim (for linalg's depthwise convolution, whose loops are
+    (n, oh, ow, c, kh, kw), that is ow, not the last parallel loop c). The
+    innermost loop then walks the output (and usually an operand)
+    contiguously and carries no dependence, so it vectorizes (here or in
+    odt-vectorize-rows). Each output element still sums its terms in the
+    same order, so results do not change.
     Except for reductions along rows: a generic whose last loop is a
-    reduction that every input it moves has as its innermost dim (softmax's
-    sums, LayerNorm's statistics, a row's dot product) is not interchanged
-    (the inner loop would read the inputs down their columns, with
-    gathers); instead each output's combining op (addf, maximumf, ...)
-    gets the `reassoc` fast-math flag, and LLVM vectorizes the row with
-    partial sums. The order of the terms then changes (the same on every
-    run and thread count); it is usually more accurate than one serial sum.
+    reduction that every input it moves has in its innermost index only
+    (softmax's sums, LayerNorm's statistics, a row's dot product, a filter
+    gradient's sum along a row read at `o * s + k`), where any parallel
+    loop sharing that index is no longer than the row (else it is a
+    window, as a pooling's `o * s + k` with the short k last, and the
+    interchange vectorizes along o), is not interchanged (the inner loop
+    would read the inputs down their columns, with gathers); instead each
+    output's combining op (addf, maximumf, ...) gets the `reassoc`
+    fast-math flag, and the row is vectorized with partial sums. The order
+    of the terms then changes (the same on every run and thread count); it
+    is usually more accurate than one serial sum.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
+  let summary = "Short rows of window reductions as vector values";
+  let description = [{
+    On memrefs, after odt-interchange-reductions and
+    odt-parallelize-elementwise, before convert-linalg-to-loops. A
+    linalg.generic with one output whose last loop (the row) has a static
+    extent in [min-length, max-length] becomes a nest of scf.for whose
+    innermost step handles the whole row as one vector value:
+    - a parallel row that is the output's innermost dim, under at least one
+      reduction (a convolution or pooling window after the interchange):
+      the output row is read once, carried through the reduction loops as
+      the accumulator, and written once;
+    - a summed row (the last loop a reduction, at least two reduced dims, a
+      body yielding a reassociable `addf(out, x)`: a depthwise filter
+      gradient's sum over an image's positions): a vector of partial sums
+      is carried through all the reduced loops and reduced once per output
+      element.
+    Each input is read as a row (its innermost index `row * s + rest`, no
+    other index moving with the row: a contiguous read, and for s > 1 a
+    read of the span and a shuffle) or, when the row does not move it, as a
+    scalar broadcast. The body must be elementwise ops (no linalg.index, no
+    memory access). Every other op stays for LLVM: it vectorizes long and
+    elementwise loops well, but left these stores and reloads of the
+    output row at every window tap, scalar loops where it could not tell
+    the operands' buffers apart, and fully unrolled 16-element rows before
+    its vectorizer saw them. Results are unchanged for parallel rows (each
+    output element sums its terms in the same order); a summed row's terms
+    are added in another order, as the reassoc flag allows.
+  }];
+  let options = [
+    Option<"minLength", "min-length", "int64_t", "4",
+           "Shortest row vectorized">,
+    Option<"maxLength", "max-length", "int64_t", "64",
+           "Longest row vectorized (a row's vectors stay in registers)">,
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def PackEntryPoints : Pass<"odt-pack-entry-points", "mlir::ModuleOp"> {

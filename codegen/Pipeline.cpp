@@ -307,6 +307,8 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
       "odt-expand-strided-copies, odt-interchange-reductions," +
       // Large elementwise loops (the optimizer update) run over threads.
       (optimize ? "func.func(odt-parallelize-elementwise)," : "") +
+      // Window reductions over short rows: the row as a vector value.
+      (optimize ? "func.func(odt-vectorize-rows)," : "") +
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
       "scf-forall-to-parallel, odt-outline-parallel-loops," +
       (optimize ? "odt-approximate-math," : "") +

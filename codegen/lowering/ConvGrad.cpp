@@ -43,21 +43,35 @@ Value filterGradientLoops(OpBuilder &rewriter, Location loc, Value dY,
   for (int64_t i = 0; i < n; ++i)
     domain.push_back(rewriter.getIndexAttr(kernel[i]));
   domain.push_back(dySizes[0]);
-  SmallVector<int64_t> reduced = {2 + n};
+  SmallVector<int64_t> positions;
   for (int64_t i = 0; i < n; ++i) {
     AffineExpr o = d(3 + n + i), k = d(2 + i);
     dyExprs.push_back(o);
     xExprs.push_back(o * window.strides[i] + k * window.dilations[i]);
     domain.push_back(dySizes[2 + i]);
-    reduced.push_back(3 + n + i);
+    positions.push_back(3 + n + i);
   }
-  return sumOver(rewriter, loc, domain, reduced, {dY, padded},
-                 {AffineMap::get(rank, 0, dyExprs, context),
-                  AffineMap::get(rank, 0, xExprs, context)},
-                 {type},
-                 [](OpBuilder &b, Location l, ValueRange args) {
-                   return SmallVector<Value>{
-                       arith::MulFOp::create(b, l, args[0], args[1])};
+  // Per image, one running sum over its output positions (a row of dY
+  // against a shifted row of X: vectorized along the row), then the
+  // images' sums: [m, c, k..., nb] holds only filter-sized partials, where
+  // staging the positions' dims too made one per output row.
+  Value perImage = sumOver(
+                       rewriter, loc, domain, positions, {dY, padded},
+                       {AffineMap::get(rank, 0, dyExprs, context),
+                        AffineMap::get(rank, 0, xExprs, context)},
+                       {type},
+                       [](OpBuilder &b, Location l, ValueRange args) {
+                         return SmallVector<Value>{
+                             arith::MulFOp::create(b, l, args[0], args[1])};
+                       },
+                       /*staged=*/false)
+                       .front();
+  SmallVector<OpFoldResult> partialSizes(domain.begin(),
+                                         domain.begin() + 3 + n);
+  return sumOver(rewriter, loc, partialSizes, {2 + n}, {perImage},
+                 {identityMap(context, 3 + n)}, {type},
+                 [](OpBuilder &, Location, ValueRange args) {
+                   return SmallVector<Value>{args[0]};
                  })
       .front();
 }
@@ -246,14 +260,19 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
           domain.push_back(rewriter.getIndexAttr(kernel[i]));
           reduced.push_back(3 + n + i);
         }
-        dX = sumOver(rewriter, loc, domain, reduced, {paddedDY, w},
-                     {AffineMap::get(rank, 0, dyExprs, context),
-                      AffineMap::get(rank, 0, wExprs, context)},
-                     {type},
-                     [](OpBuilder &b, Location l, ValueRange args) {
-                       return SmallVector<Value>{
-                           arith::MulFOp::create(b, l, args[0], args[1])};
-                     })
+        // The window's terms in one running sum (a staged sum would
+        // write a partial per window row: for a depthwise 3x3 layer, 3x
+        // the size of dX).
+        dX = sumOver(
+                 rewriter, loc, domain, reduced, {paddedDY, w},
+                 {AffineMap::get(rank, 0, dyExprs, context),
+                  AffineMap::get(rank, 0, wExprs, context)},
+                 {type},
+                 [](OpBuilder &b, Location l, ValueRange args) {
+                   return SmallVector<Value>{
+                       arith::MulFOp::create(b, l, args[0], args[1])};
+                 },
+                 /*staged=*/false)
                  .front();
       }
     } else if (!op.getDX().use_empty()) {
@@ -302,7 +321,8 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
                  Value zero = createScalar(b, l, product.getType(), 0.0);
                  return SmallVector<Value>{
                      arith::SelectOp::create(b, l, valid, product, zero)};
-               })
+               },
+               /*staged=*/false)
                .front();
     }
     (void)dyType;

@@ -40,7 +40,7 @@ SmallVector<Value> sumOver(OpBuilder &b, Location loc,
                            ArrayRef<OpFoldResult> domain,
                            ArrayRef<int64_t> reduced, ValueRange inputs,
                            ArrayRef<AffineMap> inputMaps, TypeRange types,
-                           BodyFn body) {
+                           BodyFn body, bool staged) {
   MLIRContext *context = b.getContext();
   // Over several dims ([N, H, W] per channel of a BatchNorm), floats are
   // summed in two stages: each slice of the outermost reduced dim on its
@@ -50,7 +50,7 @@ SmallVector<Value> sumOver(OpBuilder &b, Location loc,
   // gradients of a CIFAR ResNet were 3x further from float64 than
   // PyTorch's with one chain).
   bool floats = llvm::all_of(types, [](Type t) { return isa<FloatType>(t); });
-  if (floats && reduced.size() >= 2) {
+  if (staged && floats && reduced.size() >= 2) {
     int64_t outer = *llvm::min_element(reduced);
     SmallVector<int64_t> inner;
     for (int64_t dim : reduced)

@@ -39,13 +39,15 @@ llvm::SmallVector<int64_t> keptDims(unsigned rank,
 /// sizes are `domain`: one result per element type in `types`, each shaped
 /// like the kept dims (in order), starting from 0. `inputs` are read
 /// through `inputMaps` (maps of the full domain); the body gets the input
-/// scalars and yields one contribution per result.
-llvm::SmallVector<Value> sumOver(OpBuilder &b, Location loc,
-                                 llvm::ArrayRef<OpFoldResult> domain,
-                                 llvm::ArrayRef<int64_t> reduced,
-                                 mlir::ValueRange inputs,
-                                 llvm::ArrayRef<mlir::AffineMap> inputMaps,
-                                 mlir::TypeRange types, BodyFn body);
+/// scalars and yields one contribution per result. Floats summed over
+/// several dims are summed in stages (each slice of the outermost reduced
+/// dim, then those partial sums), unless `staged` is false: then one
+/// running sum over all of them (a convolution window's few terms).
+llvm::SmallVector<Value>
+sumOver(OpBuilder &b, Location loc, llvm::ArrayRef<OpFoldResult> domain,
+        llvm::ArrayRef<int64_t> reduced, mlir::ValueRange inputs,
+        llvm::ArrayRef<mlir::AffineMap> inputMaps, mlir::TypeRange types,
+        BodyFn body, bool staged = true);
 
 /// Collapses the static unit dims of `value` that `keep` marks false (all
 /// of them must be static 1s), leaving a tensor of the kept dims.

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include "llvm/ADT/SmallBitVector.h"
+
 using namespace mlir;
 
 namespace odt {
@@ -22,16 +24,34 @@ namespace odt {
 
 namespace {
 
+/// The dims `expr` uses.
+llvm::SmallBitVector usedDims(AffineExpr expr, unsigned numDims) {
+  llvm::SmallBitVector used(numDims);
+  expr.walk([&](AffineExpr inner) {
+    if (auto dim = dyn_cast<AffineDimExpr>(inner))
+      used.set(dim.getPosition());
+  });
+  return used;
+}
+
 /// Whether `op` reduces along its last loop and every input that the loop
-/// moves has it as its innermost, contiguous dim (a row sum, softmax's
-/// denominator, LayerNorm's mean): moving that loop outside would read the
-/// inputs down their columns (gathers); vectorizing along it needs only
-/// the sum to be reassociable.
+/// moves has it in its innermost, contiguous dim only (a row sum, softmax's
+/// denominator, LayerNorm's mean, a depthwise filter gradient's sum along
+/// an output row read at `o * s + k`): moving that loop outside would read
+/// the inputs down their columns (gathers); vectorizing along it needs only
+/// the sum to be reassociable. A window (a pooling's `o * s + k`, where
+/// the short window loop k is the last one) is not a row: there the
+/// parallel loop that shares the innermost dim is at least as long, and
+/// the interchange vectorizes along it instead.
 bool reducesAlongRows(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   if (iterators.empty() || iterators.back() != utils::IteratorType::reduction)
     return false;
-  unsigned last = iterators.size() - 1;
+  unsigned numLoops = iterators.size(), last = numLoops - 1;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto longer = [](int64_t a, int64_t b) { // a >= b, unknown = long
+    return ShapedType::isDynamic(a) || (!ShapedType::isDynamic(b) && a >= b);
+  };
   bool read = false;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
@@ -39,9 +59,16 @@ bool reducesAlongRows(linalg::LinalgOp op) {
       continue;
     if (map.getNumResults() == 0)
       return false;
-    auto innermost = dyn_cast<AffineDimExpr>(map.getResults().back());
-    if (!innermost || innermost.getPosition() != last)
+    for (AffineExpr outer : map.getResults().drop_back())
+      if (outer.isFunctionOfDim(last))
+        return false;
+    llvm::SmallBitVector used = usedDims(map.getResults().back(), numLoops);
+    if (!used.test(last))
       return false;
+    for (unsigned dim : used.set_bits())
+      if (dim != last && iterators[dim] == utils::IteratorType::parallel &&
+          !longer(ranges[last], ranges[dim]))
+        return false;
     read = true;
   }
   return read;
@@ -76,17 +103,14 @@ bool allowReassociation(linalg::GenericOp op) {
   return !combiners.empty();
 }
 
-/// The loop order that puts `op`'s reductions just outside its last parallel
-/// loop, or nothing when the rule does not apply.
+/// The loop order that puts `op`'s reductions just outside the loop along
+/// its output's innermost dim (that loop innermost, the other parallel
+/// loops outside in their order), or nothing when the rule does not apply.
 std::optional<SmallVector<unsigned>> reductionsOutside(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   if (iterators.empty() || iterators.back() != utils::IteratorType::reduction)
     return std::nullopt;
-  SmallVector<unsigned> parallel, reduction;
-  for (auto [index, iterator] : llvm::enumerate(iterators))
-    (iterator == utils::IteratorType::parallel ? parallel : reduction)
-        .push_back(index);
-  if (parallel.size() < 2 || op.getNumDpsInits() == 0)
+  if (op.getNumDpsInits() == 0)
     return std::nullopt;
   // Several outputs (a max and its position) must be laid out alike.
   AffineMap output = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
@@ -96,11 +120,20 @@ std::optional<SmallVector<unsigned>> reductionsOutside(linalg::LinalgOp op) {
   if (output.getNumResults() == 0)
     return std::nullopt;
   auto innermost = dyn_cast<AffineDimExpr>(output.getResults().back());
-  if (!innermost || innermost.getPosition() != parallel.back())
+  if (!innermost)
     return std::nullopt;
-  SmallVector<unsigned> order(parallel.begin(), parallel.end() - 1);
+  unsigned along = innermost.getPosition();
+  SmallVector<unsigned> parallel, reduction;
+  for (auto [index, iterator] : llvm::enumerate(iterators))
+    if (index != along)
+      (iterator == utils::IteratorType::parallel ? parallel : reduction)
+          .push_back(index);
+  // A single parallel loop is a plain reduction per output element.
+  if (parallel.empty())
+    return std::nullopt;
+  SmallVector<unsigned> order(parallel);
   order.append(reduction.begin(), reduction.end());
-  order.push_back(parallel.back());
+  order.push_back(along);
   return order;
 }
 

@@ -126,3 +126,50 @@ func.func @column_read(%x: memref<4x128x64xf32>, %y: memref<4x128xf32>, %out: me
   }
   return
 }
+
+// -----
+
+// A depthwise convolution (linalg's loops n, oh, ow, c, kh, kw): the
+// output's innermost dim ow is not the last parallel loop; it moves
+// innermost, the other parallel loops keep their order outside the window.
+// CHECK-DAG:   #[[$X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d1 + d3, d4 + d5)>
+// CHECK-DAG:   #[[$Y:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d1, d5)>
+// CHECK-LABEL: func.func @depthwise
+// CHECK:         linalg.generic {indexing_maps = [#[[$X]], #{{.*}}, #[[$Y]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+func.func @depthwise(%x: memref<2x3x10x10xf32>, %w: memref<3x3x3xf32>, %y: memref<2x3x8x8xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : memref<2x3x10x10xf32>, memref<3x3x3xf32>) outs(%y : memref<2x3x8x8xf32>)
+  return
+}
+
+// -----
+
+// A filter gradient's sum along an image row read at `o + k` (the row, 16
+// long, is longer than the window loop k that shares the index): a row
+// sum, made reassociable and not interchanged. A pooling window (the last
+// loop k, 3 long, shorter than the row o beside it) is interchanged.
+// CHECK-LABEL: func.func @row_or_window
+// CHECK:         iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:           arith.addf {{.*}} fastmath<reassoc>
+// CHECK:         iterator_types = ["parallel", "reduction", "parallel"]
+func.func @row_or_window(%dy: memref<4x16xf32>, %x: memref<4x18xf32>, %dw: memref<4x3xf32>,
+                         %window: memref<3xf32>, %y: memref<4x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(c, k, o) -> (c, o)>, affine_map<(c, k, o) -> (c, o + k)>,
+                                   affine_map<(c, k, o) -> (c, k)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dy, %x : memref<4x16xf32>, memref<4x18xf32>) outs(%dw : memref<4x3xf32>) {
+  ^bb0(%g: f32, %in: f32, %acc: f32):
+    %0 = arith.mulf %g, %in : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(c, o, k) -> (c, o + k)>, affine_map<(c, o, k) -> (k)>,
+                                   affine_map<(c, o, k) -> (c, o)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %window : memref<4x18xf32>, memref<3xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%in: f32, %unused: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}

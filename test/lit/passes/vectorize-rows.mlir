@@ -1,0 +1,151 @@
+// RUN: odt-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(odt-vectorize-rows))" | FileCheck %s
+
+// A depthwise window after odt-interchange-reductions, loops
+// (n, c, oh, kh, kw, ow): the output row is read once, carried through the
+// window loops and written once; the input row is a contiguous read, the
+// filter tap a broadcast scalar.
+// CHECK-LABEL: func.func @depthwise_rows
+// CHECK-NOT:     linalg.generic
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               %[[ROW:.*]] = vector.transfer_read %arg2{{.*}} : memref<2x3x8x8xf32>, vector<8xf32>
+// CHECK:               %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ROW]]) -> (vector<8xf32>)
+// CHECK:                 scf.for {{.*}} iter_args(%[[ACC2:.*]] = %[[ACC]]) -> (vector<8xf32>)
+// CHECK:                   vector.transfer_read %arg0{{.*}} {in_bounds = [true]} : memref<2x3x10x10xf32>, vector<8xf32>
+// CHECK:                   %[[TAP:.*]] = memref.load %arg1
+// CHECK:                   vector.broadcast %[[TAP]] : f32 to vector<8xf32>
+// CHECK:                   arith.mulf {{.*}} : vector<8xf32>
+// CHECK:                   arith.addf {{.*}} : vector<8xf32>
+// CHECK:               vector.transfer_write %[[SUM]], %arg2{{.*}} {in_bounds = [true]} : vector<8xf32>, memref<2x3x8x8xf32>
+func.func @depthwise_rows(%x: memref<2x3x10x10xf32>, %w: memref<3x3x3xf32>, %y: memref<2x3x8x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, oh, kh, kw, ow) -> (n, c, oh + kh, ow + kw)>,
+                                   affine_map<(n, c, oh, kh, kw, ow) -> (c, kh, kw)>,
+                                   affine_map<(n, c, oh, kh, kw, ow) -> (n, c, oh, ow)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+      ins(%x, %w : memref<2x3x10x10xf32>, memref<3x3x3xf32>) outs(%y : memref<2x3x8x8xf32>) {
+  ^bb0(%in: f32, %tap: f32, %acc: f32):
+    %0 = arith.mulf %in, %tap : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Stride 2: the span the row covers is read at once, then every second
+// element picked.
+// CHECK-LABEL: func.func @strided_rows
+// CHECK:         vector.transfer_read %arg0{{.*}} : memref<1x2x9x9xf32>, vector<7xf32>
+// CHECK:         vector.shuffle {{.*}} [0, 2, 4, 6] : vector<7xf32>, vector<7xf32>
+// CHECK:         arith.maximumf {{.*}} : vector<4xf32>
+func.func @strided_rows(%x: memref<1x2x9x9xf32>, %y: memref<1x2x4x4xf32>) {
+  %window = memref.alloca() : memref<3x3xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, c, oh, kh, kw, ow) -> (n, c, oh * 2 + kh, ow * 2 + kw)>,
+                                   affine_map<(n, c, oh, kh, kw, ow) -> (kh, kw)>,
+                                   affine_map<(n, c, oh, kh, kw, ow) -> (n, c, oh, ow)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+      ins(%x, %window : memref<1x2x9x9xf32>, memref<3x3xf32>) outs(%y : memref<1x2x4x4xf32>) {
+  ^bb0(%in: f32, %unused: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// A depthwise filter gradient per image: loops (c, kh, kw, n, oh, ow), the
+// sum over (oh, ow) reassociable. One vector of partial sums is carried
+// through both position loops and reduced once per element.
+// CHECK-LABEL: func.func @summed_rows
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK:         %[[SUMS:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8xf32>)
+// CHECK:           vector.transfer_read %arg0{{.*}} : memref<2x3x8x8xf32>, vector<8xf32>
+// CHECK:           vector.transfer_read %arg1{{.*}} : memref<2x3x10x10xf32>, vector<8xf32>
+// CHECK:         %[[TOTAL:.*]] = vector.reduction <add>, %[[SUMS]] fastmath<reassoc> : vector<8xf32> into f32
+// CHECK:         %[[OLD:.*]] = memref.load %arg2
+// CHECK:         arith.addf %[[OLD]], %[[TOTAL]] fastmath<reassoc> : f32
+// CHECK:         memref.store
+func.func @summed_rows(%dy: memref<2x3x8x8xf32>, %x: memref<2x3x10x10xf32>, %dw: memref<3x3x3x2xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(c, kh, kw, n, oh, ow) -> (n, c, oh, ow)>,
+                                   affine_map<(c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>,
+                                   affine_map<(c, kh, kw, n, oh, ow) -> (c, kh, kw, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%dy, %x : memref<2x3x8x8xf32>, memref<2x3x10x10xf32>) outs(%dw : memref<3x3x3x2xf32>) {
+  ^bb0(%g: f32, %in: f32, %acc: f32):
+    %0 = arith.mulf %g, %in : f32
+    %1 = arith.addf %acc, %0 fastmath<reassoc> : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Left to LLVM: an elementwise op (no reduction), a single row sum, a sum
+// that is not marked reassociable, a row known only at run time, a row
+// longer than max-length, a body that reads its position, and an output
+// whose rows are not contiguous.
+// CHECK-LABEL: func.func @untouched
+// CHECK-COUNT-7: linalg.generic
+// CHECK-NOT:     vector.
+func.func @untouched(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %s: memref<4xf32>,
+                     %d: memref<4x?xf32>, %dy: memref<3x?xf32>, %big: memref<2x128xf32>,
+                     %bigy: memref<2x128xf32>, %i: memref<3x8xf32>,
+                     %strided: memref<3x8xf32, strided<[16, 2]>>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%b : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<4x8xf32>) outs(%s : memref<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(r, i, j) -> (i, j)>, affine_map<(r, i, j) -> (r)>],
+                  iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%a : memref<4x8xf32>) outs(%s : memref<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%d : memref<4x?xf32>) outs(%dy : memref<3x?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%big : memref<2x128xf32>) outs(%bigy : memref<2x128xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%i : memref<3x8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %j = linalg.index 2 : index
+    %ji = arith.index_cast %j : index to i32
+    %jf = arith.sitofp %ji : i32 to f32
+    %0 = arith.addf %acc, %jf : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%strided : memref<3x8xf32, strided<[16, 2]>>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
