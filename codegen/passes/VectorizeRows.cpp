@@ -135,11 +135,13 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
           return;
     }
     // Inputs: read along their innermost dim, or not moved by the row.
+    // One that is the output itself would see the row's earlier values.
     SmallVector<RowAccess> accesses;
     for (OpOperand *input : op.getDpsInputOperands()) {
       auto type = dyn_cast<MemRefType>(input->get().getType());
       AffineMap map = op.getMatchingIndexingMap(input);
-      if (!type || !type.getElementType().isIntOrFloat())
+      if (!type || !type.getElementType().isIntOrFloat() ||
+          input->get() == init->get())
         return;
       RowAccess access;
       for (auto [position, expr] : llvm::enumerate(map.getResults())) {

@@ -1,0 +1,37 @@
+// RUN: odt-opt %s --odt-outline-parallel-loops --convert-scf-to-cf \
+// RUN:   --finalize-memref-to-llvm --convert-arith-to-llvm \
+// RUN:   --convert-index-to-llvm --convert-func-to-llvm --convert-cf-to-llvm \
+// RUN:   --reconcile-unrealized-casts --odt-pack-entry-points=prefix=m \
+// RUN:   | FileCheck %s
+
+// A parallel loop over a static memref<8x16xf32> and a dynamic
+// memref<?x16xf32>: its task's context struct holds only what the body
+// reads, the aligned pointers and the row count it computes with, not
+// the whole descriptors (allocated pointers, offsets, static sizes and
+// strides); the task passes poison for the rest.
+// CHECK-LABEL: llvm.func internal @step(
+// CHECK:         %[[STORAGE:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, i64, ptr)>
+// CHECK-COUNT-3: llvm.store
+// CHECK-NOT:     llvm.store
+// CHECK:         llvm.call %{{.*}}(%{{.*}}, %[[STORAGE]], %{{.*}})
+// CHECK-LABEL: llvm.func internal @__odt_par_0_task(
+// CHECK-SAME:      %[[CONTEXT:.*]]: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
+// CHECK-DAG:     llvm.mlir.poison : !llvm.ptr
+// CHECK-DAG:     llvm.getelementptr %[[CONTEXT]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i64, ptr)>
+// CHECK-DAG:     llvm.getelementptr %[[CONTEXT]][0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i64, ptr)>
+// CHECK-DAG:     llvm.getelementptr %[[CONTEXT]][0, 2] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i64, ptr)>
+// CHECK-NOT:     llvm.getelementptr %[[CONTEXT]][0, 3]
+// CHECK:         llvm.call @__odt_par_0(
+func.func @step(%a: memref<8x16xf32>, %b: memref<?x16xf32>) attributes {llvm.emit_c_interface} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %rows = memref.dim %b, %c0 : memref<?x16xf32>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %x = memref.load %a[%i, %c0] : memref<8x16xf32>
+    %last = arith.subi %rows, %c1 : index
+    memref.store %x, %b[%last, %c1] : memref<?x16xf32>
+    scf.reduce
+  }
+  return
+}
