@@ -30,14 +30,6 @@ namespace odt {
 
 namespace {
 
-/// How an input is read along the row loop.
-struct RowAccess {
-  /// The innermost index's expression at row position 0; null when the
-  /// operand does not move with the row (read once, broadcast).
-  AffineExpr start;
-  int64_t stride = 0;
-};
-
 /// The row loop's stride in `expr` (expr = row * stride + rest), if the
 /// row loop appears only so; 0 when it does not appear.
 std::optional<int64_t> strideOf(AffineExpr expr, unsigned row,
@@ -134,16 +126,17 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         if (outer.isFunctionOfDim(row))
           return;
     }
-    // Inputs: read along their innermost dim, or not moved by the row.
-    // One that is the output itself would see the row's earlier values.
-    SmallVector<RowAccess> accesses;
+    // Inputs: read along their innermost dim (the row's stride there), or
+    // not moved by the row (stride 0). One that is the output itself would
+    // see the row's earlier values.
+    SmallVector<int64_t> inputStrides;
     for (OpOperand *input : op.getDpsInputOperands()) {
       auto type = dyn_cast<MemRefType>(input->get().getType());
       AffineMap map = op.getMatchingIndexingMap(input);
       if (!type || !type.getElementType().isIntOrFloat() ||
           input->get() == init->get())
         return;
-      RowAccess access;
+      int64_t inputStride = 0;
       for (auto [position, expr] : llvm::enumerate(map.getResults())) {
         std::optional<int64_t> stride = strideOf(expr, row, numLoops);
         if (!stride || (*stride && position + 1 != map.getNumResults()))
@@ -151,13 +144,10 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         if (*stride) {
           if (!hasUnitInnerStride(type))
             return;
-          access.stride = *stride;
-          access.start =
-              expr.replace(getAffineDimExpr(row, op.getContext()),
-                           getAffineConstantExpr(0, op.getContext()));
+          inputStride = *stride;
         }
       }
-      accesses.push_back(access);
+      inputStrides.push_back(inputStride);
     }
     // The body: elementwise ops only (no index, no memory).
     for (Operation &inner : op.getRegion().front().without_terminator())
@@ -226,11 +216,10 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       Block &body = op.getRegion().front();
       IRMapping mapping;
       for (auto [index, input] : llvm::enumerate(op.getDpsInputOperands())) {
-        const RowAccess &access = accesses[index];
         AffineMap map = op.getMatchingIndexingMap(input);
         Value value;
-        if (access.stride) {
-          value = readRow(nb, input->get(), map, access.stride);
+        if (int64_t stride = inputStrides[index]) {
+          value = readRow(nb, input->get(), map, stride);
         } else {
           Value scalar =
               memref::LoadOp::create(nb, loc, input->get(), indices(nb, map));
@@ -261,7 +250,6 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
 
     // Nest of scf.for: `levels` in order; the innermost level computes the
     // body. Reduction levels carry the accumulator.
-    std::function<void(OpBuilder &, unsigned)> emitOuter;
     std::function<Value(OpBuilder &, unsigned, Value)> emitReduced =
         [&](OpBuilder &nb, unsigned level, Value acc) -> Value {
       if (level == reduced.size())
@@ -299,7 +287,8 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
                                       indices(nb, outMap),
                                       ArrayRef<bool>{true});
     };
-    emitOuter = [&](OpBuilder &nb, unsigned level) {
+    std::function<void(OpBuilder &, unsigned)> emitOuter = [&](OpBuilder &nb,
+                                                               unsigned level) {
       if (level == outer.size())
         return emitRow(nb);
       unsigned d = outer[level];
