@@ -1,37 +1,18 @@
 //===- Pipeline.cpp - from imported graphs to a loadable model ------------===//
 
 #include "codegen/Pipeline.h"
-#include "codegen/Passes.h"
+#include "codegen/common/Passes.h"
+#include "codegen/common/RunPipeline.h"
+#include "codegen/conversion/Passes.h"
+#include "codegen/cpu/Passes.h"
 #include "compiler/passes/Passes.h"
 #include "dialects/onnx/ONNXOps.h"
 
-#include "lld/Common/Driver.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "mlir/Target/LLVMIR/Export.h"
-#include "llvm/ADT/StringSet.h"
-#include "llvm/IR/Constants.h"
-#include "llvm/IR/GlobalVariable.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
-#include "llvm/Passes/StandardInstrumentations.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
-
-#include <mutex>
-
-LLD_HAS_DRIVER(elf)
 
 using namespace mlir;
 
@@ -47,27 +28,13 @@ void registerCompilerDialects(DialectRegistry &registry) {
 void registerCompilerPasses() {
   registerAllPasses();
   registerODTCompilerPasses();
-  registerODTCodegenPasses();
-}
-
-/// Runs a textual pipeline (passes nested under the module's pass manager)
-/// on the module; failures are reported through the context's diagnostics.
-static LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
-  PassManager pm(module.getContext());
-  if (failed(parsePassPipeline(pipeline, pm))) {
-    module.emitError() << "internal error: bad pass pipeline: " << pipeline;
-    return failure();
-  }
-  // MLIR's pass manager options (--mlir-timing, --mlir-print-ir-after=...),
-  // when the tool registered them (odt-compile does).
-  if (failed(applyPassManagerCLOptions(pm)))
-    return failure();
-  applyDefaultTimingPassManagerCLOptions(pm);
-  return pm.run(module);
+  registerODTConversionPasses();
+  registerODTCodegenCommonPasses();
+  registerODTCodegenCPUPasses();
 }
 
 LogicalResult runGraphPipeline(ModuleOp module) {
-  return runPipeline(module, ""
+  return runPassPipeline(module, ""
                              // 1. ORT's in-place updates become tied results.
                              "odt-assemble-training-program,"
                              // 2. com.microsoft ops that are compositions of
@@ -84,7 +51,7 @@ LogicalResult runGraphPipeline(ModuleOp module) {
 }
 
 LogicalResult runLinalgPipeline(ModuleOp module, bool optimize) {
-  return runPipeline(module, std::string() +
+  return runPassPipeline(module, std::string() +
                                  // 1. Every op to linalg/tensor/arith/math.
                                  "odt-convert-onnx-to-linalg,"
                                  "canonicalize, cse," +
@@ -95,349 +62,6 @@ LogicalResult runLinalgPipeline(ModuleOp module, bool optimize) {
                                  // 3. Outputs sized at run time get a shape
                                  //    function (after fusion: less to cut).
                                  "odt-generate-shape-functions");
-}
-
-std::unique_ptr<llvm::TargetMachine>
-createTargetMachine(const CodegenTarget &target, std::string &error) {
-  std::string tripleName = target.triple, cpu = target.cpu;
-  llvm::SubtargetFeatures features;
-  if (tripleName.empty()) {
-    // This host: its CPU and every feature it reports.
-    static std::once_flag nativeTarget;
-    std::call_once(nativeTarget, []() {
-      llvm::InitializeNativeTarget();
-      llvm::InitializeNativeTargetAsmPrinter();
-    });
-    tripleName = llvm::sys::getProcessTriple();
-    if (cpu.empty()) {
-      cpu = llvm::sys::getHostCPUName().str();
-      for (const auto &feature : llvm::sys::getHostCPUFeatures())
-        features.AddFeature(feature.first(), feature.second);
-    }
-  } else {
-    static std::once_flag allTargets;
-    std::call_once(allTargets, []() {
-      llvm::InitializeAllTargetInfos();
-      llvm::InitializeAllTargets();
-      llvm::InitializeAllTargetMCs();
-      llvm::InitializeAllAsmPrinters();
-    });
-    if (cpu.empty())
-      cpu = "generic";
-  }
-  llvm::Triple triple(llvm::Triple::normalize(tripleName));
-  std::string lookupError;
-  const llvm::Target *llvmTarget =
-      llvm::TargetRegistry::lookupTarget(triple, lookupError);
-  if (!llvmTarget) {
-    error = "unknown target '" + tripleName + "': " + lookupError;
-    return nullptr;
-  }
-  // The runtime reads 64-bit ELF objects and passes 64-bit memref
-  // descriptors: a 32-bit model could not be loaded.
-  if (!triple.isArch64Bit()) {
-    error = "target '" + tripleName +
-            "' is 32-bit: odt compiles for 64-bit targets (x86_64, aarch64, "
-            "riscv64)";
-    return nullptr;
-  }
-  llvm::TargetOptions options;
-  if (triple.isRISCV64() && !target.triple.empty()) {
-    // Linux on RISC-V is RV64GC with the double-float ABI (lp64d); LLVM's
-    // generic rv64 is soft-float, which no Linux runtime loads.
-    if (cpu == "generic")
-      cpu = "generic-rv64";
-    features.AddFeature("m");
-    features.AddFeature("a");
-    features.AddFeature("f");
-    features.AddFeature("d");
-    features.AddFeature("c");
-    options.MCOptions.ABIName = "lp64d";
-  }
-  // LLVM only warns about a CPU or feature it does not know and goes on
-  // without it: here that is an error, before any code is made for it.
-  std::unique_ptr<llvm::MCSubtargetInfo> info(
-      llvmTarget->createMCSubtargetInfo(triple, "", ""));
-  if (info && !info->isCPUStringValid(cpu)) {
-    error = "unknown CPU '" + cpu + "' for target '" + triple.str() + "'";
-    return nullptr;
-  }
-  if (!target.features.empty()) {
-    llvm::StringSet<> known;
-    if (info)
-      for (const llvm::SubtargetFeatureKV &feature :
-           info->getAllProcessorFeatures())
-        known.insert(feature.Key);
-    SmallVector<StringRef> requested;
-    StringRef(target.features).split(requested, ',', -1, false);
-    for (StringRef feature : requested) {
-      StringRef name = feature.trim();
-      if (!name.consume_front("+") && !name.consume_front("-")) {
-        error =
-            "target feature '" + feature.str() + "' must start with '+' or '-'";
-        return nullptr;
-      }
-      if (!known.contains(name)) {
-        error = "unknown feature '" + name.str() + "' for target '" +
-                triple.str() + "'";
-        return nullptr;
-      }
-      features.AddFeature(feature.trim());
-    }
-  }
-  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
-      triple, cpu, features.getString(), options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-  if (!machine) {
-    error = "cannot create a target machine for " + triple.str();
-    return nullptr;
-  }
-  return machine;
-}
-
-/// Code generation settings odt chooses over LLVM's defaults, unless the
-/// command line sets them.
-static void chooseCodegenSettings() {
-  // The list scheduler after register allocation, which the machine models
-  // of some CPUs (AMD Zen) turn on: on the kernels' large vector blocks it
-  // took a quarter of resnet18_cifar's code generation (29 of 117 s) and
-  // did not change the step time (odt-run bench, 3 rounds, within noise).
-  // Out-of-order cores reorder on their own.
-  auto &options = llvm::cl::getRegisteredOptions();
-  if (auto found = options.find("post-RA-scheduler");
-      found != options.end() && !found->second->getNumOccurrences())
-    found->second->addOccurrence(1, "post-RA-scheduler", "false");
-}
-
-llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
-                                      std::string &error) {
-  // Called on the driver's thread only: settings are global.
-  chooseCodegenSettings();
-  // One machine per distinct target: the pipeline, the optimizer and the
-  // object emitter of one compilation all ask.
-  static std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
-  std::string key = target.triple + "|" + target.cpu + "|" + target.features;
-  if (auto found = machines.find(key); found != machines.end())
-    return found->second.get();
-  std::unique_ptr<llvm::TargetMachine> machine =
-      createTargetMachine(target, error);
-  if (!machine)
-    return nullptr;
-  return (machines[key] = std::move(machine)).get();
-}
-
-/// f32 lanes of one vector register of the target, and how many rows of a
-/// product's output tile fit in its registers next to the columns (2
-/// vectors per row, plus one row of B and a broadcast).
-static std::pair<unsigned, unsigned>
-targetVectorTile(const llvm::TargetMachine &machine) {
-  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
-  auto has = [&](StringRef name) {
-    return info->checkFeatures(("+" + name).str());
-  };
-  const llvm::Triple &triple = machine.getTargetTriple();
-  if (triple.isX86()) {
-    if (has("avx512f"))
-      return {16, 8}; // 32 registers: 16 accumulators
-    if (has("avx"))
-      return {8, 6}; // 16 registers: 12 accumulators
-    return {4, 6};   // SSE: 16 registers of 4 lanes
-  }
-  if (triple.isAArch64())
-    return {4, 8}; // NEON: 32 registers of 4 lanes, 16 accumulators
-  return {4, 6};
-}
-
-/// Whether the target converts between f32 and bf16 in hardware; without
-/// it the conversions are expanded into integer ops (odt-expand-bf16).
-static bool hasNativeBFloat16(const llvm::TargetMachine &machine) {
-  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
-  const llvm::Triple &triple = machine.getTargetTriple();
-  if (triple.isX86())
-    return info->checkFeatures("+avx512bf16");
-  if (triple.isAArch64())
-    return info->checkFeatures("+bf16");
-  return false;
-}
-
-LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
-                              bool optimize, const CodegenTarget &target) {
-  std::string error;
-  llvm::TargetMachine *machine = getTargetMachine(target, error);
-  if (!machine)
-    return module.emitError(error);
-  auto [vectorWidth, rows] = targetVectorTile(*machine);
-  std::string pipeline =
-      std::string() +
-      // 0. Signedness is in the ops now; the types become signless.
-      "odt-erase-unsigned-types," +
-      // 1. Matrix products become register-tiled vector loops, on tensors
-      //    (the accumulators are loop-carried values, not memory).
-      (optimize ? "func.func(odt-vectorize-contractions{vector-width=" +
-                      std::to_string(vectorWidth) +
-                      " rows=" + std::to_string(rows) + "}),"
-                : std::string()) +
-      // 2. Entry points read and write caller buffers; results tied to an
-      //    argument are written into it. A fill shared by several
-      //    accumulating ops becomes one fill each (no copies).
-      "func.func(odt-split-shared-fills),"
-      "odt-destination-passing,"
-      // 3. Final results are computed straight into the caller's buffers.
-      "eliminate-empty-tensors,"
-      "empty-tensor-to-alloc-tensor,"
-      // 4. Tensors to buffers; intermediates become allocations.
-      //    A loop may yield a new tensor each iteration (a recurrent
-      //    cell's state): it is allocated per iteration and freed by the
-      //    deallocation pipeline.
-      "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map "
-      "allow-return-allocs-from-loops},"
-      "buffer-deallocation-pipeline,"
-      "canonicalize, cse," +
-      // After a reset, gradients are written where they accumulate.
-      (optimize ? "func.func(odt-fuse-gradient-accumulation)," : "") +
-      // Intermediates are freed after their last use, so later ones reuse
-      // their blocks.
-      "func.func(odt-free-after-last-use), odt-report-peak-memory,"
-      // ... and then live in one arena, at offsets fixed here.
-      "odt-plan-arena,"
-      // 5. Loops, then the LLVM dialect.
-      //    expand-strided-metadata emits affine.apply for dynamic offsets
-      //    (slices at run-time positions), so it runs before lower-affine.
-      "odt-expand-strided-copies, odt-interchange-reductions," +
-      // Large elementwise loops (the optimizer update) run over threads.
-      (optimize ? "func.func(odt-parallelize-elementwise)," : "") +
-      // Window reductions over short rows: the row as a vector value.
-      (optimize ? "func.func(odt-vectorize-rows)," : "") +
-      "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
-      "scf-forall-to-parallel, odt-outline-parallel-loops," +
-      (optimize ? "odt-approximate-math," : "") +
-      (hasNativeBFloat16(*machine) ? "" : "odt-expand-bf16,") +
-      "convert-scf-to-cf, convert-vector-to-llvm,"
-      "finalize-memref-to-llvm{use-generic-functions=true},"
-      "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
-      "convert-func-to-llvm, convert-cf-to-llvm, reconcile-unrealized-casts,"
-      // 6. One packed C entry per entry point; everything else internal.
-      "odt-pack-entry-points{prefix=" +
-      prefix + "}";
-  return runPipeline(module, pipeline);
-}
-
-std::unique_ptr<llvm::Module>
-translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
-                  const std::vector<uint8_t> &descriptor,
-                  const std::string &prefix, const CodegenTarget &target,
-                  std::string &error) {
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, context, "odt_model");
-  if (!llvmModule) {
-    error = "translation to LLVM IR failed";
-    return nullptr;
-  }
-  llvm::TargetMachine *machine = getTargetMachine(target, error);
-  if (!machine)
-    return nullptr;
-  llvmModule->setDataLayout(machine->createDataLayout());
-  llvmModule->setTargetTriple(machine->getTargetTriple());
-  // X86 splits 512-bit vectors in two unless a function asks for them; the
-  // product kernels are written for the full register width.
-  if (machine->getTargetTriple().isX86() &&
-      machine->getMCSubtargetInfo()->checkFeatures("+avx512f"))
-    for (llvm::Function &function : *llvmModule)
-      if (!function.isDeclaration())
-        function.addFnAttr("min-legal-vector-width", "512");
-
-  // The descriptor travels inside the code: one file is the whole model.
-  auto *bytes = llvm::ConstantDataArray::get(
-      context, llvm::ArrayRef<uint8_t>(descriptor.data(), descriptor.size()));
-  auto *global = new llvm::GlobalVariable(
-      *llvmModule, bytes->getType(), /*isConstant=*/true,
-      llvm::GlobalValue::ExternalLinkage, bytes, prefix + "_descriptor");
-  global->setAlignment(llvm::Align(16));
-  new llvm::GlobalVariable(
-      *llvmModule, llvm::Type::getInt64Ty(context), true,
-      llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantInt::get(llvm::Type::getInt64Ty(context),
-                             descriptor.size()),
-      prefix + "_descriptor_size");
-  return llvmModule;
-}
-
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
-  llvm::LLVMContext &context = module.getContext();
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  // --time-passes and --print-after-all reach the optimizer too.
-  llvm::PassInstrumentationCallbacks callbacks;
-  llvm::StandardInstrumentations instrumentations(context,
-                                                  /*DebugLogging=*/false);
-  instrumentations.registerCallbacks(callbacks, &mam);
-  llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(),
-                            std::nullopt, &callbacks);
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm =
-      // O2, not O3: O3 adds non-trivial loop unswitching, argument
-      // promotion and larger unrolling, which on odt's code (kernels
-      // vectorized and register-tiled before LLVM) made the same step time
-      // (resnet18_cifar, mobilenetv2, transformer: odt-run bench, 3
-      // rounds, within noise) for 1.8x (resnet18) to 3.2x (mobilenetv2)
-      // the optimizer's time.
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
-  mpm.run(module, mam);
-}
-
-bool emitObject(llvm::Module &module, bool assembly,
-                llvm::TargetMachine &machine, std::string &bytes,
-                std::string &error) {
-  bytes.clear();
-  llvm::raw_string_ostream stream(bytes);
-  llvm::buffer_ostream buffered(stream);
-  llvm::legacy::PassManager pm;
-  if (machine.addPassesToEmitFile(pm, buffered, nullptr,
-                                  assembly
-                                      ? llvm::CodeGenFileType::AssemblyFile
-                                      : llvm::CodeGenFileType::ObjectFile)) {
-    error = "the target cannot emit this file type";
-    return false;
-  }
-  pm.run(module);
-  return true;
-}
-
-/// Runs lld (ELF) in this process with `args` (argv[0] first).
-static bool runLinker(const std::vector<const char *> &args,
-                      const std::string &what, std::string &error) {
-  std::string out, err;
-  llvm::raw_string_ostream outStream(out), errStream(err);
-  lld::Result result =
-      lld::lldMain(args, outStream, errStream, {{lld::Gnu, &lld::elf::link}});
-  if (result.retCode != 0) {
-    error = what + " failed: " + err;
-    return false;
-  }
-  return true;
-}
-
-bool linkSharedLibrary(const std::string &objectPath,
-                       const std::string &libraryPath, std::string &error) {
-  return runLinker({"ld.lld", "-shared", "--hash-style=gnu", "-z",
-                    "noexecstack", "-o", libraryPath.c_str(),
-                    objectPath.c_str()},
-                   "linking '" + libraryPath + "'", error);
-}
-
-bool linkRelocatable(const std::vector<std::string> &objectPaths,
-                     const std::string &outputPath, std::string &error) {
-  std::vector<const char *> args = {"ld.lld", "-r", "-o", outputPath.c_str()};
-  for (const std::string &path : objectPaths)
-    args.push_back(path.c_str());
-  return runLinker(args, "joining the code parts", error);
 }
 
 } // namespace odt

@@ -9,7 +9,7 @@ rule, and its result in the ONNX backend node tests.
 Sources, all read (never edited by hand):
   dialects/onnx/ops/*.td           the ops, their family and summary
   <build>/dialects/onnx/ONNXOps.md the operand types (mlir-tblgen -gen-op-doc)
-  codegen/lowering/*.cpp           which file lowers each op
+  codegen/conversion/*.cpp           which file lowers each op
   compiler/autodiff/rules/*.cpp    gradient rules (ODT_GRADIENT_RULE(Op))
   docs/conformance.md              scripts/onnx_backend_tests.py's report
 """
@@ -79,7 +79,7 @@ def operand_types(doc_path):
 
 def lowerings():
     result = {}
-    for path in glob.glob(os.path.join(ROOT, "codegen/lowering/*.cpp")):
+    for path in glob.glob(os.path.join(ROOT, "codegen/conversion/*.cpp")):
         text = open(path).read()
         for record in re.findall(r"OpConversionPattern<\s*onnx::(\w+)Op\s*>", text):
             result.setdefault(record, os.path.relpath(path, ROOT))
@@ -87,7 +87,7 @@ def lowerings():
             result.setdefault(record, os.path.relpath(path, ROOT))
     # Templated patterns shared by a family (Arithmetic.cpp, Variadic.cpp):
     # patterns.add<LowerX<onnx::AddOp, ...>, ...>.
-    for path in glob.glob(os.path.join(ROOT, "codegen/lowering/*.cpp")):
+    for path in glob.glob(os.path.join(ROOT, "codegen/conversion/*.cpp")):
         text = open(path).read()
         for added in re.findall(r"patterns\.add<(.*?)>\(", text, re.S):
             for record in re.findall(r"<\s*onnx::(\w+)Op\b", added):

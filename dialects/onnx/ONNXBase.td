@@ -7,7 +7,7 @@
 //
 // The ops are defined in ops/<Group>.td by family; adding an op: define it
 // there, put its verifier and shape inference in ops/<OpType>.cpp, its
-// lowering in codegen/lowering/<OpType>.cpp and tests under test/ (see
+// lowering in codegen/conversion/<OpType>.cpp and tests under test/ (see
 // docs/adding-an-op.md).
 //
 //===----------------------------------------------------------------------===//

@@ -2,7 +2,7 @@
  *
  * The one list of entry-point argument roles and the one ABI version, shared
  * by odt-compile (compiler/training/Roles.h: the `odt.role` attributes;
- * codegen/Descriptor.cpp: the descriptor it writes) and the runtime
+ * codegen/common/Descriptor.cpp: the descriptor it writes) and the runtime
  * (runtime/src/CompiledModel.h: what it reads). model.fbs declares the same
  * roles with the same values for flatc; each side static_asserts that they
  * agree, so a role added here and not there (or the other way) does not

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileCache.h"
-#include "codegen/Descriptor.h"
+#include "codegen/common/Descriptor.h"
 #include "codegen/Pipeline.h"
 #include "compiler/autodiff/GradientBuilder.h"
 #include "compiler/export/ModelExporter.h"

@@ -6,7 +6,7 @@
 // checked once here, and the size formulas are written once, as templates
 // over the integer type: shape inference evaluates them on int64_t, the
 // lowerings on index values that fold to constants where sizes are static
-// (codegen/lowering/NNUtil.h), so the two cannot disagree.
+// (codegen/conversion/NNUtil.h), so the two cannot disagree.
 //
 // The formulas use `+`, `-`, `*` with int64_t and the functions floorDiv,
 // ceilDiv, maxOf, minOf and constantLike below (found by argument-dependent lookup for

@@ -13,7 +13,7 @@
 // where the gradient does not use them.
 //
 // Verifiers and shape inference: ops/<OpType>.cpp (files grouping several
-// ops say so in their header); lowerings: codegen/lowering/<OpType>.cpp.
+// ops say so in their header); lowerings: codegen/conversion/<OpType>.cpp.
 //
 //===----------------------------------------------------------------------===//
 

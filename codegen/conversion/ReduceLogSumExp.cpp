@@ -1,0 +1,21 @@
+//===- ReduceLogSumExp.cpp - onnx.ReduceLogSumExp -> linalg ---------------===//
+//
+// One linalg.generic reducing the constant axes (ReductionUtil's
+// lowerReduce); keepdims = 1 re-inserts the unit dims with
+// tensor.expand_shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/conversion/ReductionUtil.h"
+
+using namespace mlir;
+using namespace odt::codegen::reduction;
+
+namespace odt::codegen {
+
+void populateReduceLogSumExpLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerReduceOp<onnx::ReduceLogSumExpOp, ReduceKind::LogSumExp>>(
+      patterns.getContext());
+}
+
+} // namespace odt::codegen

@@ -1,0 +1,21 @@
+//===- ReduceSum.cpp - onnx.ReduceSum -> linalg ---------------------------===//
+//
+// One linalg.generic reducing the constant axes (ReductionUtil's
+// lowerReduce); keepdims = 1 re-inserts the unit dims with
+// tensor.expand_shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/conversion/ReductionUtil.h"
+
+using namespace mlir;
+using namespace odt::codegen::reduction;
+
+namespace odt::codegen {
+
+void populateReduceSumLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerReduceOp<onnx::ReduceSumOp, ReduceKind::Sum>>(
+      patterns.getContext());
+}
+
+} // namespace odt::codegen

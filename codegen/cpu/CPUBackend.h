@@ -1,0 +1,101 @@
+//===- CPUBackend.h - linalg to a loadable object for a CPU -----*- C++ -*-===//
+//
+// The CPU backend's stages after the shared middle:
+//   llvm    : destination passing, bufferization, loops, LLVM dialect,
+//             packed entry points (runLLVMPipeline)
+//   codegen : LLVM IR with the descriptor embedded, optimized and emitted
+//             as an object, in parts on threads (ParallelCodegen.cpp)
+//   link    : shared library through lld, in process
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ODT_CODEGEN_CPU_CPUBACKEND_H
+#define ODT_CODEGEN_CPU_CPUBACKEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class TargetMachine;
+}
+
+namespace odt {
+
+/// The machine the generated code is for. All empty: this host, its CPU
+/// and every feature it has. A triple (aarch64-linux-gnu, x86_64-linux-gnu)
+/// cross-compiles: `cpu` defaults to the target's generic CPU, `features`
+/// adds or removes features ("+avx2,-avx512f"; "+sve").
+struct CodegenTarget {
+  std::string triple, cpu, features;
+};
+
+/// A new TargetMachine for `target`, or null with `error` saying what is
+/// wrong: an unknown triple, CPU or feature.
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const CodegenTarget &target, std::string &error);
+/// The same, made once per distinct target and kept (for the driver's
+/// thread; threads of their own create theirs).
+llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
+                                      std::string &error);
+
+/// Stage 3: tensors -> buffers -> LLVM dialect with packed entry points
+/// named `<prefix>_<entry>`. Without `optimize`, products stay plain loops
+/// and exp calls libm: the reference build that the optimized one is
+/// checked against. The product kernels' tiles follow the target's vector
+/// registers (AVX-512: 16 lanes, 8 rows; AVX/AVX2: 8 lanes, 6 rows; NEON:
+/// 4 lanes, 8 rows).
+mlir::LogicalResult runLLVMPipeline(mlir::ModuleOp module,
+                                    const std::string &prefix,
+                                    bool optimize = true,
+                                    const CodegenTarget &target = {});
+
+/// Translates the LLVM-dialect module to LLVM IR for the target and adds the
+/// descriptor as the exported globals `<prefix>_descriptor` and
+/// `<prefix>_descriptor_size`.
+std::unique_ptr<llvm::Module>
+translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
+                  const std::vector<uint8_t> &descriptor,
+                  const std::string &prefix, const CodegenTarget &target,
+                  std::string &error);
+
+/// Runs LLVM's optimization pipeline for the machine on the module.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
+
+/// Emits a relocatable PIC object (or assembly text) for the machine.
+bool emitObject(llvm::Module &module, bool assembly,
+                llvm::TargetMachine &machine, std::string &bytes,
+                std::string &error);
+
+/// What compileToObject did: the module's size and how it was cut.
+struct CodegenSummary {
+  size_t instructions = 0;
+  unsigned parts = 1, threads = 1;
+};
+
+/// Optimizes the translated module and emits one relocatable object. A large
+/// module is cut into parts (by its size: the object does not depend on the
+/// thread count) that are optimized and emitted on up to `threads` threads
+/// (0: one per hardware thread), then joined with lld -r; symbols shared
+/// between parts become hidden globals named `<prefix>.<name>`.
+bool compileToObject(llvm::Module &module, const CodegenTarget &target,
+                     const std::string &prefix, unsigned threads,
+                     std::string &object, std::string &error,
+                     CodegenSummary *summary = nullptr);
+
+/// Links `objectPath` into the shared library `libraryPath` with lld.
+bool linkSharedLibrary(const std::string &objectPath,
+                       const std::string &libraryPath, std::string &error);
+
+/// Links the objects into one relocatable object (lld -r).
+bool linkRelocatable(const std::vector<std::string> &objectPaths,
+                     const std::string &outputPath, std::string &error);
+
+} // namespace odt
+
+#endif // ODT_CODEGEN_CPU_CPUBACKEND_H

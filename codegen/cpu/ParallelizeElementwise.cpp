@@ -1,0 +1,386 @@
+//===- ParallelizeElementwise.cpp - big elementwise loops over threads ----===//
+//
+// See Passes.td. Products and convolutions are parallel by construction
+// (their kernels are scf.forall); elementwise generics became serial loops,
+// so the optimizer's update of a 400k-element weight ran on one core while
+// the other waited. Splitting them by rows keeps each chunk's inner loop
+// contiguous (vectorized as before) and gives each thread its own memory
+// stream.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cpu/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace odt {
+
+#define GEN_PASS_DEF_PARALLELIZEELEMENTWISE
+#include "codegen/cpu/Passes.h.inc"
+
+namespace {
+
+/// Where loop dim `dim` appears among `map`'s results, if it does as a plain
+/// dim (not inside an expression).
+std::optional<unsigned> resultOfDim(AffineMap map, unsigned dim) {
+  for (auto [position, result] : llvm::enumerate(map.getResults()))
+    if (auto expr = dyn_cast<AffineDimExpr>(result);
+        expr && expr.getPosition() == dim)
+      return position;
+  return std::nullopt;
+}
+
+/// Marks the loops this pass creates, so that merging knows them.
+constexpr StringLiteral kRowChunks = "odt.row_chunks";
+
+/// The buffer a view was cut from (through subviews, reshapes and casts).
+/// `arenaViews` says whether a memref.view counts as a buffer of its own.
+/// That holds among the operands of one op: odt-plan-arena places buffers
+/// that are live together at disjoint offsets of the arena. Across ops it
+/// does not: a buffer whose life has ended shares its offset with a later
+/// one, so there every view of the arena is the arena.
+Value rootBuffer(Value value, bool arenaViews) {
+  while (Operation *definition = value.getDefiningOp()) {
+    if (!isa<memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
+             memref::CollapseShapeOp, memref::ExpandShapeOp>(definition) &&
+        (arenaViews || !isa<memref::ViewOp>(definition)))
+      break;
+    value = definition->getOperand(0);
+  }
+  return value;
+}
+
+/// The buffers `op`'s body reads or writes itself (a gather's memref.load
+/// of another buffer, a flag), not through the op's operands.
+void bodyBuffers(linalg::LinalgOp op, bool arenaViews,
+                 llvm::SmallPtrSetImpl<Value> &reads,
+                 llvm::SmallPtrSetImpl<Value> &writes) {
+  for (Region &region : op->getRegions())
+    region.walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (isa<MemRefType>(operand.getType()) &&
+            !op->isAncestor(operand.getParentRegion()->getParentOp())) {
+          reads.insert(rootBuffer(operand, arenaViews));
+          if (!isa<memref::LoadOp>(inner))
+            writes.insert(rootBuffer(operand, arenaViews));
+        }
+    });
+}
+
+/// One step of a group that merging runs in a single parallel loop: a loop
+/// of row chunks made here, or a linalg op left whole (one iteration).
+struct MergeUnit {
+  Operation *op;
+  Value count; // iterations; null: one
+  llvm::SmallPtrSet<Value, 4> reads, writes;
+};
+
+/// The unit `op` makes, if it is one: every buffer it touches is an operand
+/// of a linalg op (inputs read, inits written).
+std::optional<MergeUnit> mergeUnit(Operation &op) {
+  MergeUnit unit{&op, Value(), {}, {}};
+  auto record = [&](linalg::LinalgOp linalgOp) {
+    for (OpOperand *input : linalgOp.getDpsInputOperands())
+      if (isa<MemRefType>(input->get().getType()))
+        unit.reads.insert(rootBuffer(input->get(), /*arenaViews=*/false));
+    for (Value init : linalgOp.getDpsInits())
+      unit.writes.insert(rootBuffer(init, /*arenaViews=*/false));
+    bodyBuffers(linalgOp, /*arenaViews=*/false, unit.reads, unit.writes);
+  };
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    if (!linalgOp.hasPureBufferSemantics())
+      return std::nullopt;
+    record(linalgOp);
+    return unit;
+  }
+  auto loop = dyn_cast<scf::ParallelOp>(op);
+  if (!loop || !loop->hasAttr(kRowChunks))
+    return std::nullopt;
+  for (Operation &inner : loop.getBody()->without_terminator()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(inner)) {
+      if (!linalgOp.hasPureBufferSemantics())
+        return std::nullopt;
+      record(linalgOp);
+    } else if (!isa<memref::SubViewOp>(inner) && !isPure(&inner)) {
+      return std::nullopt;
+    }
+  }
+  unit.count = loop.getUpperBound()[0];
+  return unit;
+}
+
+struct ParallelizeElementwisePass
+    : impl::ParallelizeElementwiseBase<ParallelizeElementwisePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    // Generics and named ops alike (linalg.copy: strided copies such as
+    // the attention heads' transposes, linalg.fill).
+    SmallVector<linalg::LinalgOp> candidates;
+    for (Operation &op : function.getBody().front())
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+        candidates.push_back(linalgOp);
+    for (linalg::LinalgOp linalgOp : candidates)
+      parallelize(linalgOp);
+    if (merge)
+      mergeIndependent(function.getBody().front());
+  }
+
+  /// Runs of independent loops (with the linalg ops between them) become
+  /// one parallel loop over all their iterations: the optimizer's updates
+  /// of every parameter, small ones included, are one pass over the pool's
+  /// threads instead of one per large weight with the rest serial.
+  void mergeIndependent(Block &block) {
+    SmallVector<MergeUnit> group;
+    auto flush = [&] {
+      mergeGroup(group);
+      group.clear();
+    };
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      std::optional<MergeUnit> unit = mergeUnit(op);
+      if (!unit) {
+        // Index arithmetic and constants between the loops (their bounds)
+        // may stay where they are; anything else ends the run.
+        if (!isPure(&op) || op.getNumRegions() != 0)
+          flush();
+        continue;
+      }
+      // A unit joins the run only if no buffer it writes is touched by
+      // the run and none it reads is written by it: their order is free.
+      bool independent = true;
+      for (const MergeUnit &earlier : group) {
+        for (Value written : unit->writes)
+          independent &= !earlier.reads.contains(written) &&
+                         !earlier.writes.contains(written);
+        for (Value read : unit->reads)
+          independent &= !earlier.writes.contains(read);
+      }
+      if (!independent)
+        flush();
+      group.push_back(std::move(*unit));
+    }
+    flush();
+  }
+
+  void mergeGroup(ArrayRef<MergeUnit> group) {
+    // Worth a pass over the threads: a loop already split, or linalg ops
+    // that together reach min-elements.
+    int64_t elements = 0;
+    bool split = false;
+    for (const MergeUnit &unit : group) {
+      if (unit.count) {
+        split = true;
+        continue;
+      }
+      int64_t size = 1;
+      for (int64_t range :
+           cast<linalg::LinalgOp>(unit.op).getStaticLoopRanges())
+        size = ShapedType::isDynamic(range) ? minElements : size * range;
+      elements += size;
+    }
+    if (group.size() < 2 || (!split && elements < minElements))
+      return;
+
+    // After the last unit every bound is defined; the units' order among
+    // themselves is free and nothing between them touches memory.
+    Operation *last = group.back().op;
+    OpBuilder builder(last->getContext());
+    builder.setInsertionPointAfter(last);
+    Location loc = last->getLoc();
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    SmallVector<Value> starts, ends;
+    Value end = zero;
+    for (const MergeUnit &unit : group) {
+      starts.push_back(end);
+      end = arith::AddIOp::create(builder, loc, end,
+                                  unit.count ? unit.count : one);
+      ends.push_back(end);
+    }
+    auto loop = scf::ParallelOp::create(builder, loc, ValueRange{zero},
+                                        ValueRange{end}, ValueRange{one});
+    builder.setInsertionPointToStart(loop.getBody());
+    Value index = loop.getInductionVars()[0];
+    // Iteration `index` runs unit k's iteration index - starts[k], for the
+    // first k whose range ends after it.
+    std::function<void(OpBuilder &, size_t)> emitFrom = [&](OpBuilder &nested,
+                                                            size_t k) {
+      auto emitUnit = [&](OpBuilder &body) {
+        const MergeUnit &unit = group[k];
+        if (!unit.count) {
+          body.clone(*unit.op);
+          return;
+        }
+        auto original = cast<scf::ParallelOp>(unit.op);
+        IRMapping mapping;
+        mapping.map(original.getInductionVars()[0],
+                    arith::SubIOp::create(body, loc, index, starts[k]));
+        for (Operation &inner : original.getBody()->without_terminator())
+          body.clone(inner, mapping);
+      };
+      if (k + 1 == group.size()) {
+        emitUnit(nested);
+        return;
+      }
+      Value inside = arith::CmpIOp::create(
+          nested, loc, arith::CmpIPredicate::ult, index, ends[k]);
+      scf::IfOp::create(
+          nested, loc, inside,
+          [&](OpBuilder &then, Location) {
+            emitUnit(then);
+            scf::YieldOp::create(then, loc);
+          },
+          [&](OpBuilder &otherwise, Location) {
+            emitFrom(otherwise, k + 1);
+            scf::YieldOp::create(otherwise, loc);
+          });
+    };
+    emitFrom(builder, 0);
+    for (const MergeUnit &unit : group)
+      unit.op->erase();
+  }
+
+  void parallelize(linalg::LinalgOp op) {
+    if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
+      return;
+    // The split dim: the outermost parallel one that is not known to be 1
+    // and that every output spans, so chunks write disjoint elements (and
+    // each chunk runs its reductions whole).
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    auto spannedByOutputs = [&](unsigned dim) {
+      return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+        return resultOfDim(op.getMatchingIndexingMap(&init), dim).has_value();
+      });
+    };
+    std::optional<unsigned> split;
+    for (unsigned dim = 0; dim < ranges.size() && !split; ++dim)
+      if (iterators[dim] == utils::IteratorType::parallel && ranges[dim] != 1 &&
+          spannedByOutputs(dim))
+        split = dim;
+    if (!split)
+      return;
+    unsigned dim = *split;
+    // A buffer written and also read other than along the split dim at the
+    // same position (a transpose in place, a row broadcast of itself) would
+    // have one chunk read what another writes.
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto written = resultOfDim(op.getMatchingIndexingMap(&init), dim);
+      for (OpOperand *input : op.getDpsInputOperands())
+        if (input->get() == init.get() &&
+            (op.getMatchingIndexingMap(input) !=
+                 op.getMatchingIndexingMap(&init) ||
+             resultOfDim(op.getMatchingIndexingMap(input), dim) != written))
+          return;
+    }
+    // Likewise a body that reads one of the op's outputs itself (a gather
+    // from the buffer being written) or writes any buffer.
+    llvm::SmallPtrSet<Value, 4> bodyReads, bodyWrites;
+    bodyBuffers(op, /*arenaViews=*/true, bodyReads, bodyWrites);
+    if (!bodyWrites.empty() || llvm::any_of(op.getDpsInits(), [&](Value init) {
+          return bodyReads.contains(rootBuffer(init, /*arenaViews=*/true));
+        }))
+      return;
+    auto known = [](int64_t size) {
+      return ShapedType::isDynamic(size) ? int64_t(1) : size;
+    };
+    int64_t others = 1;
+    for (auto [index, size] : llvm::enumerate(ranges))
+      if (index != dim)
+        others *= known(size);
+    // With a dim known only at run time (the batch), the chunk count is
+    // computed then: a small batch makes one chunk, which the runtime runs
+    // on the calling thread.
+    bool dynamic = llvm::any_of(ranges, ShapedType::isDynamic);
+    if (!dynamic && others * known(ranges[dim]) < minElements)
+      return;
+    int64_t rowsPerChunk =
+        std::max<int64_t>(1, llvm::divideCeil(chunkElements, others));
+
+    // The loop's extent is read from an operand that spans the dim.
+    Value extentSource;
+    unsigned extentPosition = 0;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto position = resultOfDim(op.getMatchingIndexingMap(&operand), dim);
+      if (position && isa<MemRefType>(operand.get().getType())) {
+        extentSource = operand.get();
+        extentPosition = *position;
+        break;
+      }
+    }
+    if (!extentSource)
+      return;
+
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    Value rows = arith::ConstantIndexOp::create(builder, loc, rowsPerChunk);
+    Value extent =
+        memref::DimOp::create(builder, loc, extentSource, extentPosition);
+    Value chunks = arith::CeilDivUIOp::create(builder, loc, extent, rows);
+    auto loop = scf::ParallelOp::create(builder, loc, ValueRange{zero},
+                                        ValueRange{chunks}, ValueRange{one});
+    loop->setAttr(kRowChunks, builder.getUnitAttr());
+    builder.setInsertionPointToStart(loop.getBody());
+    Value offset =
+        arith::MulIOp::create(builder, loc, loop.getInductionVars()[0], rows);
+    Value remaining = arith::SubIOp::create(builder, loc, extent, offset);
+    Value size = arith::MinUIOp::create(builder, loc, remaining, rows);
+
+    // A buffer read and written in place (the weight) gets one view.
+    llvm::DenseMap<std::pair<Value, unsigned>, Value> views;
+    SmallVector<Value> operands;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      auto type = dyn_cast<MemRefType>(value.getType());
+      auto position = resultOfDim(op.getMatchingIndexingMap(&operand), dim);
+      if (!type || !position) {
+        operands.push_back(value);
+        continue;
+      }
+      if (Value view = views.lookup({value, *position})) {
+        operands.push_back(view);
+        continue;
+      }
+      SmallVector<OpFoldResult> offsets(type.getRank(),
+                                        builder.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes =
+          memref::getMixedSizes(builder, loc, value);
+      SmallVector<OpFoldResult> strides(type.getRank(),
+                                        builder.getIndexAttr(1));
+      offsets[*position] = offset;
+      sizes[*position] = size;
+      Value view = memref::SubViewOp::create(builder, loc, value, offsets,
+                                             sizes, strides);
+      views[{value, *position}] = view;
+      operands.push_back(view);
+    }
+    // By position: one buffer may be read through two different maps, and
+    // so through two different views.
+    Operation *chunk = builder.clone(*op);
+    chunk->setOperands(operands);
+    // Positions along the split dim are relative to the chunk now (an
+    // argmax's index, MaxPool's): shifted back by the chunk's offset.
+    chunk->walk([&](linalg::IndexOp index) {
+      if (index.getDim() != dim)
+        return;
+      OpBuilder after(index->getContext());
+      after.setInsertionPointAfter(index);
+      auto shifted = arith::AddIOp::create(after, index.getLoc(),
+                                           index.getResult(), offset);
+      index.getResult().replaceAllUsesExcept(shifted, shifted);
+    });
+    op->erase();
+  }
+};
+
+} // namespace
+} // namespace odt

@@ -1,0 +1,252 @@
+//===- Passes.td - the CPU backend's passes ----------------*- tablegen -*-===//
+
+#ifndef ODT_CODEGEN_CPU_PASSES
+#define ODT_CODEGEN_CPU_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def InterchangeReductions
+    : Pass<"odt-interchange-reductions", "mlir::ModuleOp"> {
+  let summary = "Move reduction loops outside the innermost output loop";
+  let description = [{
+    convert-linalg-to-loops nests loops in iterator order, which puts a
+    matmul's or convolution's reduction innermost: a strided walk through
+    one operand and a serial floating-point reduction that LLVM cannot
+    vectorize. For a linalg op with at least two parallel loops whose last
+    loop is a reduction (all outputs indexed alike: MaxPool's values and
+    positions), this pass orders the loops as: the other parallel loops in
+    their order, the reductions, then the loop along the output's innermost
+    dim (for linalg's depthwise convolution, whose loops are
+    (n, oh, ow, c, kh, kw), that is ow, not the last parallel loop c). The
+    innermost loop then walks the output (and usually an operand)
+    contiguously and carries no dependence, so it vectorizes (here or in
+    odt-vectorize-rows). Each output element still sums its terms in the
+    same order, so results do not change.
+    Except for reductions along rows: a generic whose last loop is a
+    reduction that every input it moves has in its innermost index only
+    (softmax's sums, LayerNorm's statistics, a row's dot product, a filter
+    gradient's sum along a row read at `o * s + k`), where any parallel
+    loop sharing that index is no longer than the row (else it is a
+    window, as a pooling's `o * s + k` with the short k last, and the
+    interchange vectorizes along o), is not interchanged (the inner loop
+    would read the inputs down their columns, with gathers); instead each
+    output's combining op (addf, maximumf, ...) gets the `reassoc`
+    fast-math flag, and the row is vectorized with partial sums. The order
+    of the terms then changes (the same on every run and thread count); it
+    is usually more accurate than one serial sum.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
+  let summary = "Short rows of window reductions as vector values";
+  let description = [{
+    On memrefs, after odt-interchange-reductions and
+    odt-parallelize-elementwise, before convert-linalg-to-loops. A
+    linalg.generic with one output whose last loop (the row) has a static
+    extent in [min-length, max-length] becomes a nest of scf.for whose
+    innermost step handles the whole row as one vector value:
+    - a parallel row that is the output's innermost dim, under at least one
+      reduction (a convolution or pooling window after the interchange):
+      the output row is read once, carried through the reduction loops as
+      the accumulator, and written once;
+    - a summed row (the last loop a reduction, at least two reduced dims, a
+      body yielding a reassociable `addf(out, x)`: a depthwise filter
+      gradient's sum over an image's positions): a vector of partial sums
+      is carried through all the reduced loops and reduced once per output
+      element.
+    Each input is read as a row (its innermost index `row * s + rest`, no
+    other index moving with the row: a contiguous read, and for s > 1 a
+    read of the span and a shuffle) or, when the row does not move it, as a
+    scalar broadcast. The body must be elementwise ops (no linalg.index, no
+    memory access). Every other op stays for LLVM: it vectorizes long and
+    elementwise loops well, but left these stores and reloads of the
+    output row at every window tap, scalar loops where it could not tell
+    the operands' buffers apart, and fully unrolled 16-element rows before
+    its vectorizer saw them. Results are unchanged for parallel rows (each
+    output element sums its terms in the same order); a summed row's terms
+    are added in another order, as the reassoc flag allows.
+  }];
+  let options = [
+    Option<"minLength", "min-length", "int64_t", "4",
+           "Shortest row vectorized">,
+    Option<"maxLength", "max-length", "int64_t", "64",
+           "Longest row vectorized (a row's vectors stay in registers)">,
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def PackEntryPoints : Pass<"odt-pack-entry-points", "mlir::ModuleOp"> {
+  let summary = "Give each entry point a packed C wrapper and hide the rest";
+  let description = [{
+    On the LLVM dialect: for each entry point F (with its _mlir_ciface_F
+    interface), adds `void <prefix>_F(void **args)` that passes args[i] (a
+    pointer to the i-th memref descriptor) to _mlir_ciface_F, and gives every
+    other defined function internal linkage so several models can be linked
+    into one program.
+  }];
+  let options = [
+    Option<"prefix", "prefix", "std::string", "\"odt_model\"",
+           "Prefix of the exported symbols">
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def OutlineParallelLoops
+    : Pass<"odt-outline-parallel-loops", "mlir::ModuleOp"> {
+  let summary = "Move each parallel loop's body into a function the runtime "
+                "can run on its threads";
+  let description = [{
+    On memrefs, after scf-forall-to-parallel. A one-dimensional scf.parallel
+    from 0 with step 1 and no reductions becomes a call of a new private
+    function `__odt_par_<n>(begin, end, captured values...)` that runs the
+    body for iterations [begin, end) (constants are cloned in rather than
+    captured), called with (0, count, ...). odt-pack-entry-points then turns
+    each such call into a call of the model's parallel hook (P_set_parallel)
+    with a task that unpacks the captured values; by default the hook runs
+    the whole range on the calling thread, the runtime's splits it over its
+    thread pool. Loops whose bodies are identical (a network's repeated
+    blocks) share one function, so LLVM optimizes and emits it once. Other
+    parallel loops stay (convert-scf-to-cf makes them
+    sequential loops).
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect"];
+}
+
+def ParallelizeElementwise
+    : Pass<"odt-parallelize-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Run large elementwise loops as parallel loops over row chunks";
+  let description = [{
+    On memrefs, before convert-linalg-to-loops. A linalg op (a generic, or
+    a named op such as the linalg.copy of a strided copy) at the top level
+    of a function whose iteration space holds at least `min-elements`
+    elements, or has a dim known only at run time, becomes an scf.parallel
+    over chunks of its outermost parallel loop dim that is not 1 and that
+    every output spans: each iteration runs the same op on subviews (at
+    least `chunk-elements` iterations each, counting unknown dims as 1, so
+    a small batch makes a single chunk, run on the calling thread; operands
+    that do not span the dim are passed whole; a body's linalg.index along
+    that dim is shifted by the chunk's offset). Chunks write disjoint
+    elements, and each runs its reductions whole, so results do not depend
+    on the thread count.
+    odt-outline-parallel-loops then hands the chunks to the runtime's
+    threads. The optimizer update (one generic per parameter: weight and
+    both moments) and large activations' elementwise passes are the loops
+    this is for: memory-bound, so a second core's bandwidth is the gain.
+
+    Then (merge) a run of consecutive top-level units, each a loop made
+    here or a linalg op left whole, none writing a buffer that another
+    reads or writes (buffers compared through their views), becomes one
+    scf.parallel over all the units' iterations: iteration i runs unit k's
+    iteration i - start(k) for the unit whose range holds i (a chain of
+    scf.if), a whole op counting as one iteration. Pure index arithmetic
+    between the units stays; any other op ends the run. A run is merged
+    when it holds a split loop or its ops reach `min-elements` together.
+    For the optimizer this puts every parameter's update (weights, and the
+    biases that were too small to split) in one parallel loop.
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", "65536",
+           "Smallest iteration space (elements) worth splitting">,
+    Option<"chunkElements", "chunk-elements", "int64_t", "16384",
+           "Smallest chunk (elements) one parallel iteration runs">,
+    Option<"merge", "merge", "bool", "true",
+           "Run consecutive independent loops (and the linalg ops between "
+           "them) as one parallel loop">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def VectorizeContractions
+    : Pass<"odt-vectorize-contractions", "mlir::func::FuncOp"> {
+  let summary = "Register-tiled vector kernels for f32 matrix products";
+  let description = [{
+    On tensors, before bufferization. A linalg.generic computing
+    C[..., m, n] += A[...] * B[...] (body: one mulf and one addf into the
+    output; one reduction dim k; m and n the output's last two dims; every
+    other dim parallel) becomes loops: over the other dims, over n in tiles
+    of `columns` = 2 x `vector-width` lanes, over m in tiles of `rows` rows
+    (then one row at a time for the rest), and over k innermost, where the
+    rows x columns accumulator stays in vector registers (scf.for iter_args)
+    and each k adds one broadcast element of A times one vector row of B
+    (vector.fma). Tiles at the edge of n are masked transfers. With at
+    least 2 x `rows` rows, or when B's innermost dim is k (a transposed
+    weight, Gemm transB), k is cut in blocks of `depth` and each block of B
+    under a column tile is first packed into a contiguous zero-padded
+    [depth, columns] panel that all row tiles then read; otherwise the row
+    tiles read B's rows in place. A product summed over several dims that
+    lie side by side in the same order in A and in B (a weight gradient
+    summed over batch and sequence) is first rewritten as a product over
+    one dim, collapsing those dims of both operands.
+    Each output element still sums its terms in k order, so results change
+    only by the rounding of a fused multiply-add.
+
+    Few rows times a transposed B with k innermost in A (a linear layer at
+    a small batch), below 4 row tiles: from 3/4 of a vector of rows up to
+    one vector (12-16 rows on AVX-512), the product is computed transposed,
+    C^T = B A^T: A's rows are transposed into the panel by register
+    shuffles, each tile of `vector-width` columns keeps one vector of all
+    the rows per column and adds a broadcast element of B (read in place)
+    times the panel's row k, and the tile is transposed back before the
+    epilogue and the store (sums still in k order). Fewer rows: each output
+    is a dot product along k (vectors of A's and B's rows, reduced at the
+    end; the terms summed in lanes, the same way on every run).
+
+    Short k (at most 32, a weight gradient over a small batch) with at
+    least 256 rows and a static n: writing C costs more than the products,
+    so the parallel iterations are blocks of 64 whole rows of C, written
+    row after row with B read in place, instead of 64-column chunks of 256
+    rows with packed panels. When k is dynamic the block shapes and the
+    path are chosen at run time in the same loop nest.
+
+    Kept panels (cache-panels): when B is an argument of the entry point
+    with odt.role = "parameter" and a static shape (a weight used as it
+    is), the panels of B live in two arguments the pass adds, the panels
+    ([column tiles, k, columns]) and a bool[1] stale flag (roles
+    packed_panels and panels_stale), both returned updated (odt.tied).
+    Before the product, when it will take the packed path and the flag is
+    set, all of B is packed into them (in parallel over column tiles) and
+    the flag cleared; the kernel reads its panels there. The runtime sets
+    the flag when the parameter changes, so a weight is packed at most once
+    per change (once per optimizer step) instead of in every product call.
+
+    Epilogues (fuse-epilogues): when C starts as a linalg.generic that
+    broadcasts a 1-D bias over the rows (Gemm's C, MatMul + Add), the
+    accumulators of the first k block start from the bias vector and the
+    broadcast is never stored. When the product's only user is an
+    all-parallel generic with identity maps whose body is elementwise arith
+    and math (ReLU, GELU, ReluGrad's mask), that body runs on each finished
+    tile in registers, its other inputs read at the tile, and the kernel
+    writes the consumer's result: the product itself is never stored. The
+    sums and the body's operations are the same, in the same order, as
+    without fusion.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "unsigned", "16",
+           "f32 lanes of one vector register of the target">,
+    Option<"rows", "rows", "unsigned", "8",
+           "Rows of the output computed together (register tile height)">,
+    Option<"depth", "depth", "unsigned", "256",
+           "k values per packed panel of B (panel: depth x 2 vectors, "
+           "sized for L1)">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Start the accumulators from a bias broadcast over the rows, and "
+           "apply the product's elementwise consumer to the finished tile "
+           "in registers">,
+    Option<"cachePanels", "cache-panels", "bool", "true",
+           "Keep the packed panels of a parameter B between steps: entry "
+           "arguments (packed_panels, panels_stale) that the runtime binds "
+           "and marks stale when the parameter changes">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+#endif // ODT_CODEGEN_CPU_PASSES

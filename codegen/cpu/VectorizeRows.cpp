@@ -1,0 +1,309 @@
+//===- VectorizeRows.cpp - short-row reductions as vector loops -----------===//
+//
+// A convolution window or pooling (after odt-interchange-reductions: the
+// output row innermost, the window loops around it) and a depthwise filter
+// gradient (a sum over an image's rows) become loops whose innermost step is
+// one vector op per row: the row is a vector value carried through the
+// reduction loops, in registers. Left to LLVM these loops stayed scalar (it
+// cannot tell the operands' buffers apart, and fully unrolls a 16-trip row
+// before vectorizing) or stored and reloaded the output row at every window
+// tap. See Passes.td for the rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cpu/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+namespace odt {
+
+#define GEN_PASS_DEF_VECTORIZEROWS
+#include "codegen/cpu/Passes.h.inc"
+
+namespace {
+
+/// The row loop's stride in `expr` (expr = row * stride + rest), if the
+/// row loop appears only so; 0 when it does not appear.
+std::optional<int64_t> strideOf(AffineExpr expr, unsigned row,
+                                unsigned numDims) {
+  if (!expr.isFunctionOfDim(row))
+    return 0;
+  MLIRContext *context = expr.getContext();
+  AffineExpr rest = expr.replace(getAffineDimExpr(row, context),
+                                 getAffineConstantExpr(0, context));
+  AffineExpr moved = simplifyAffineExpr(expr - rest, numDims, 0);
+  if (moved == getAffineDimExpr(row, context))
+    return 1;
+  auto product = dyn_cast<AffineBinaryOpExpr>(moved);
+  if (!product || product.getKind() != AffineExprKind::Mul)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(product.getLHS());
+  auto constant = dyn_cast<AffineConstantExpr>(product.getRHS());
+  if (!dim || dim.getPosition() != row || !constant || constant.getValue() < 1)
+    return std::nullopt;
+  return constant.getValue();
+}
+
+/// Whether `type`'s innermost dim is contiguous (a vector reads it).
+bool hasUnitInnerStride(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return type.getRank() > 0 &&
+         succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+/// The one op of `op`'s body that combines the output with the rest, when
+/// the body yields `addf(out, x)` (reassociable: odt-interchange-reductions
+/// marked it).
+arith::AddFOp rowSumCombiner(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto combiner =
+      body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  BlockArgument out = body.getArguments().back();
+  if (!combiner || !out.hasOneUse() ||
+      !llvm::is_contained(combiner->getOperands(), Value(out)) ||
+      !bitEnumContainsAll(combiner.getFastmath(),
+                          arith::FastMathFlags::reassoc))
+    return {};
+  return combiner;
+}
+
+struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> candidates;
+    getOperation().walk(
+        [&](linalg::GenericOp op) { candidates.push_back(op); });
+    for (linalg::GenericOp op : candidates)
+      vectorize(op);
+  }
+
+  void vectorize(linalg::GenericOp op) {
+    if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+        op.getNumLoops() < 2)
+      return;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    unsigned numLoops = iterators.size(), row = numLoops - 1;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t length = ranges[row];
+    if (ShapedType::isDynamic(length) || length < minLength ||
+        length > maxLength)
+      return;
+    bool rowSum = iterators[row] == utils::IteratorType::reduction;
+    unsigned reductions =
+        llvm::count(iterators, utils::IteratorType::reduction);
+    // A parallel row needs a reduction around it (an elementwise op is
+    // LLVM's to vectorize); a summed row needs a second reduced dim to carry
+    // the vector sum over (a single row sum stays as it is).
+    if (rowSum ? reductions < 2 : reductions < 1)
+      return;
+    OpOperand *init = op.getDpsInitOperand(0);
+    AffineMap outMap = op.getMatchingIndexingMap(init);
+    auto outType = cast<MemRefType>(init->get().getType());
+    Type element = outType.getElementType();
+    if (!element.isIntOrFloat() || outMap.getNumResults() == 0)
+      return;
+    if (!rowSum && !hasUnitInnerStride(outType))
+      return;
+    if (rowSum) {
+      if (outMap.isFunctionOfDim(row) || !rowSumCombiner(op))
+        return;
+    } else {
+      auto innermost = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+      if (!innermost || innermost.getPosition() != row)
+        return;
+      for (AffineExpr outer : outMap.getResults().drop_back())
+        if (outer.isFunctionOfDim(row))
+          return;
+    }
+    // Inputs: read along their innermost dim (the row's stride there), or
+    // not moved by the row (stride 0). One that is the output itself would
+    // see the row's earlier values.
+    SmallVector<int64_t> inputStrides;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(input->get().getType());
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (!type || !type.getElementType().isIntOrFloat() ||
+          input->get() == init->get())
+        return;
+      int64_t inputStride = 0;
+      for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+        std::optional<int64_t> stride = strideOf(expr, row, numLoops);
+        if (!stride || (*stride && position + 1 != map.getNumResults()))
+          return;
+        if (*stride) {
+          if (!hasUnitInnerStride(type))
+            return;
+          inputStride = *stride;
+        }
+      }
+      inputStrides.push_back(inputStride);
+    }
+    // The body: elementwise ops only (no index, no memory).
+    for (Operation &inner : op.getRegion().front().without_terminator())
+      if (inner.getNumRegions() != 0 ||
+          !inner.hasTrait<OpTrait::Elementwise>() ||
+          !isMemoryEffectFree(&inner) ||
+          !llvm::all_of(inner.getResultTypes(),
+                        [](Type t) { return t.isIntOrFloat(); }))
+        return;
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto vectorOf = [&](Type scalar) {
+      return VectorType::get({length}, scalar);
+    };
+    // Loop bounds from the operands' sizes.
+    SmallVector<OpFoldResult> bounds;
+    for (Range range :
+         cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+      bounds.push_back(range.size);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+
+    // Loops: the parallel ones (the row aside), then the reductions (the
+    // row aside), in the op's order. `ivs[d]` is loop d's induction value;
+    // the row's is 0 (the vectors start there).
+    SmallVector<Value> ivs(numLoops, zero);
+    SmallVector<unsigned> outer, reduced;
+    for (unsigned d = 0; d < row; ++d)
+      (iterators[d] == utils::IteratorType::parallel ? outer : reduced)
+          .push_back(d);
+    auto bound = [&](OpBuilder &nb, unsigned d) {
+      return getValueOrCreateConstantIndexOp(nb, loc, bounds[d]);
+    };
+    auto indices = [&](OpBuilder &nb, AffineMap map) {
+      SmallVector<Value> result;
+      SmallVector<OpFoldResult> operands = getAsOpFoldResult(ivs);
+      for (AffineExpr expr : map.getResults())
+        result.push_back(getValueOrCreateConstantIndexOp(
+            nb, loc,
+            affine::makeComposedFoldedAffineApply(
+                nb, loc, AffineMap::get(numLoops, 0, expr), operands)));
+      return result;
+    };
+    Value outMemref = init->get();
+    auto readRow = [&](OpBuilder &nb, Value memref, AffineMap map,
+                       int64_t stride) -> Value {
+      SmallVector<Value> at = indices(nb, map);
+      Type scalar = cast<MemRefType>(memref.getType()).getElementType();
+      int64_t span = (length - 1) * stride + 1;
+      Value padding =
+          arith::ConstantOp::create(nb, loc, nb.getZeroAttr(scalar));
+      Value read = vector::TransferReadOp::create(
+          nb, loc, VectorType::get({span}, scalar), memref, at, padding,
+          ArrayRef<bool>{true});
+      if (stride == 1)
+        return read;
+      SmallVector<int64_t> picks;
+      for (int64_t i = 0; i < length; ++i)
+        picks.push_back(i * stride);
+      return vector::ShuffleOp::create(nb, loc, read, read, picks);
+    };
+
+    // The body on vectors, with `acc` as the output's argument.
+    auto emitBody = [&](OpBuilder &nb, Value acc) -> Value {
+      Block &body = op.getRegion().front();
+      IRMapping mapping;
+      for (auto [index, input] : llvm::enumerate(op.getDpsInputOperands())) {
+        AffineMap map = op.getMatchingIndexingMap(input);
+        Value value;
+        if (int64_t stride = inputStrides[index]) {
+          value = readRow(nb, input->get(), map, stride);
+        } else {
+          Value scalar =
+              memref::LoadOp::create(nb, loc, input->get(), indices(nb, map));
+          value = vector::BroadcastOp::create(
+              nb, loc, vectorOf(scalar.getType()), scalar);
+        }
+        mapping.map(body.getArgument(index), value);
+      }
+      mapping.map(body.getArguments().back(), acc);
+      for (Operation &inner : body.without_terminator()) {
+        SmallVector<Value> operands;
+        for (Value operand : inner.getOperands()) {
+          Value mapped = mapping.lookupOrNull(operand);
+          if (!mapped) // defined outside the body: the same for the row
+            mapped = vector::BroadcastOp::create(
+                nb, loc, vectorOf(operand.getType()), operand);
+          operands.push_back(mapped);
+        }
+        SmallVector<Type> types;
+        for (Type type : inner.getResultTypes())
+          types.push_back(vectorOf(type));
+        Operation *vectorOp = nb.create(loc, inner.getName().getIdentifier(),
+                                        operands, types, inner.getAttrs());
+        mapping.map(inner.getResults(), vectorOp->getResults());
+      }
+      return mapping.lookup(body.getTerminator()->getOperand(0));
+    };
+
+    // Nest of scf.for: `levels` in order; the innermost level computes the
+    // body. Reduction levels carry the accumulator.
+    std::function<Value(OpBuilder &, unsigned, Value)> emitReduced =
+        [&](OpBuilder &nb, unsigned level, Value acc) -> Value {
+      if (level == reduced.size())
+        return emitBody(nb, acc);
+      unsigned d = reduced[level];
+      auto loop = scf::ForOp::create(
+          nb, loc, zero, bound(nb, d), one, ValueRange{acc},
+          [&](OpBuilder &lb, Location, Value iv, ValueRange args) {
+            ivs[d] = iv;
+            Value next = emitReduced(lb, level + 1, args[0]);
+            scf::YieldOp::create(lb, loc, next);
+          });
+      ivs[d] = zero;
+      return loop.getResult(0);
+    };
+    auto emitRow = [&](OpBuilder &nb) {
+      if (rowSum) {
+        Value start = arith::ConstantOp::create(
+            nb, loc,
+            DenseElementsAttr::get(vectorOf(element), nb.getZeroAttr(element)));
+        Value sums = emitReduced(nb, 0, start);
+        Value total = vector::ReductionOp::create(
+            nb, loc, vector::CombiningKind::ADD, sums, Value(),
+            arith::FastMathFlags::reassoc);
+        SmallVector<Value> at = indices(nb, outMap);
+        Value old = memref::LoadOp::create(nb, loc, outMemref, at);
+        Value sum = arith::AddFOp::create(nb, loc, old, total,
+                                          arith::FastMathFlags::reassoc);
+        memref::StoreOp::create(nb, loc, sum, outMemref, at);
+        return;
+      }
+      Value acc = readRow(nb, outMemref, outMap, 1);
+      Value result = emitReduced(nb, 0, acc);
+      vector::TransferWriteOp::create(nb, loc, result, outMemref,
+                                      indices(nb, outMap),
+                                      ArrayRef<bool>{true});
+    };
+    std::function<void(OpBuilder &, unsigned)> emitOuter = [&](OpBuilder &nb,
+                                                               unsigned level) {
+      if (level == outer.size())
+        return emitRow(nb);
+      unsigned d = outer[level];
+      scf::ForOp::create(nb, loc, zero, bound(nb, d), one, ValueRange{},
+                         [&](OpBuilder &lb, Location, Value iv, ValueRange) {
+                           ivs[d] = iv;
+                           emitOuter(lb, level + 1);
+                           scf::YieldOp::create(lb, loc);
+                         });
+      ivs[d] = zero;
+    };
+    emitOuter(b, 0);
+    op.erase();
+  }
+};
+
+} // namespace
+} // namespace odt
