@@ -12,7 +12,12 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <mutex>
 
 using namespace mlir;
 
@@ -26,42 +31,86 @@ void registerCompilerDialects(DialectRegistry &registry) {
 }
 
 void registerCompilerPasses() {
-  registerAllPasses();
-  registerODTCompilerPasses();
-  registerODTConversionPasses();
-  registerODTCodegenCommonPasses();
-  registerODTCodegenCPUPasses();
+  // Once per process: a pipeline registered twice is a fatal error, and the
+  // tools register before parsing their command line (so that
+  // --mlir-print-ir-after=PASS knows odt's passes) and again per context.
+  static std::once_flag registered;
+  std::call_once(registered, []() {
+    registerAllPasses();
+    registerODTCompilerPasses();
+    registerODTConversionPasses();
+    registerODTCodegenCommonPasses();
+    registerODTCodegenCPUPasses();
+    registerCompilerPipelines();
+  });
+}
+
+void buildGraphPipeline(OpPassManager &pm) {
+  // 1. ORT's in-place updates become tied results.
+  pm.addPass(createAssembleTrainingProgram());
+  // 2. com.microsoft ops that are compositions of ai.onnx ops become those
+  //    ops, and so do composite ai.onnx ops (then re-typed).
+  pm.addNestedPass<func::FuncOp>(createDecomposeTrainingOps());
+  pm.addNestedPass<func::FuncOp>(createDecomposeCompositeOps());
+  // 3. Steps with training-mode Dropout take the session's seed and step
+  //    counter.
+  pm.addPass(createAddRandomState());
+  pm.addNestedPass<func::FuncOp>(createInferShapes());
+  // 4. Drop what nothing reads, merge duplicates.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildLinalgPipeline(OpPassManager &pm, bool optimize) {
+  // 1. Every op to linalg/tensor/arith/math.
+  pm.addPass(createConvertONNXToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // 2. Elementwise chains into single loops.
+  if (optimize) {
+    pm.addPass(createFuseElementwise());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  // 3. Outputs sized at run time get a shape function (after fusion: less
+  //    to cut).
+  pm.addPass(createGenerateShapeFunctions());
 }
 
 LogicalResult runGraphPipeline(ModuleOp module) {
-  return runPassPipeline(module, ""
-                             // 1. ORT's in-place updates become tied results.
-                             "odt-assemble-training-program,"
-                             // 2. com.microsoft ops that are compositions of
-                             //    ai.onnx ops become those ops, and so do
-                             //    composite ai.onnx ops (then re-typed).
-                             "func.func(odt-decompose-training-ops),"
-                             "func.func(odt-decompose-composite-ops),"
-                             // 3. Steps with training-mode Dropout take the
-                             //    session's seed and step counter.
-                             "odt-add-random-state,"
-                             "func.func(odt-infer-shapes),"
-                             // 4. Drop what nothing reads, merge duplicates.
-                             "canonicalize, cse");
+  return runPassPipeline(module, buildGraphPipeline);
 }
 
 LogicalResult runLinalgPipeline(ModuleOp module, bool optimize) {
-  return runPassPipeline(module, std::string() +
-                                 // 1. Every op to linalg/tensor/arith/math.
-                                 "odt-convert-onnx-to-linalg,"
-                                 "canonicalize, cse," +
-                                 // 2. Elementwise chains into single loops.
-                                 (optimize ? "odt-fuse-elementwise,"
-                                             "canonicalize, cse,"
-                                           : "") +
-                                 // 3. Outputs sized at run time get a shape
-                                 //    function (after fusion: less to cut).
-                                 "odt-generate-shape-functions");
+  return runPassPipeline(module, [&](OpPassManager &pm) {
+    buildLinalgPipeline(pm, optimize);
+  });
+}
+
+namespace {
+struct LinalgPipelineOptions
+    : public PassPipelineOptions<LinalgPipelineOptions> {
+  Option<bool> optimize{*this, "optimize",
+                        llvm::cl::desc("Fuse elementwise chains (false: "
+                                       "every op its own loop nest)"),
+                        llvm::cl::init(true)};
+};
+} // namespace
+
+void registerCompilerPipelines() {
+  PassPipelineRegistration<>(
+      "odt-graph-pipeline",
+      "odt-compile's graph stage: training program assembled, composite "
+      "ops decomposed, shapes inferred",
+      buildGraphPipeline);
+  PassPipelineRegistration<LinalgPipelineOptions>(
+      "odt-linalg-pipeline",
+      "odt-compile's linalg stage: onnx to linalg on tensors, elementwise "
+      "fusion, shape functions (the shared middle)",
+      [](OpPassManager &pm, const LinalgPipelineOptions &options) {
+        buildLinalgPipeline(pm, options.optimize);
+      });
+  registerCPUPipeline();
 }
 
 } // namespace odt

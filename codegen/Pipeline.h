@@ -18,20 +18,29 @@
 
 namespace mlir {
 class DialectRegistry;
-}
+class OpPassManager;
+} // namespace mlir
 
 namespace odt {
 
-/// Registers every dialect, interface and pass odt-compile and odt-opt use.
+/// Registers every dialect, interface and pass odt-compile and odt-opt use,
+/// and the stages as named pipelines (registerCompilerPipelines).
 void registerCompilerDialects(mlir::DialectRegistry &registry);
 void registerCompilerPasses();
 
+/// The stages as pipelines that odt-opt runs by name: odt-graph-pipeline,
+/// odt-linalg-pipeline{optimize=...} and odt-cpu-pipeline{...}.
+void registerCompilerPipelines();
+
 /// Stage 1 (on the onnx dialect): ties state updates to their buffers.
+void buildGraphPipeline(mlir::OpPassManager &pm);
 mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module);
 /// Stage 2: onnx -> linalg on tensors, fused (unless `optimize` is false:
 /// then every op stays its own loop nest).
+void buildLinalgPipeline(mlir::OpPassManager &pm, bool optimize);
 mlir::LogicalResult runLinalgPipeline(mlir::ModuleOp module,
                                       bool optimize = true);
+
 } // namespace odt
 
 #endif // ODT_CODEGEN_PIPELINE_H

@@ -3,18 +3,15 @@
 #include "codegen/common/RunPipeline.h"
 
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
 
 namespace odt {
 
-LogicalResult runPassPipeline(ModuleOp module, StringRef pipeline) {
+LogicalResult runPassPipeline(ModuleOp module,
+                              llvm::function_ref<void(OpPassManager &)> build) {
   PassManager pm(module.getContext());
-  if (failed(parsePassPipeline(pipeline, pm))) {
-    module.emitError() << "internal error: bad pass pipeline: " << pipeline;
-    return failure();
-  }
+  build(pm);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(pm);

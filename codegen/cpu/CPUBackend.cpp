@@ -1,7 +1,19 @@
 //===- CPUBackend.cpp - linalg to a loadable object for a CPU -------------===//
 
 #include "codegen/cpu/CPUBackend.h"
+#include "codegen/common/Passes.h"
 #include "codegen/common/RunPipeline.h"
+#include "codegen/cpu/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "lld/Common/Driver.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -193,67 +205,152 @@ static bool hasNativeBFloat16(const llvm::TargetMachine &machine) {
   return false;
 }
 
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  // 0. Signedness is in the ops now; the types become signless.
+  pm.addPass(createEraseUnsignedTypes());
+  // 1. Matrix products become register-tiled vector loops, on tensors (the
+  //    accumulators are loop-carried values, not memory).
+  if (options.optimize) {
+    VectorizeContractionsOptions contractions;
+    contractions.vectorWidth = options.vectorWidth;
+    contractions.rows = options.rows;
+    pm.addNestedPass<func::FuncOp>(createVectorizeContractions(contractions));
+  }
+  // 2. Entry points read and write caller buffers; results tied to an
+  //    argument are written into it. A fill shared by several accumulating
+  //    ops becomes one fill each (no copies).
+  pm.addNestedPass<func::FuncOp>(createSplitSharedFills());
+  pm.addPass(createDestinationPassing());
+  // 3. Final results are computed straight into the caller's buffers.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  // 4. Tensors to buffers; intermediates become allocations. A loop may
+  //    yield a new tensor each iteration (a recurrent cell's state): it is
+  //    allocated per iteration and freed by the deallocation pipeline.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // After a reset, gradients are written where they accumulate.
+  if (options.optimize)
+    pm.addNestedPass<func::FuncOp>(createFuseGradientAccumulation());
+  // Intermediates are freed after their last use, so later ones reuse their
+  // blocks ...
+  pm.addNestedPass<func::FuncOp>(createFreeAfterLastUse());
+  pm.addPass(createReportPeakMemory());
+  // ... and then live in one arena, at offsets fixed here.
+  pm.addPass(createPlanArena());
+  // 5. Loops, then the LLVM dialect. expand-strided-metadata emits
+  //    affine.apply for dynamic offsets (slices at run-time positions), so
+  //    it runs before lower-affine.
+  pm.addPass(createExpandStridedCopies());
+  pm.addPass(createInterchangeReductions());
+  if (options.optimize) {
+    // Large elementwise loops (the optimizer update) run over threads.
+    pm.addNestedPass<func::FuncOp>(createParallelizeElementwise());
+    // Window reductions over short rows: the row as a vector value.
+    pm.addNestedPass<func::FuncOp>(createVectorizeRows());
+  }
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createForallToParallelLoopPass());
+  pm.addPass(createOutlineParallelLoops());
+  if (options.optimize)
+    pm.addPass(createApproximateMath());
+  if (!options.nativeBFloat16)
+    pm.addPass(createExpandBFloat16());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  // 6. One packed C entry per entry point; everything else internal.
+  PackEntryPointsOptions pack;
+  pack.prefix = options.prefix;
+  pm.addPass(createPackEntryPoints(pack));
+}
+
+FailureOr<CPUPipelineOptions> getCPUPipelineOptions(const CodegenTarget &target,
+                                                    bool optimize,
+                                                    const std::string &prefix,
+                                                    std::string &error) {
+  llvm::TargetMachine *machine = getTargetMachine(target, error);
+  if (!machine)
+    return failure();
+  CPUPipelineOptions options;
+  options.optimize = optimize;
+  std::tie(options.vectorWidth, options.rows) = targetVectorTile(*machine);
+  options.nativeBFloat16 = hasNativeBFloat16(*machine);
+  options.prefix = prefix;
+  return options;
+}
+
 LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
                               bool optimize, const CodegenTarget &target) {
   std::string error;
-  llvm::TargetMachine *machine = getTargetMachine(target, error);
-  if (!machine)
+  FailureOr<CPUPipelineOptions> options =
+      getCPUPipelineOptions(target, optimize, prefix, error);
+  if (failed(options))
     return module.emitError(error);
-  auto [vectorWidth, rows] = targetVectorTile(*machine);
-  std::string pipeline =
-      std::string() +
-      // 0. Signedness is in the ops now; the types become signless.
-      "odt-erase-unsigned-types," +
-      // 1. Matrix products become register-tiled vector loops, on tensors
-      //    (the accumulators are loop-carried values, not memory).
-      (optimize ? "func.func(odt-vectorize-contractions{vector-width=" +
-                      std::to_string(vectorWidth) +
-                      " rows=" + std::to_string(rows) + "}),"
-                : std::string()) +
-      // 2. Entry points read and write caller buffers; results tied to an
-      //    argument are written into it. A fill shared by several
-      //    accumulating ops becomes one fill each (no copies).
-      "func.func(odt-split-shared-fills),"
-      "odt-destination-passing,"
-      // 3. Final results are computed straight into the caller's buffers.
-      "eliminate-empty-tensors,"
-      "empty-tensor-to-alloc-tensor,"
-      // 4. Tensors to buffers; intermediates become allocations.
-      //    A loop may yield a new tensor each iteration (a recurrent
-      //    cell's state): it is allocated per iteration and freed by the
-      //    deallocation pipeline.
-      "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map "
-      "allow-return-allocs-from-loops},"
-      "buffer-deallocation-pipeline,"
-      "canonicalize, cse," +
-      // After a reset, gradients are written where they accumulate.
-      (optimize ? "func.func(odt-fuse-gradient-accumulation)," : "") +
-      // Intermediates are freed after their last use, so later ones reuse
-      // their blocks.
-      "func.func(odt-free-after-last-use), odt-report-peak-memory,"
-      // ... and then live in one arena, at offsets fixed here.
-      "odt-plan-arena,"
-      // 5. Loops, then the LLVM dialect.
-      //    expand-strided-metadata emits affine.apply for dynamic offsets
-      //    (slices at run-time positions), so it runs before lower-affine.
-      "odt-expand-strided-copies, odt-interchange-reductions," +
-      // Large elementwise loops (the optimizer update) run over threads.
-      (optimize ? "func.func(odt-parallelize-elementwise)," : "") +
-      // Window reductions over short rows: the row as a vector value.
-      (optimize ? "func.func(odt-vectorize-rows)," : "") +
-      "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
-      "scf-forall-to-parallel, odt-outline-parallel-loops," +
-      (optimize ? "odt-approximate-math," : "") +
-      (hasNativeBFloat16(*machine) ? "" : "odt-expand-bf16,") +
-      "convert-scf-to-cf, convert-vector-to-llvm,"
-      "finalize-memref-to-llvm{use-generic-functions=true},"
-      "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
-      "convert-func-to-llvm, convert-cf-to-llvm, reconcile-unrealized-casts,"
-      // 6. One packed C entry per entry point; everything else internal.
-      "odt-pack-entry-points{prefix=" +
-      prefix + "}";
-  return runPassPipeline(module, pipeline);
+  return runPassPipeline(module, [&](OpPassManager &pm) {
+    buildCPUPipeline(pm, *options);
+  });
+}
+
+namespace {
+/// odt-cpu-pipeline's options: CPUPipelineOptions on the command line.
+struct CPUPipelineCLOptions
+    : public PassPipelineOptions<CPUPipelineCLOptions> {
+  Option<bool> optimize{
+      *this, "optimize",
+      llvm::cl::desc("Product kernels, parallel loops, row vectors and the "
+                     "polynomial math (false: the reference build)"),
+      llvm::cl::init(true)};
+  Option<unsigned> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("f32 lanes of a vector register (AVX2: 8)"),
+      llvm::cl::init(CPUPipelineOptions().vectorWidth)};
+  Option<unsigned> rows{
+      *this, "rows",
+      llvm::cl::desc("Rows of a product kernel's register tile (AVX2: 6)"),
+      llvm::cl::init(CPUPipelineOptions().rows)};
+  Option<bool> nativeBFloat16{
+      *this, "native-bf16",
+      llvm::cl::desc("The target converts f32 <-> bf16 in hardware"),
+      llvm::cl::init(false)};
+  Option<std::string> prefix{
+      *this, "prefix",
+      llvm::cl::desc("Prefix of the packed entry points' symbols"),
+      llvm::cl::init(CPUPipelineOptions().prefix)};
+};
+} // namespace
+
+void registerCPUPipeline() {
+  PassPipelineRegistration<CPUPipelineCLOptions>(
+      "odt-cpu-pipeline",
+      "odt-compile's CPU backend: linalg on tensors to the LLVM dialect with "
+      "packed entry points",
+      [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
+        CPUPipelineOptions options;
+        options.optimize = cl.optimize;
+        options.vectorWidth = cl.vectorWidth;
+        options.rows = cl.rows;
+        options.nativeBFloat16 = cl.nativeBFloat16;
+        options.prefix = cl.prefix;
+        buildCPUPipeline(pm, options);
+      });
 }
 
 std::unique_ptr<llvm::Module>

@@ -23,7 +23,10 @@
 
 namespace llvm {
 class TargetMachine;
-}
+} // namespace llvm
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
 
 namespace odt {
 
@@ -44,12 +47,34 @@ createTargetMachine(const CodegenTarget &target, std::string &error);
 llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
                                       std::string &error);
 
-/// Stage 3: tensors -> buffers -> LLVM dialect with packed entry points
-/// named `<prefix>_<entry>`. Without `optimize`, products stay plain loops
-/// and exp calls libm: the reference build that the optimized one is
-/// checked against. The product kernels' tiles follow the target's vector
-/// registers (AVX-512: 16 lanes, 8 rows; AVX/AVX2: 8 lanes, 6 rows; NEON:
-/// 4 lanes, 8 rows).
+/// What the CPU backend's pass pipeline needs to know of the target.
+struct CPUPipelineOptions {
+  /// Without it, products stay plain loops and exp calls libm: the
+  /// reference build that the optimized one is checked against.
+  bool optimize = true;
+  /// The product kernels' register tile: f32 lanes of a vector register
+  /// and rows of the tile (AVX-512: 16 x 8; AVX/AVX2: 8 x 6; NEON: 4 x 8).
+  unsigned vectorWidth = 8, rows = 6;
+  /// Whether f32 <-> bf16 conversions exist in hardware (else odt-expand-bf16
+  /// expands them into integer ops).
+  bool nativeBFloat16 = false;
+  /// Packed entry points are named `<prefix>_<entry>`.
+  std::string prefix = "odt_model";
+};
+
+/// Stage 3 as a pass pipeline: tensors -> buffers -> LLVM dialect with
+/// packed entry points. Registered as odt-cpu-pipeline{...} for odt-opt.
+void buildCPUPipeline(mlir::OpPassManager &pm,
+                      const CPUPipelineOptions &options);
+void registerCPUPipeline();
+
+/// The pipeline options for `target` (its vector registers and features),
+/// or failure with `error` saying why the target is unusable.
+mlir::FailureOr<CPUPipelineOptions>
+getCPUPipelineOptions(const CodegenTarget &target, bool optimize,
+                      const std::string &prefix, std::string &error);
+
+/// Stage 3 run for `target` on the module.
 mlir::LogicalResult runLLVMPipeline(mlir::ModuleOp module,
                                     const std::string &prefix,
                                     bool optimize = true,

@@ -925,6 +925,9 @@ int main(int argc, char **argv) {
   // rest of MLIR's pass manager options; --time-passes covers LLVM's.
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
+  // Before parsing: --mlir-print-ir-after=PASS takes the names of the
+  // passes registered by then, odt's included.
+  odt::registerCompilerPasses();
   cl::HideUnrelatedOptions(category);
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "odt-compile (odt) " << OdtGetVersionString() << "\n  LLVM and MLIR "

@@ -3,13 +3,15 @@
 // One zero fill (merged by CSE) is the init of two reductions: each gets
 // its own fill of its own empty tensor, so bufferization writes both in
 // place instead of copying one filled buffer for the second.
+// The first in program order keeps the original fill (whatever the order
+// of the fill's use list), the other gets a copy right before it.
 // CHECK-LABEL: func.func @two_sums
 // CHECK:         %[[E1:.*]] = tensor.empty() : tensor<8xf32>
 // CHECK:         %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<8xf32>)
+// CHECK:         linalg.generic {{.*}} outs(%[[F1]] : tensor<8xf32>)
 // CHECK:         %[[E2:.*]] = tensor.empty() : tensor<8xf32>
 // CHECK:         %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<8xf32>)
 // CHECK:         linalg.generic {{.*}} outs(%[[F2]] : tensor<8xf32>)
-// CHECK:         linalg.generic {{.*}} outs(%[[F1]] : tensor<8xf32>)
 func.func @two_sums(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8xf32>
