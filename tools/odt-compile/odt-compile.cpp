@@ -917,6 +917,9 @@ int generate() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // First: --mlir-print-ir-after=PASS and its kin know the passes registered
+  // when they are created, odt's included.
+  odt::registerCompilerPasses();
   // MLIR's printing options (--mlir-print-debuginfo shows node names as
   // locations in --emit output).
   registerAsmPrinterCLOptions();
@@ -925,9 +928,6 @@ int main(int argc, char **argv) {
   // rest of MLIR's pass manager options; --time-passes covers LLVM's.
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  // Before parsing: --mlir-print-ir-after=PASS takes the names of the
-  // passes registered by then, odt's included.
-  odt::registerCompilerPasses();
   cl::HideUnrelatedOptions(category);
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "odt-compile (odt) " << OdtGetVersionString() << "\n  LLVM and MLIR "
