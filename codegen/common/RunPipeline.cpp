@@ -3,6 +3,9 @@
 #include "codegen/common/RunPipeline.h"
 
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+
+#include <mutex>
 
 using namespace mlir;
 
@@ -10,10 +13,20 @@ namespace odt {
 
 LogicalResult runPassPipeline(ModuleOp module,
                               llvm::function_ref<void(OpPassManager &)> build) {
+  // MLIR's pass manager options (--mlir-timing, --mlir-print-ir-after=...)
+  // exist once registered: a tool registers them to parse its command line,
+  // a program that calls the compiler as a library gets them here, at their
+  // defaults (applying unregistered ones fails).
+  static std::once_flag registered;
+  std::call_once(registered, []() {
+    registerPassManagerCLOptions();
+    registerDefaultTimingManagerCLOptions();
+  });
   PassManager pm(module.getContext());
   build(pm);
   if (failed(applyPassManagerCLOptions(pm)))
-    return failure();
+    return module.emitError("internal error: MLIR's pass manager options "
+                            "could not be applied");
   applyDefaultTimingPassManagerCLOptions(pm);
   return pm.run(module);
 }

@@ -12,8 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileCache.h"
-#include "codegen/common/Descriptor.h"
+#include "codegen/Driver.h"
 #include "codegen/Pipeline.h"
+#include "codegen/common/Descriptor.h"
 #include "compiler/autodiff/GradientBuilder.h"
 #include "compiler/export/ModelExporter.h"
 #include "compiler/import/ArtifactImporter.h"
@@ -236,21 +237,21 @@ namespace {
 class PhaseTimer {
 public:
   explicit PhaseTimer(bool quiet) : quiet(quiet) {}
-  void start(const char *name) {
+  void start(llvm::StringRef name) {
     stop();
-    current = name;
+    current = name.str();
     begin = std::chrono::steady_clock::now();
     if (!quiet)
       llvm::errs() << "odt-compile: " << name << "...\n";
   }
   void stop() {
-    if (!current)
+    if (current.empty())
       return;
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
             .count();
     phases.push_back({current, seconds});
-    current = nullptr;
+    current.clear();
   }
   void print() {
     stop();
@@ -293,9 +294,25 @@ public:
 
 private:
   bool quiet;
-  const char *current = nullptr;
+  std::string current;
   std::chrono::steady_clock::time_point begin;
-  std::vector<std::pair<const char *, double>> phases;
+  std::vector<std::pair<std::string, double>> phases;
+};
+
+/// The driver's progress as odt-compile's lines: a phase starts the timer's
+/// next phase, a note is a line of its own.
+class TimedProgress : public odt::CompileObserver {
+public:
+  TimedProgress(PhaseTimer &timer, bool quiet) : timer(timer), quiet(quiet) {}
+  void phase(llvm::StringRef name) override { timer.start(name); }
+  void note(llvm::StringRef line) override {
+    if (!quiet)
+      llvm::errs() << "odt-compile: " << line << "\n";
+  }
+
+private:
+  PhaseTimer &timer;
+  bool quiet;
 };
 
 int fail(const llvm::Twine &message) {
@@ -574,97 +591,25 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   }
 
   Session session;
-  MLIRContext &context = session.context;
   PhaseTimer timer(beQuiet);
-  timer.start("import");
-  std::vector<odt::ParameterValue> forwardParameters;
-  OwningOpRef<ModuleOp> module =
-      odt::importArtifacts(&context, paths, &forwardParameters);
-  if (!module)
-    return 1;
-
-  timer.start("graph");
-  if (failed(odt::runGraphPipeline(*module)))
-    return 1;
-  if (emit == "onnx") {
-    module->print(llvm::outs());
+  TimedProgress progress(timer, beQuiet);
+  odt::CompileOptions options;
+  options.prefix = prefix;
+  options.optimize = !simpleCodegen;
+  options.target = target;
+  options.threads = jobs;
+  options.stop = emit == "onnx"     ? odt::CompileStop::Onnx
+                 : emit == "linalg" ? odt::CompileStop::Linalg
+                 : emit == "llvm"   ? odt::CompileStop::LLVM
+                 : emit == "asm"    ? odt::CompileStop::Asm
+                                    : odt::CompileStop::Object;
+  odt::CompiledModel model;
+  if (failed(odt::compileArtifacts(session.context, paths, options, model,
+                                   error, llvm::outs(), &progress)))
+    return error.empty() ? 1 : fail(error);
+  if (options.stop != odt::CompileStop::Object)
     return 0;
-  }
-  FailureOr<odt::ModelDescriptor> descriptor =
-      odt::buildDescriptor(*module, prefix, paths.eval);
-  if (failed(descriptor))
-    return 1;
-  // Codegen may add entry arguments (kept panels of weights); the
-  // descriptor is then rebuilt from this copy of the graph-stage module.
-  OwningOpRef<ModuleOp> graphModule(cast<ModuleOp>((*module)->clone()));
-
-  timer.start("linalg");
-  if (failed(odt::runLinalgPipeline(*module, !simpleCodegen)))
-    return 1;
-  if (emit == "linalg") {
-    module->print(llvm::outs());
-    return 0;
-  }
-
-  timer.start("llvm");
-  if (failed(odt::runLLVMPipeline(*module, prefix, !simpleCodegen, target)))
-    return 1;
-  // Per entry point, as formulas of the symbolic dims: the arena that holds
-  // its intermediates (offsets fixed at compile time) and the peak of live
-  // intermediates it is measured against.
-  auto arenas = (*module)->getAttrOfType<DictionaryAttr>("odt.arena");
-  auto peaks = (*module)->getAttrOfType<DictionaryAttr>("odt.peak_memory");
-  if (arenas && peaks && !beQuiet)
-    for (NamedAttribute entry : arenas) {
-      llvm::errs() << "odt-compile: " << entry.getName().getValue()
-                   << ": arena "
-                   << cast<StringAttr>(entry.getValue()).getValue();
-      if (auto peak = peaks.getAs<StringAttr>(entry.getName()))
-        llvm::errs() << " (peak of live intermediates " << peak.getValue()
-                     << ")";
-      llvm::errs() << "\n";
-    }
-
-  if (auto added = (*module)->getAttrOfType<DictionaryAttr>(
-          odt::kCodegenArgumentsAttr)) {
-    descriptor = odt::buildDescriptor(*graphModule, prefix, paths.eval, added);
-    if (failed(descriptor))
-      return 1;
-  }
-
-  timer.start("codegen");
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = odt::translateToLLVMIR(
-      *module, llvmContext, descriptor->bytes, prefix, target, error);
-  if (!llvmModule)
-    return fail(error);
-  std::string object;
-  if (emit == "llvm" || emit == "asm") {
-    // One module, optimized whole: what is printed is what one part would
-    // hold if the module were not cut.
-    llvm::TargetMachine *machine = odt::getTargetMachine(target, error);
-    if (!machine)
-      return fail(error);
-    odt::optimizeModule(*llvmModule, *machine);
-    if (emit == "llvm") {
-      llvmModule->print(llvm::outs(), nullptr);
-      return 0;
-    }
-    if (!odt::emitObject(*llvmModule, /*assembly=*/true, *machine, object,
-                         error))
-      return fail(error);
-    llvm::outs() << object;
-    return 0;
-  }
-  odt::CodegenSummary summary;
-  if (!odt::compileToObject(*llvmModule, target, prefix, jobs, object, error,
-                            &summary))
-    return fail(error);
-  if (!beQuiet)
-    llvm::errs() << "odt-compile: " << summary.instructions
-                 << " LLVM instructions in " << summary.parts << " part"
-                 << (summary.parts == 1 ? "" : "s") << " on " << summary.threads
-                 << " thread" << (summary.threads == 1 ? "" : "s") << "\n";
+  std::vector<odt::ParameterValue> &forwardParameters = model.forwardParameters;
 
   // Outputs go to a fresh staging folder first; only a complete set is moved
   // into OUT_DIR, so a failure leaves nothing half-written there.
@@ -673,10 +618,10 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
     return fail(stagingError);
   auto cleanup = [&]() { llvm::sys::fs::remove_directories(staging); };
   std::vector<std::pair<std::string, std::string>> files = {
-      {"model.o", object}};
+      {"model.o", model.object}};
   if (emit.empty()) {
-    files.push_back({"model.h", descriptor->header});
-    files.push_back({"model.json", descriptor->json});
+    files.push_back({"model.h", model.header});
+    files.push_back({"model.json", model.json});
   }
   for (auto &[name, bytes] : files)
     if (!writeFileAtomically(joinPath(staging, name), bytes, error)) {

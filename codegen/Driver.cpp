@@ -1,0 +1,128 @@
+//===- Driver.cpp - ONNX training artifacts to an object, in memory -------===//
+
+#include "codegen/Driver.h"
+#include "codegen/Pipeline.h"
+#include "codegen/common/Descriptor.h"
+#include "compiler/training/Roles.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+
+namespace odt {
+
+CompileObserver::~CompileObserver() = default;
+void CompileObserver::phase(StringRef) {}
+void CompileObserver::note(StringRef) {}
+
+/// Per entry point, as formulas of the symbolic dims: the arena that holds
+/// its intermediates (offsets fixed at compile time) and the peak of live
+/// intermediates it is measured against.
+static void reportArenas(ModuleOp module, CompileObserver &observer) {
+  auto arenas = module->getAttrOfType<DictionaryAttr>("odt.arena");
+  auto peaks = module->getAttrOfType<DictionaryAttr>("odt.peak_memory");
+  if (!arenas || !peaks)
+    return;
+  for (NamedAttribute entry : arenas) {
+    std::string line = (entry.getName().getValue() + ": arena " +
+                        cast<StringAttr>(entry.getValue()).getValue())
+                           .str();
+    if (auto peak = peaks.getAs<StringAttr>(entry.getName()))
+      line += (" (peak of live intermediates " + peak.getValue() + ")").str();
+    observer.note(line);
+  }
+}
+
+LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
+                               const CompileOptions &options,
+                               CompiledModel &model, std::string &error,
+                               llvm::raw_ostream &irOutput,
+                               CompileObserver *observer) {
+  CompileObserver silent;
+  CompileObserver &progress = observer ? *observer : silent;
+  model = CompiledModel();
+  error.clear();
+
+  progress.phase("import");
+  OwningOpRef<ModuleOp> module =
+      importArtifacts(&context, paths, &model.forwardParameters);
+  if (!module)
+    return failure();
+
+  progress.phase("graph");
+  if (failed(runGraphPipeline(*module)))
+    return failure();
+  if (options.stop == CompileStop::Onnx) {
+    module->print(irOutput);
+    return success();
+  }
+  FailureOr<ModelDescriptor> descriptor =
+      buildDescriptor(*module, options.prefix, paths.eval);
+  if (failed(descriptor))
+    return failure();
+  // Codegen may add entry arguments (kept panels of weights); the
+  // descriptor is then rebuilt from this copy of the graph-stage module.
+  OwningOpRef<ModuleOp> graphModule(cast<ModuleOp>((*module)->clone()));
+
+  progress.phase("linalg");
+  if (failed(runLinalgPipeline(*module, options.optimize)))
+    return failure();
+  if (options.stop == CompileStop::Linalg) {
+    module->print(irOutput);
+    return success();
+  }
+
+  progress.phase("llvm");
+  if (failed(runLLVMPipeline(*module, options.prefix, options.optimize,
+                             options.target)))
+    return failure();
+  reportArenas(*module, progress);
+  if (auto added =
+          (*module)->getAttrOfType<DictionaryAttr>(kCodegenArgumentsAttr)) {
+    descriptor =
+        buildDescriptor(*graphModule, options.prefix, paths.eval, added);
+    if (failed(descriptor))
+      return failure();
+  }
+
+  progress.phase("codegen");
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateToLLVMIR(*module, llvmContext, descriptor->bytes,
+                        options.prefix, options.target, error);
+  if (!llvmModule)
+    return failure();
+  if (options.stop == CompileStop::LLVM || options.stop == CompileStop::Asm) {
+    // One module, optimized whole: what is printed is what one part would
+    // hold if the module were not cut.
+    llvm::TargetMachine *machine = getTargetMachine(options.target, error);
+    if (!machine)
+      return failure();
+    optimizeModule(*llvmModule, *machine);
+    if (options.stop == CompileStop::LLVM) {
+      llvmModule->print(irOutput, nullptr);
+      return success();
+    }
+    std::string assembly;
+    if (!emitObject(*llvmModule, /*assembly=*/true, *machine, assembly,
+                    error))
+      return failure();
+    irOutput << assembly;
+    return success();
+  }
+  if (!compileToObject(*llvmModule, options.target, options.prefix,
+                       options.threads, model.object, error, &model.summary))
+    return failure();
+  const CodegenSummary &summary = model.summary;
+  progress.note(std::to_string(summary.instructions) +
+                " LLVM instructions in " + std::to_string(summary.parts) +
+                " part" + (summary.parts == 1 ? "" : "s") + " on " +
+                std::to_string(summary.threads) + " thread" +
+                (summary.threads == 1 ? "" : "s"));
+  model.header = std::move(descriptor->header);
+  model.json = std::move(descriptor->json);
+  return success();
+}
+
+} // namespace odt
