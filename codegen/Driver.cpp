@@ -89,8 +89,8 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
   progress.phase("codegen");
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateToLLVMIR(*module, llvmContext, descriptor->bytes,
-                        options.prefix, options.target, error);
+      translateToLLVMIR(*module, llvmContext, descriptor->bytes, options.prefix,
+                        options.target, error);
   if (!llvmModule)
     return failure();
   if (options.stop == CompileStop::LLVM || options.stop == CompileStop::Asm) {
@@ -105,8 +105,7 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
       return success();
     }
     std::string assembly;
-    if (!emitObject(*llvmModule, /*assembly=*/true, *machine, assembly,
-                    error))
+    if (!emitObject(*llvmModule, /*assembly=*/true, *machine, assembly, error))
       return failure();
     irOutput << assembly;
     return success();

@@ -47,8 +47,8 @@ struct CompileOptions {
 
 /// What compileArtifacts made.
 struct CompiledModel {
-  std::string object;             ///< relocatable object (CompileStop::Object)
-  std::string header, json;       ///< the descriptor's model.h and model.json
+  std::string object;       ///< relocatable object (CompileStop::Object)
+  std::string header, json; ///< the descriptor's model.h and model.json
   /// A plain forward model's initializers: its parameters' initial values.
   std::vector<ParameterValue> forwardParameters;
   CodegenSummary summary;

@@ -75,6 +75,9 @@ void buildLinalgPipeline(OpPassManager &pm, bool optimize) {
   // 3. Outputs sized at run time get a shape function (after fusion: less
   //    to cut).
   pm.addPass(createGenerateShapeFunctions());
+  // 4. What every backend starts from holds only what the middle's contract
+  //    allows (docs/middle-contract.md).
+  pm.addPass(createVerifyMiddle());
 }
 
 LogicalResult runGraphPipeline(ModuleOp module) {
@@ -82,9 +85,8 @@ LogicalResult runGraphPipeline(ModuleOp module) {
 }
 
 LogicalResult runLinalgPipeline(ModuleOp module, bool optimize) {
-  return runPassPipeline(module, [&](OpPassManager &pm) {
-    buildLinalgPipeline(pm, optimize);
-  });
+  return runPassPipeline(
+      module, [&](OpPassManager &pm) { buildLinalgPipeline(pm, optimize); });
 }
 
 namespace {

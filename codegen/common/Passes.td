@@ -5,6 +5,25 @@
 
 include "mlir/Pass/PassBase.td"
 
+def VerifyMiddle : Pass<"odt-verify-middle", "mlir::ModuleOp"> {
+  let summary = "Refuse what the shared middle's contract does not allow";
+  let description = [{
+    Run at the end of the linalg stage (docs/middle-contract.md): every
+    backend starts from this IR, so it must hold no target decision and
+    nothing of the stages before or after it. Refused, each with an error
+    at the op: an op of a dialect outside builtin, func (func, return),
+    linalg, tensor, arith, math, scf (for, if, while, condition, yield,
+    forall, forall.in_parallel) and bufferization.alloc_tensor (a
+    loop-carried state's own buffer); an onnx op that was not lowered; a
+    value, block argument or function signature of memref or vector type
+    (buffers and vector widths are the backends'); an scf.forall that does
+    not carry `odt.cpu_decision` (the conversion's per-image convolution
+    products and the filter gradient's image groups, the CPU decisions the
+    conversion still makes: named so that the IR shows them, and listed in
+    the contract to move to codegen/cpu).
+  }];
+}
+
 def GenerateShapeFunctions
     : Pass<"odt-generate-shape-functions", "mlir::ModuleOp"> {
   let summary = "Give entry points with run-time output shapes a shape function";

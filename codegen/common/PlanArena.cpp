@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/common/Passes.h"
 #include "codegen/common/BufferSizes.h"
+#include "codegen/common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/common/Passes.h"
 #include "codegen/common/BufferSizes.h"
+#include "codegen/common/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/DenseMap.h"

@@ -1,6 +1,7 @@
 //===- NNUtil.cpp - helpers of the NN family's lowerings ------------------===//
 
 #include "codegen/conversion/NNUtil.h"
+#include "codegen/common/MiddleContract.h"
 #include "codegen/conversion/ElementwiseUtil.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -499,6 +500,9 @@ static Value buildConvolutionProduct(OpBuilder &b, Location loc, Value input,
   auto forall =
       scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{initSizes[0]},
                             ValueRange{init}, std::nullopt);
+  forall->setAttr(kCpuDecisionAttr,
+                  b.getStringAttr("convolution as an im2col product per "
+                                  "image, images in parallel"));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
   Value n = forall.getInductionVar(0);
@@ -564,6 +568,9 @@ Value buildFilterGradientProduct(OpBuilder &b, Location loc, Value paddedInput,
   auto forall = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(kFilterGradientGroups)},
       ValueRange{partials}, std::nullopt);
+  forall->setAttr(kCpuDecisionAttr,
+                  b.getStringAttr("filter gradient summed in 4 image groups "
+                                  "in parallel, im2col per image"));
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(forall.getBody());

@@ -1,7 +1,7 @@
 //===- ONNXToLinalg.cpp - the onnx -> linalg conversion pass --------------===//
 
-#include "codegen/conversion/Passes.h"
 #include "codegen/conversion/Common.h"
+#include "codegen/conversion/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 

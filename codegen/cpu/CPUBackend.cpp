@@ -41,7 +41,6 @@ using namespace mlir;
 
 namespace odt {
 
-
 std::unique_ptr<llvm::TargetMachine>
 createTargetMachine(const CodegenTarget &target, std::string &error) {
   std::string tripleName = target.triple, cpu = target.cpu;
@@ -304,15 +303,13 @@ LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
       getCPUPipelineOptions(target, optimize, prefix, error);
   if (failed(options))
     return module.emitError(error);
-  return runPassPipeline(module, [&](OpPassManager &pm) {
-    buildCPUPipeline(pm, *options);
-  });
+  return runPassPipeline(
+      module, [&](OpPassManager &pm) { buildCPUPipeline(pm, *options); });
 }
 
 namespace {
 /// odt-cpu-pipeline's options: CPUPipelineOptions on the command line.
-struct CPUPipelineCLOptions
-    : public PassPipelineOptions<CPUPipelineCLOptions> {
+struct CPUPipelineCLOptions : public PassPipelineOptions<CPUPipelineCLOptions> {
   Option<bool> optimize{
       *this, "optimize",
       llvm::cl::desc("Product kernels, parallel loops, row vectors and the "

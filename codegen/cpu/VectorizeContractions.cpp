@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cpu/Passes.h"
 #include "codegen/common/ShapeFunctions.h"
+#include "codegen/cpu/Passes.h"
 #include "compiler/training/Roles.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
