@@ -104,6 +104,23 @@ def lowerings():
     return result
 
 
+def lit_tests():
+    """op name (as in the dialect: onnx.X or onnx.ms.X) -> the lit files
+    whose input uses it: test/lit/conversion (its lowering) and
+    test/lit/compiler (its rewrite into other ops, for decomposed ones)."""
+    result = {}
+    for folder in ("conversion", "compiler"):
+        for path in sorted(glob.glob(os.path.join(ROOT, "test/lit", folder, "*.mlir"))):
+            text = "\n".join(line for line in open(path)
+                             if not line.lstrip().startswith("//"))
+            # An op in the input: `%r = onnx.X...` (attributes such as
+            # onnx.dims are not preceded by `=`).
+            for name in set(re.findall(r"=\s*onnx\.((?:ms\.)?\w+)", text)):
+                result.setdefault(name, []).append(
+                    os.path.relpath(path, os.path.join(ROOT, "test/lit")))
+    return result
+
+
 def decomposed_ops():
     """Ops odt-decompose-composite-ops rewrites (their gradients are those
     of the ops they become)."""
@@ -157,6 +174,7 @@ def main():
     # generate-artifacts trains these forward ops as their training forms.
     trained_as = {"GRU": "GRUTraining", "LSTM": "LSTMTraining"}
     tests = conformance(args.conformance)
+    lits = lit_tests()
     lines = [
         "# Operator coverage",
         "",
@@ -164,20 +182,23 @@ def main():
         "lowering sources and `docs/conformance.md` (do not edit). Opsets: every op",
         "implements ai.onnx 13–21 semantics; models of older opsets are upgraded to 13",
         "by ONNX's version converter when they are read. Element types are those the",
-        "op's operands accept. Backend tests: passing / selected ONNX node tests that",
-        "use the op.",
+        "op's operands accept. Lit test: the files under test/lit/conversion (its",
+        "lowering) and test/lit/compiler (its rewrite into other ops) whose input",
+        "uses it. Backend tests: passing / selected ONNX node tests that use the op.",
         "",
-        "| op | domain | family | element types | lowering | gradient rule | backend tests |",
-        "|---|---|---|---|---|---|---|",
+        "| op | domain | family | element types | lowering | lit test | gradient rule | backend tests |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for op in sorted(ops, key=lambda o: (o["domain"], o["name"])):
         record = op["record"][len("ONNX_"):-len("Op")]
         passed, total = tests.get(op["name"], (0, 0)) if op["domain"] == "ai.onnx" else (0, 0)
-        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+        dialect_name = op["op"][len("onnx."):]
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             op["name"], op["domain"], op["family"],
             " ".join(types.get(op["op"], [])) or "-",
             ("none" if record not in lowered else lowered[record]
              if lowered[record].startswith("`") else "`%s`" % lowered[record]),
+            " ".join("`%s`" % f for f in lits.get(dialect_name, [])) or "-",
             "yes" if record in grads else
             ("yes (as %s)" % trained_as[record] if record in trained_as else
              "yes (its decomposition's)" if record in composite else
