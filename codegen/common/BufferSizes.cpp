@@ -207,7 +207,11 @@ std::optional<Polynomial> BufferSizes::dimOf(Value buffer, int64_t d) {
   }
   if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(producer)) {
     Polynomial product = constantPolynomial(1);
-    for (int64_t source : collapse.getReassociationIndices()[d]) {
+    // A local: getReassociationIndices() returns a temporary that a range
+    // over its element would outlive (ASan: stack-use-after-scope).
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    for (int64_t source : groups[d]) {
       std::optional<Polynomial> size = dimOf(collapse.getSrc(), source);
       if (!size)
         return std::nullopt;
