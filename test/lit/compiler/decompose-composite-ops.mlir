@@ -97,6 +97,19 @@ func.func @depth_to_space(%x: tensor<?x8x3x3xf32>) -> tensor<?x2x6x6xf32> {
 
 // -----
 
+// SpaceToDepth: [N, C, H/b, b, W/b, b], the two b dims moved after N,
+// reshaped to [N, C*b*b, H/b, W/b].
+// CHECK-LABEL: func.func @space_to_depth
+// CHECK:         onnx.Reshape{{.*}} -> tensor<?x2x3x2x3x2xf32>
+// CHECK:         onnx.Transpose{{.*}}perm = array<i64: 0, 3, 5, 1, 2, 4>
+// CHECK:         onnx.Reshape{{.*}} -> tensor<?x8x3x3xf32>
+func.func @space_to_depth(%x: tensor<?x2x6x6xf32>) -> tensor<?x8x3x3xf32> {
+  %0 = onnx.SpaceToDepth(%x) {blocksize = 2 : i64} : (tensor<?x2x6x6xf32>) -> tensor<?x8x3x3xf32>
+  return %0 : tensor<?x8x3x3xf32>
+}
+
+// -----
+
 // A batch-first GRU (layout 1) becomes a layout-0 GRU between transposes.
 // CHECK-LABEL: func.func @gru_batch_first
 // CHECK:         %[[X:.*]] = onnx.Transpose(%{{.*}}) {perm = array<i64: 1, 0, 2>} : (tensor<?x7x4xf32>) -> tensor<7x?x4xf32>
