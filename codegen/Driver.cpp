@@ -57,12 +57,10 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
     module->print(irOutput);
     return success();
   }
-  FailureOr<ModelDescriptor> descriptor =
-      buildDescriptor(*module, options.prefix, paths.eval);
-  if (failed(descriptor))
-    return failure();
-  // Codegen may add entry arguments (kept panels of weights); the
-  // descriptor is then rebuilt from this copy of the graph-stage module.
+  // The descriptor describes the graph stage's entry points (roles, names,
+  // symbolic dims: what lowering erases) plus the arguments the backend
+  // adds (kept panels of weights, recorded in kCodegenArgumentsAttr). It is
+  // built once, after the backend, from this copy and that record.
   OwningOpRef<ModuleOp> graphModule(cast<ModuleOp>((*module)->clone()));
 
   progress.phase("linalg");
@@ -78,13 +76,11 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
                              options.target)))
     return failure();
   reportArenas(*module, progress);
-  if (auto added =
-          (*module)->getAttrOfType<DictionaryAttr>(kCodegenArgumentsAttr)) {
-    descriptor =
-        buildDescriptor(*graphModule, options.prefix, paths.eval, added);
-    if (failed(descriptor))
-      return failure();
-  }
+  FailureOr<ModelDescriptor> descriptor = buildDescriptor(
+      *graphModule, options.prefix, paths.eval,
+      (*module)->getAttrOfType<DictionaryAttr>(kCodegenArgumentsAttr));
+  if (failed(descriptor))
+    return failure();
 
   progress.phase("codegen");
   llvm::LLVMContext llvmContext;

@@ -21,10 +21,6 @@
 
 namespace odt {
 
-/// ABI version of the generated entry points and descriptor; the runtime
-/// refuses models of another version (runtime/schema/ModelAbi.h).
-inline constexpr int kModelABIVersion = ODT_MODEL_ABI_VERSION;
-
 struct ModelDescriptor {
   std::vector<uint8_t> bytes; // flatbuffer, file identifier "ODTM"
   std::string json;           // the same content for people (model.json)

@@ -20,8 +20,9 @@
 
 namespace odt {
 
-/// The roles of the ABI (runtime/schema/ModelAbi.h: the same names and
-/// values as the descriptor and the runtime), then the compiler's own.
+/// The roles of the ABI (ModelAbi.h, made from runtime/schema/model.fbs: the
+/// same names and values as the descriptor and the runtime), then the
+/// compiler's own.
 /// PackedPanels and PanelsStale are added by codegen
 /// (odt-vectorize-contractions), RandomState by odt-add-random-state.
 enum class ArgRole {

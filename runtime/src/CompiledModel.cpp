@@ -66,12 +66,22 @@ bool isCIdentifier(const std::string &name) {
   return true;
 }
 
-// model.fbs (flatc) and ModelAbi.h give every role the same value.
+// flatc's reading of model.fbs and the build's (ModelAbi.h, made by
+// runtime/schema/ModelAbi.cmake) give every role the same value and the same
+// ABI version, and ModelAbi.h lists every role flatc knows.
 #define ODT_ROLE_MATCHES_SCHEMA(name, value, spelling, words)                  \
   static_assert(static_cast<int>(fb::ArgumentRole::name) == value,             \
                 "model.fbs and ModelAbi.h disagree on role " #name);
 ODT_ARGUMENT_ROLES(ODT_ROLE_MATCHES_SCHEMA)
 #undef ODT_ROLE_MATCHES_SCHEMA
+#define ODT_ROLE_COUNT(name, value, spelling, words) +1
+static_assert(0 ODT_ARGUMENT_ROLES(ODT_ROLE_COUNT) ==
+                  static_cast<int>(fb::ArgumentRole::MAX) + 1,
+              "ModelAbi.h misses a role of model.fbs");
+#undef ODT_ROLE_COUNT
+static_assert(static_cast<int>(fb::ModelAbiVersion::Current) ==
+                  kModelABIVersion,
+              "model.fbs and ModelAbi.h disagree on the ABI version");
 
 Result<ArgumentRole> convertRole(fb::ArgumentRole role) {
   switch (static_cast<int>(role)) {

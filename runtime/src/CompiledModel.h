@@ -20,10 +20,8 @@ namespace odt {
 
 class ThreadPool;
 
-/// The ABI version this runtime calls (runtime/schema/ModelAbi.h).
-inline constexpr int kModelABIVersion = ODT_MODEL_ABI_VERSION;
-
-/// What an entry-point argument is (runtime/schema/ModelAbi.h).
+/// What an entry-point argument is (ModelAbi.h, made from
+/// runtime/schema/model.fbs, which also gives kModelABIVersion).
 enum class ArgumentRole {
 #define ODT_ROLE_ENUMERATOR(name, value, spelling, words) name = value,
   ODT_ARGUMENT_ROLES(ODT_ROLE_ENUMERATOR)

@@ -37,6 +37,33 @@ struct OptimizerInfoBuilder;
 struct Model;
 struct ModelBuilder;
 
+enum class ModelAbiVersion : int32_t {
+  Current = 1,
+  MIN = Current,
+  MAX = Current
+};
+
+inline const ModelAbiVersion (&EnumValuesModelAbiVersion())[1] {
+  static const ModelAbiVersion values[] = {
+    ModelAbiVersion::Current
+  };
+  return values;
+}
+
+inline const char * const *EnumNamesModelAbiVersion() {
+  static const char * const names[2] = {
+    "Current",
+    nullptr
+  };
+  return names;
+}
+
+inline const char *EnumNameModelAbiVersion(ModelAbiVersion e) {
+  if (flatbuffers::IsOutRange(e, ModelAbiVersion::Current, ModelAbiVersion::Current)) return "";
+  const size_t index = static_cast<size_t>(e) - static_cast<size_t>(ModelAbiVersion::Current);
+  return EnumNamesModelAbiVersion()[index];
+}
+
 enum class ArgumentRole : int8_t {
   UserInput = 0,
   UserOutput = 1,
