@@ -1,0 +1,340 @@
+//===- ContractionEmitter.cpp - one product's loops and epilogue ----------===//
+//
+// The parallel iterations of a product, the choice of kernel for each
+// 2-D product, and the epilogue. See ContractionEmitter.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cpu/ContractionEmitter.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace odt::cpu {
+
+Value ContractionEmitter::emit(OpBuilder &builder) {
+  maps = op.getIndexingMapsArray();
+  a = op.getDpsInputs()[0];
+  b = op.getDpsInputs()[1];
+  Value c = op.getDpsInits()[0];
+  // C starting as a constant (the zero of a plain product): the first k
+  // block starts its accumulators from that constant instead of reading
+  // a filled buffer, and the fill is left to dead-code elimination.
+  if (auto fill = c.getDefiningOp<linalg::FillOp>()) {
+    Value value = fill.getInputs()[0];
+    if (value.getType().isF32() &&
+        fill.getOutputs()[0].getType() == c.getType()) {
+      initialValue = value;
+      c = fill.getOutputs()[0];
+    }
+  }
+  bias = epilogue.bias;
+  if (bias)
+    c = epilogue.destination;
+  if (epilogue.consumer)
+    for (OpOperand *input : epilogue.consumer.getDpsInputOperands())
+      if (input->get() != op.getResult(0))
+        extraInputs.push_back(input->get());
+
+  SmallVector<Range, 4> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(builder, loc);
+  for (Range &range : ranges)
+    sizes.push_back(getValueOrCreateConstantIndexOp(builder, loc, range.size));
+
+  Type f32 = builder.getF32Type();
+  zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  one = arith::ConstantIndexOp::create(builder, loc, 1);
+  padding = arith::ConstantFloatOp::create(builder, loc, cast<FloatType>(f32),
+                                           APFloat(0.0f));
+  vectorType = VectorType::get({columns}, f32);
+
+  // Loops over every dim that is neither m, n nor k.
+  SmallVector<unsigned> outer;
+  for (unsigned dim = 0; dim < sizes.size(); ++dim)
+    if (dim != plan.m && dim != plan.n && dim != plan.k)
+      outer.push_back(dim);
+
+  // Whether k is short enough for the wide row blocks is often known
+  // only at run time (k is the batch in a weight gradient): the blocks'
+  // shape and the kernel's path are then chosen by k at run time, in one
+  // loop nest.
+  std::optional<int64_t> staticM = getConstantIntValue(sizes[plan.m]);
+  std::optional<int64_t> staticN = getConstantIntValue(sizes[plan.n]);
+  if (outer.empty() && !plan.transposeB && !cache && staticN && staticM &&
+      *staticM >= kWideRowsMinRows) {
+    std::optional<int64_t> staticK = getConstantIntValue(sizes[plan.k]);
+    if (!staticK)
+      shortK = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::ule, sizes[plan.k],
+          arith::ConstantIndexOp::create(builder, loc, kShortReduction));
+    else if (*staticK <= kShortReduction)
+      shortK =
+          arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
+  }
+  int64_t chunkColumns = columns * kTilesPerChunk;
+
+  // The parallel iterations (scf.forall; after bufferization they run on
+  // the runtime's thread pool): chunks of columns, or, when the columns
+  // make a single chunk (an attention head's 32 values) and there are
+  // outer dims, the first outer dim (one batch entry per iteration).
+  bool byColumns = outer.empty() || !staticN || *staticN > chunkColumns;
+  unsigned parallelDim = byColumns ? plan.n : outer.front();
+  columnsInBounds =
+      staticN && *staticN % (byColumns ? chunkColumns : columns) == 0;
+  Value extent = sizes[parallelDim];
+  Value step = byColumns
+                   ? arith::ConstantIndexOp::create(builder, loc, chunkColumns)
+                   : one;
+  // With a short k, one chunk holds all columns (rounded up to whole
+  // column tiles).
+  if (shortK) {
+    int64_t allColumns = llvm::alignTo(*staticN, columns);
+    columnsInBounds = columnsInBounds && *staticN % allColumns == 0;
+    step = arith::SelectOp::create(
+        builder, loc, shortK,
+        arith::ConstantIndexOp::create(builder, loc, allColumns), step);
+  }
+  Value chunks = arith::CeilDivUIOp::create(builder, loc, extent, step);
+  // Chunks of columns are also cut into blocks of rows (iteration i:
+  // row block i / chunks, column chunk i % chunks), so that a thread's
+  // consecutive iterations reuse one block of A from L2 across its
+  // columns instead of streaming all of A once per chunk.
+  // A row count known to fit one block stays static (a 6-filter
+  // convolution keeps its one 6-row tile instead of 6 one-row passes).
+  bool blockRows = byColumns && (shortK || !(staticM && *staticM <= kRowBlock));
+  Value rowStep = arith::ConstantIndexOp::create(builder, loc, kRowBlock);
+  if (shortK)
+    rowStep = arith::SelectOp::create(
+        builder, loc, shortK,
+        arith::ConstantIndexOp::create(builder, loc, kWideRowBlock), rowStep);
+  Value rowBlocks =
+      blockRows
+          ? arith::CeilDivUIOp::create(builder, loc, sizes[plan.m], rowStep)
+                .getResult()
+          : one;
+  Value iterations =
+      blockRows
+          ? arith::MulIOp::create(builder, loc, rowBlocks, chunks).getResult()
+          : chunks;
+  if (cache)
+    emitPanelCache(builder);
+  auto forall =
+      scf::ForallOp::create(builder, loc, ArrayRef<OpFoldResult>{iterations},
+                            ValueRange{c}, std::nullopt);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(forall.getBody());
+  Value index = forall.getInductionVar(0);
+  Value cOut = forall.getRegionIterArgs()[0];
+  Value first = arith::MulIOp::create(
+      builder, loc,
+      blockRows
+          ? arith::RemUIOp::create(builder, loc, index, chunks).getResult()
+          : index,
+      step);
+  Value width = arith::MinUIOp::create(
+      builder, loc, step, arith::SubIOp::create(builder, loc, extent, first));
+  columnOffset = first;
+  AffineExpr parallelExpr = getAffineDimExpr(parallelDim, builder.getContext());
+  unsigned positionInC = *maps[2].getResultPosition(parallelExpr);
+  SmallVector<std::tuple<unsigned, Value, Value>> cutsOfC = {
+      {positionInC, first, width}};
+  if (blockRows) {
+    Value firstRow = arith::MulIOp::create(
+        builder, loc, arith::DivUIOp::create(builder, loc, index, chunks),
+        rowStep);
+    Value rowCount = arith::MinUIOp::create(
+        builder, loc, rowStep,
+        arith::SubIOp::create(builder, loc, sizes[plan.m], firstRow));
+    AffineExpr rowExpr = getAffineDimExpr(plan.m, builder.getContext());
+    cutsOfC.push_back(
+        {*maps[2].getResultPosition(rowExpr), firstRow, rowCount});
+    a = slice(builder, a, *maps[0].getResultPosition(rowExpr), firstRow,
+              rowCount)
+            .value;
+    sizes[plan.m] = rowCount;
+  }
+  Slice cSlice = slice(builder, cOut, cutsOfC);
+  // Each operand that the parallel dim moves is cut the same way.
+  if (std::optional<unsigned> inA = maps[0].getResultPosition(parallelExpr))
+    a = slice(builder, a, *inA, first, width).value;
+  if (std::optional<unsigned> inB = maps[1].getResultPosition(parallelExpr))
+    b = slice(builder, b, *inB, first, width).value;
+  // The consumer's other inputs are laid out as C; the bias runs along n.
+  for (Value &input : extraInputs)
+    input = slice(builder, input, cutsOfC).value;
+  if (bias && parallelDim == plan.n)
+    bias = slice(builder, bias, 0, first, width).value;
+  sizes[parallelDim] = width;
+
+  Value panel = tensor::EmptyOp::create(builder, loc,
+                                        ArrayRef<int64_t>{depth, columns}, f32);
+  SmallVector<Value> lbs(outer.size(), zero), steps(outer.size(), one), ubs;
+  for (unsigned dim : outer)
+    ubs.push_back(sizes[dim]);
+  dimValues.assign(sizes.size(), Value());
+  scf::LoopNest nest = scf::buildLoopNest(
+      builder, loc, lbs, ubs, steps, ValueRange{cSlice.value, panel},
+      [&](OpBuilder &nested, Location, ValueRange ivs, ValueRange args) {
+        for (auto [dim, iv] : llvm::zip(outer, ivs))
+          dimValues[dim] = iv;
+        return emitProduct(nested, args[0], args[1]);
+      });
+  builder.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(builder, loc, nest.results.front(),
+                                        cOut, cSlice.offsets, cSlice.sizes,
+                                        cSlice.strides);
+  return forall.getResult(0);
+}
+
+ContractionEmitter::Slice ContractionEmitter::slice(OpBuilder &builder,
+                                                    Value value, unsigned dim,
+                                                    Value first, Value width) {
+  return slice(builder, value, {{dim, first, width}});
+}
+
+ContractionEmitter::Slice
+ContractionEmitter::slice(OpBuilder &builder, Value value,
+                          ArrayRef<std::tuple<unsigned, Value, Value>> cuts) {
+  Slice result;
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  result.offsets.assign(rank, builder.getIndexAttr(0));
+  result.strides.assign(rank, builder.getIndexAttr(1));
+  result.sizes = tensor::getMixedSizes(builder, loc, value);
+  for (auto [dim, first, width] : cuts) {
+    result.offsets[dim] = first;
+    result.sizes[dim] = width;
+  }
+  result.value = tensor::ExtractSliceOp::create(
+      builder, loc, value, result.offsets, result.sizes, result.strides);
+  return result;
+}
+
+scf::ValueVector ContractionEmitter::emitProduct(OpBuilder &builder, Value c,
+                                                 Value panel) {
+  // A few rows times a transposed weight (a linear layer at batch 1 or
+  // 16): packing the weight's panels costs more than the product itself.
+  // Up to one vector of rows, but most of one, the product is computed
+  // transposed (emitSwapped); fewer rows make each output a dot product
+  // along k, read straight from the contiguous rows of A and B.
+  if (plan.transposeB && kInnermostInA())
+    return emitPackedFromRows(
+        builder, c, panel, kDotRowLimit * rows,
+        [&](OpBuilder &b) { return emitFewRowsTransposed(b, c, panel); });
+  if (plan.transposeB)
+    return emitPacked(builder, c, panel);
+  // Few rows would not repay packing B's rows, nor do a few k values
+  // (shortK): they are read in place.
+  return emitPackedFromRows(builder, c, panel, packedPathRows(),
+                            [&](OpBuilder &b) {
+                              return scf::ValueVector{emitDirect(b, c), panel};
+                            });
+}
+
+SmallVector<Value> ContractionEmitter::emitIf(OpBuilder &builder,
+                                              Value condition,
+                                              BranchBuilder then,
+                                              BranchBuilder otherwise) {
+  auto choice = scf::IfOp::create(
+      builder, loc, condition,
+      [&](OpBuilder &b, Location) { scf::YieldOp::create(b, loc, then(b)); },
+      [&](OpBuilder &b, Location) {
+        scf::YieldOp::create(b, loc, otherwise(b));
+      });
+  return SmallVector<Value>(choice.getResults());
+}
+
+Value ContractionEmitter::applyConsumer(OpBuilder &b, Value value,
+                                        int64_t width) {
+  auto widened = [&](Type type) -> Type {
+    return width ? VectorType::get({width}, type) : type;
+  };
+  auto splat = [&](Value scalar) -> Value {
+    return width ? vector::BroadcastOp::create(
+                       b, loc, widened(scalar.getType()), scalar)
+                       .getResult()
+                 : scalar;
+  };
+  Block &body = epilogue.consumer.getRegion().front();
+  IRMapping mapping;
+  unsigned extra = 0;
+  for (OpOperand *input : epilogue.consumer.getDpsInputOperands()) {
+    BlockArgument argument = body.getArgument(input->getOperandNumber());
+    if (input->get() == op.getResult(0)) {
+      mapping.map(argument, value);
+      continue;
+    }
+    Value source = extraInputs[extra++];
+    Type element = cast<ShapedType>(source.getType()).getElementType();
+    mapping.map(
+        argument,
+        width ? vector::TransferReadOp::create(
+                    b, loc, cast<VectorType>(widened(element)), source,
+                    indicesOf(2),
+                    arith::ConstantOp::create(b, loc, b.getZeroAttr(element)),
+                    ArrayRef<bool>{columnsInBounds})
+                    .getResult()
+              : tensor::ExtractOp::create(b, loc, source, indicesOf(2))
+                    .getResult());
+  }
+  for (Operation &scalar : body.without_terminator()) {
+    for (Value operand : scalar.getOperands())
+      if (!mapping.contains(operand))
+        mapping.map(operand, splat(cloneConstant(b, operand)));
+    if (isa<arith::ConstantOp>(scalar)) {
+      mapping.map(scalar.getResult(0), splat(b.clone(scalar)->getResult(0)));
+      continue;
+    }
+    Operation *cloned = b.clone(scalar, mapping);
+    cloned->getResult(0).setType(widened(scalar.getResult(0).getType()));
+  }
+  return mapping.lookup(body.getTerminator()->getOperand(0));
+}
+
+Value ContractionEmitter::cloneConstant(OpBuilder &b, Value constant) {
+  return b.clone(*constant.getDefiningOp())->getResult(0);
+}
+
+SmallVector<Value> ContractionEmitter::successors(OpBuilder &builder,
+                                                  Value first, unsigned count) {
+  SmallVector<Value> values = {first};
+  for (unsigned i = 1; i < count; ++i)
+    values.push_back(arith::AddIOp::create(
+        builder, loc, first, arith::ConstantIndexOp::create(builder, loc, i)));
+  return values;
+}
+
+SmallVector<Value> ContractionEmitter::indicesOf(unsigned index) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : maps[index].getResults())
+    indices.push_back(dimValues[cast<AffineDimExpr>(expr).getPosition()]);
+  return indices;
+}
+
+SmallVector<Value> ContractionEmitter::emitEpilogue(OpBuilder &builder,
+                                                    ArrayRef<Value> rowValues,
+                                                    Value kStart, Value kCount,
+                                                    ArrayRef<Value> sums,
+                                                    int64_t width) {
+  auto apply = [&](OpBuilder &b) {
+    SmallVector<Value> results;
+    for (auto [r, sum] : llvm::enumerate(sums)) {
+      dimValues[plan.m] = rowValues[r];
+      results.push_back(applyConsumer(b, sum, width));
+    }
+    return results;
+  };
+  std::optional<int64_t> start = getConstantIntValue(kStart);
+  if (start && *start == 0 && kCount == sizes[plan.k])
+    return apply(builder);
+  Value end = arith::AddIOp::create(builder, loc, kStart, kCount);
+  Value last = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                     end, sizes[plan.k]);
+  return emitIf(builder, last, apply,
+                [&](OpBuilder &) { return SmallVector<Value>(sums); });
+}
+
+} // namespace odt::cpu

@@ -1,0 +1,292 @@
+//===- ContractionEmitter.h - the kernels of one product ------*- C++ -*-===//
+//
+// The kernel strategies of odt-vectorize-contractions, one file each:
+// ContractionEmitter.cpp (the parallel distribution and the choice among
+// the strategies below, the epilogue), ContractionPackedKernel.cpp (B
+// packed into panels, row tiles over them), ContractionSwappedKernel.cpp
+// (few rows times a transposed B, computed transposed),
+// ContractionDotKernel.cpp (dot products along k),
+// ContractionDirectKernel.cpp (B rows read in place) and
+// ContractionPanelCache.cpp (panels of a weight kept between steps).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ODT_CODEGEN_CPU_CONTRACTIONEMITTER_H
+#define ODT_CODEGEN_CPU_CONTRACTIONEMITTER_H
+
+#include "codegen/cpu/ContractionPlan.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace odt::cpu {
+
+// Only the contraction files include this header; the emitter's members
+// name MLIR types throughout.
+using namespace mlir;
+
+/// Emits the loops for one planned product.
+///
+/// Packed path (B transposed, or enough rows to reuse a panel): for each
+/// block of `depth` k values and each tile of columns, the block of B is
+/// copied into a contiguous [depth, columns] panel (zero-padded past n),
+/// which every row tile then reads from L1. Direct path (few rows, B rows
+/// already contiguous): row tiles read B in place.
+class ContractionEmitter {
+public:
+  ContractionEmitter(linalg::GenericOp op, const ContractionPlan &plan,
+                     const ContractionEpilogue &epilogue, unsigned vectorWidth,
+                     unsigned rows, unsigned depth, PanelCache *cache = nullptr)
+      : op(op), plan(plan), epilogue(epilogue), rows(rows),
+        columns(2 * vectorWidth), depth(depth), loc(op.getLoc()), cache(cache) {
+  }
+
+  /// The fewest rows with which a product takes the packed path (0: it
+  /// always does).
+  int64_t packedPathRows() const {
+    if (!plan.transposeB)
+      return (cache ? kDirectRowTilesForWeights : 2) * rows;
+    return kInnermostInA() ? kDotRowLimit * rows : 0;
+  }
+
+  /// Below this many row tiles a kept weight (B a parameter, rows along n)
+  /// is read in place: its panels cost a pass over the weight after every
+  /// optimizer step, which 2 row tiles do not repay (MLP batch 16, the
+  /// hidden layer's dX over a 512 x 512 weight: train step 0.72 -> 0.61 ms,
+  /// 6 alternating pairs). Activations as B (LeNet-5's image columns at 16
+  /// filters, rows of 6400 values) are still packed from 2 row tiles:
+  /// reading them in place was slower.
+  static constexpr int64_t kDirectRowTilesForWeights = 3;
+
+  /// Column tiles per unit of parallel work: each chunk of columns is an
+  /// independent product (its own slice of C and of B, its own panel), as
+  /// is each entry of the first outer dim when that is what runs in
+  /// parallel.
+  static constexpr int64_t kTilesPerChunk = 2;
+  /// Rows of one parallel iteration when the columns are cut in chunks:
+  /// with a k block of 256, A's block is 256 KB (L2).
+  static constexpr int64_t kRowBlock = 256;
+
+  /// A product with at most this many k values (a weight gradient summed
+  /// over a batch of 16 or 32) and at least kWideRowsMinRows rows spends
+  /// its time writing C, not multiplying: its parallel iterations are
+  /// blocks of kWideRowBlock whole rows of C, each written row after row
+  /// (column tiles outer, row tiles inner, B read in place), instead of
+  /// 64-column chunks written as narrow strips down 256 rows. MLP batch 16,
+  /// dW = dY^T X into [512, 784]: a C model of both orders ran 100-117 us
+  /// against 135-150 for the chunks.
+  static constexpr int64_t kShortReduction = 32;
+  static constexpr int64_t kWideRowsMinRows = 256;
+  static constexpr int64_t kWideRowBlock = 64;
+
+  Value emit(OpBuilder &builder);
+
+private:
+  struct Slice {
+    Value value;
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+  };
+
+  /// `value` restricted to [first, first + width) along dim `dim`.
+  Slice slice(OpBuilder &builder, Value value, unsigned dim, Value first,
+              Value width);
+
+  /// `value` restricted to [first, first + width) along each (dim, first,
+  /// width) of `cuts`.
+  Slice slice(OpBuilder &builder, Value value,
+              ArrayRef<std::tuple<unsigned, Value, Value>> cuts);
+
+  /// One 2-D product at the current outer indices; yields (C, panel).
+  scf::ValueVector emitProduct(OpBuilder &builder, Value c, Value panel);
+
+  using BranchBuilder = function_ref<SmallVector<Value>(OpBuilder &)>;
+
+  /// scf.if on `condition` whose branches yield what `then` and
+  /// `otherwise` build; its results.
+  SmallVector<Value> emitIf(OpBuilder &builder, Value condition,
+                            BranchBuilder then, BranchBuilder otherwise);
+
+  /// The packed path when the product has at least `minRows` rows (known
+  /// at run time), else `fewRows`, which yields (C, panel).
+  scf::ValueVector emitPackedFromRows(OpBuilder &builder, Value c, Value panel,
+                                      int64_t minRows, BranchBuilder fewRows);
+
+  /// Fewer rows than the packed path takes, B transposed and k innermost
+  /// in A: emitSwapped from kSwappedRowsNumerator / kSwappedRowsDenominator
+  /// of a vector's lanes up to one vector, dot products (emitDots) otherwise.
+  scf::ValueVector emitFewRowsTransposed(OpBuilder &builder, Value c,
+                                         Value panel);
+
+  /// Rows of C from this share of a vector's lanes up to one vector take
+  /// emitSwapped. Its time does not depend on the row count (every lane is
+  /// computed), the dot products' grows with it: for [m, 784] x [512, 784]^T
+  /// with the weight read from L3 the two meet at about 10 of 16 rows
+  /// (swapped 120 us from 4 to 16 rows; dot products 76 us at 4 rows, 116 at
+  /// 8, 135-169 at 12, 163 at 16).
+  static constexpr int64_t kSwappedRowsNumerator = 3;
+  static constexpr int64_t kSwappedRowsDenominator = 4;
+
+  /// C^T = B A^T for at most one vector of rows m: for each block of
+  /// `depth` k values, A's block is transposed into the panel ([k, m], one
+  /// vector of m per k, zeros past m's end); then for each tile of `lanes`
+  /// columns n, each of the tile's columns adds a broadcast element of
+  /// B[n, k] times the panel's row k, so one vector accumulates
+  /// C[0 .. lanes, n] and B is read once, in place, along its contiguous
+  /// rows. The tile is transposed back in registers before C is written
+  /// (and read back, between k blocks). The terms of each output are summed
+  /// in k order.
+  scf::ValueVector emitSwapped(OpBuilder &builder, Value c, Value panel);
+
+  /// One tile of emitSwapped: C[0 .. m, column .. column + lanes) over the
+  /// k block [kStart, kStart + kCount), whose A^T is the panel's rows.
+  Value emitSwappedTile(OpBuilder &builder, Value c, Value column, Value kStart,
+                        Value kCount, Value packed);
+
+  scf::ValueVector emitPacked(OpBuilder &builder, Value c, Value panel);
+
+  /// Before the product's parallel loop: when it will take the packed path
+  /// (enough rows) and the cache is stale, every panel of B is packed into
+  /// the cache (in parallel over column tiles) and the flag cleared. The
+  /// kernel then reads its panels from the cache (cachedPanels).
+  void emitPanelCache(OpBuilder &builder);
+
+  /// Packs all of B into `panels` ([column tiles, k, columns]): one
+  /// parallel iteration per column tile, its k blocks packed as emitPack
+  /// packs them inside the product.
+  Value emitFill(OpBuilder &builder, Value panels);
+
+  /// The cached panel of rows [kStart, kStart + kCount) under the column
+  /// tile at `column` of the current chunk.
+  Value cachedPanel(OpBuilder &builder, Value column, Value kStart,
+                    Value kCount);
+
+  /// Below this many row tiles, a product with a transposed B is computed
+  /// as dot products (emitDots).
+  static constexpr int64_t kDotRowLimit = 4;
+  /// Outputs of one row computed together by emitDots: each has its own
+  /// accumulator, and they share each vector of A.
+  static constexpr int64_t kDotGroup = 8;
+
+  bool kInnermostInA() const {
+    return resultDim(maps[0], maps[0].getNumResults() - 1) == plan.k;
+  }
+
+  /// C[m, n] = C's start + sum over k of A[m, k] * B[n, k], with A's and B's
+  /// rows read as vectors along k: for each group of kDotGroup columns
+  /// (then single columns) and each pair of rows, one vector of partial
+  /// sums per output, reduced at the end. The terms are summed in lanes, not in
+  /// k order (the same on every run and thread count).
+  Value emitDots(OpBuilder &builder, Value c);
+
+  /// emitDots for the columns [firstColumn, firstColumn + count): pairs of
+  /// rows share each vector read from B (then the last row alone), with
+  /// vectors of one register so that 2 x kDotGroup sums stay in registers.
+  Value emitDotGroup(OpBuilder &builder, Value c, Value firstColumn,
+                     unsigned count);
+
+  /// Rows [row, row + rowCount) x `columnValues` of C as dot products.
+  Value emitDotRows(OpBuilder &builder, Value c, Value row, unsigned rowCount,
+                    ArrayRef<Value> columnValues);
+
+  /// The consumer's body on a finished part of C at the current indices:
+  /// one element (`width` 0) or `width` elements along n as a vector. Its
+  /// other inputs are read there; constants (in the body or from outside
+  /// it) are copied here and, for vectors, splat.
+  Value applyConsumer(OpBuilder &b, Value value, int64_t width);
+
+  /// A copy, here, of a constant from outside the consumer's body (the
+  /// consumer may come after the product, and the constant with it).
+  Value cloneConstant(OpBuilder &b, Value constant);
+
+  /// k values per block of the direct path (see emitDirect).
+  static constexpr int64_t kDirectDepth = 32;
+
+  /// B's rows read in place: k in blocks of kDirectDepth, and in each block
+  /// the column tiles, each tile's row tiles summing the block's k values.
+  /// Without the blocks each column tile walked down all of B's rows
+  /// (2 lines in each), a pattern the hardware prefetchers did not follow:
+  /// dX = dY W at 16 rows over a [512, 512] weight from L3 ran 96-147 us
+  /// in a C model, 75-85 us in blocks of 32 rows (whose 16 pages the
+  /// column tiles sweep in ascending order); blocks of 256 did not help.
+  Value emitDirect(OpBuilder &builder, Value c);
+
+  /// B[k, n .. n + columns) at the current indices, zero past n's end.
+  Value readRowOfB(OpBuilder &builder);
+
+  /// Copies B[kStart .. kStart + kCount, column .. column + columns) into
+  /// the panel's first kCount rows.
+  Value emitPack(OpBuilder &builder, Value panel, Value kStart, Value kCount);
+
+  /// Copies operand[index][first + j, kStart + kk] (the dim `dim` and k of
+  /// the operand `operand`, whose indexing map is operand `index`'s) to
+  /// panel[kk, j] for kk < kCount and j < halves * lanes, with zeros for j
+  /// past `dim`'s end. The operand is [dim, k] in memory: square blocks of
+  /// `lanes` x `lanes` values are read as rows along k (contiguous),
+  /// transposed in registers and written as panel rows; the k values past
+  /// the last full block go element by element. (Element by element
+  /// throughout, LLVM vectorized the walk down each column with scatter
+  /// stores: 38% of a 64-row forward product's time.)
+  Value packTransposed(OpBuilder &builder, Value panel, Value operand,
+                       unsigned index, unsigned dim, Value first, Value kStart,
+                       Value kCount, int64_t halves);
+
+  /// Transposes the square block whose row j is `block[j]` (as many rows
+  /// as lanes, a power of two) in place: afterwards block[i][j] is the old
+  /// block[j][i]. One stage per bit d of the index swaps bit d of the row
+  /// with bit d of the lane: rows r and r | d (r without bit d) become
+  /// two-source shuffles of each other.
+  void transposeInRegisters(OpBuilder &builder, MutableArrayRef<Value> block);
+
+  /// first, first + 1, ..., first + count - 1.
+  SmallVector<Value> successors(OpBuilder &builder, Value first,
+                                unsigned count);
+
+  /// The indices into operand `index` with the current loop values.
+  SmallVector<Value> indicesOf(unsigned index);
+
+  using RowReader = function_ref<Value(OpBuilder &, Value)>;
+
+  /// Full tiles of `rows` rows, then the remaining rows: one tile of them
+  /// when the row count is static (a 6-filter convolution is one 6-row
+  /// tile), else one row at a time.
+  Value emitRowTiles(OpBuilder &builder, Value c, Value kStart, Value kCount,
+                     RowReader readRow);
+
+  /// Rows [row, row + count) x the current columns of C, accumulated over
+  /// k in [kStart, kStart + kCount); readRow(kk) gives B's row kStart + kk.
+  Value emitTile(OpBuilder &builder, Value row, unsigned count, Value c,
+                 Value kStart, Value kCount, RowReader readRow);
+
+  /// The consumer's body applied to each row's finished sums (after the
+  /// last k block; earlier blocks store the partial sums unchanged).
+  SmallVector<Value> emitEpilogue(OpBuilder &builder, ArrayRef<Value> rowValues,
+                                  Value kStart, Value kCount,
+                                  ArrayRef<Value> sums, int64_t width);
+
+  linalg::GenericOp op;
+  ContractionPlan plan;
+  ContractionEpilogue epilogue;
+  int64_t rows, columns, depth;
+  Location loc;
+  /// The panel cache, if B is a parameter that keeps one; cachedPanels is
+  /// its (filled) value inside the product, columnOffset the first column
+  /// of the current parallel chunk.
+  PanelCache *cache = nullptr;
+  Value cachedPanels, columnOffset;
+  SmallVector<AffineMap> maps;
+  Value a, b, zero, one, padding;
+  SmallVector<Value> sizes, dimValues;
+  VectorType vectorType;
+  bool columnsInBounds = false;
+  /// Whether k is at most kShortReduction (an i1, constant when k is
+  /// static), for a product that takes wide row blocks then; else null.
+  Value shortK;
+  Value initialValue;             // C's fill value when C starts as a constant
+  Value bias;                     // sliced like C's columns
+  SmallVector<Value> extraInputs; // the consumer's other inputs, sliced
+};
+
+} // namespace odt::cpu
+
+#endif // ODT_CODEGEN_CPU_CONTRACTIONEMITTER_H

@@ -1,0 +1,299 @@
+//===- ContractionPackedKernel.cpp - B packed into panels -----------------===//
+//
+// Blocks of B copied into contiguous zero-padded panels that every row
+// tile reads from L1. See ContractionEmitter.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cpu/ContractionEmitter.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace odt::cpu {
+
+scf::ValueVector ContractionEmitter::emitPackedFromRows(OpBuilder &builder,
+                                                        Value c, Value panel,
+                                                        int64_t minRows,
+                                                        BranchBuilder fewRows) {
+  Value enoughRows = arith::CmpIOp::create(
+      builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
+      arith::ConstantIndexOp::create(builder, loc, minRows));
+  if (shortK)
+    enoughRows = arith::AndIOp::create(
+        builder, loc, enoughRows,
+        arith::XOrIOp::create(builder, loc, shortK,
+                              arith::ConstantIntOp::create(
+                                  builder, loc, builder.getI1Type(), 1)));
+  return emitIf(
+      builder, enoughRows,
+      [&](OpBuilder &then) { return emitPacked(then, c, panel); }, fewRows);
+}
+
+scf::ValueVector ContractionEmitter::emitPacked(OpBuilder &builder, Value c,
+                                                Value panel) {
+  Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);
+  Value columnStep = arith::ConstantIndexOp::create(builder, loc, columns);
+  auto blocks = scf::ForOp::create(
+      builder, loc, zero, sizes[plan.k], depthStep, ValueRange{c, panel},
+      [&](OpBuilder &kb, Location, Value kStart, ValueRange blockArgs) {
+        Value left = arith::SubIOp::create(kb, loc, sizes[plan.k], kStart);
+        Value kCount = arith::MinUIOp::create(kb, loc, depthStep, left);
+        auto tiles = scf::ForOp::create(
+            kb, loc, zero, sizes[plan.n], columnStep, blockArgs,
+            [&](OpBuilder &jb, Location, Value column, ValueRange args) {
+              dimValues[plan.n] = column;
+              Value packed = cachedPanels
+                                 ? cachedPanel(jb, column, kStart, kCount)
+                                 : emitPack(jb, args[1], kStart, kCount);
+              Value result = emitRowTiles(
+                  jb, args[0], kStart, kCount, [&](OpBuilder &kb2, Value k) {
+                    return vector::TransferReadOp::create(
+                        kb2, loc, vectorType, packed, ValueRange{k, zero},
+                        padding, ArrayRef<bool>{true});
+                  });
+              // A cached panel is not carried: the loop's panel stays.
+              scf::YieldOp::create(
+                  jb, loc, ValueRange{result, cachedPanels ? args[1] : packed});
+            });
+        scf::YieldOp::create(kb, loc, tiles.getResults());
+      });
+  return scf::ValueVector(blocks.getResults().begin(),
+                          blocks.getResults().end());
+}
+
+Value ContractionEmitter::emitPack(OpBuilder &builder, Value panel,
+                                   Value kStart, Value kCount) {
+  Value column = dimValues[plan.n];
+  if (!plan.transposeB) {
+    auto loop = scf::ForOp::create(
+        builder, loc, zero, kCount, one, ValueRange{panel},
+        [&](OpBuilder &nested, Location, Value kk, ValueRange args) {
+          dimValues[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
+          Value row = readRowOfB(nested);
+          Value written = vector::TransferWriteOp::create(
+                              nested, loc, row, args[0], ValueRange{kk, zero},
+                              ArrayRef<bool>{true})
+                              ->getResult(0);
+          scf::YieldOp::create(nested, loc, written);
+        });
+    return loop.getResult(0);
+  }
+  return packTransposed(builder, panel, b, 1, plan.n, column, kStart, kCount,
+                        /*halves=*/2);
+}
+
+Value ContractionEmitter::packTransposed(OpBuilder &builder, Value panel,
+                                         Value operand, unsigned index,
+                                         unsigned dim, Value first,
+                                         Value kStart, Value kCount,
+                                         int64_t halves) {
+  int64_t lanes = columns / 2;
+  Value laneCount = arith::ConstantIndexOp::create(builder, loc, lanes);
+  Value fullK = arith::SubIOp::create(
+      builder, loc, kCount,
+      arith::RemUIOp::create(builder, loc, kCount, laneCount));
+  Value last = arith::SubIOp::create(builder, loc, sizes[dim], one);
+  auto laneType = VectorType::get({lanes}, builder.getF32Type());
+  Value zeroLanes = arith::ConstantOp::create(builder, loc, laneType,
+                                              builder.getZeroAttr(laneType));
+  auto blocksLoop = scf::ForOp::create(
+      builder, loc, zero, fullK, laneCount, ValueRange{panel},
+      [&](OpBuilder &kb, Location, Value kk, ValueRange blockArgs) {
+        dimValues[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
+        Value written = blockArgs[0];
+        for (int64_t half = 0; half < halves; ++half) {
+          // Row j of the block: operand[first + half * lanes + j, k .. k
+          // + lanes), zeros past dim's end.
+          SmallVector<Value> block;
+          for (int64_t j = 0; j < lanes; ++j) {
+            Value at = arith::AddIOp::create(
+                kb, loc, first,
+                arith::ConstantIndexOp::create(kb, loc, half * lanes + j));
+            Value inside = arith::CmpIOp::create(
+                kb, loc, arith::CmpIPredicate::ult, at, sizes[dim]);
+            dimValues[dim] = arith::MinUIOp::create(kb, loc, at, last);
+            Value row = vector::TransferReadOp::create(
+                kb, loc, laneType, operand, indicesOf(index), padding,
+                ArrayRef<bool>{true});
+            block.push_back(
+                arith::SelectOp::create(kb, loc, inside, row, zeroLanes));
+          }
+          transposeInRegisters(kb, block);
+          Value halfOffset =
+              arith::ConstantIndexOp::create(kb, loc, half * lanes);
+          for (int64_t i = 0; i < lanes; ++i) {
+            Value panelRow = arith::AddIOp::create(
+                kb, loc, kk, arith::ConstantIndexOp::create(kb, loc, i));
+            written =
+                vector::TransferWriteOp::create(
+                    kb, loc, block[i], written,
+                    ValueRange{panelRow, halfOffset}, ArrayRef<bool>{true})
+                    ->getResult(0);
+          }
+        }
+        scf::YieldOp::create(kb, loc, written);
+      });
+  panel = blocksLoop.getResult(0);
+  Value columnCount =
+      arith::ConstantIndexOp::create(builder, loc, halves * lanes);
+  auto columnsLoop = scf::ForOp::create(
+      builder, loc, zero, columnCount, one, ValueRange{panel},
+      [&](OpBuilder &cb, Location, Value offset, ValueRange columnArgs) {
+        Value at = arith::AddIOp::create(cb, loc, first, offset);
+        Value inside = arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::ult,
+                                             at, sizes[dim]);
+        dimValues[dim] = arith::MinUIOp::create(cb, loc, at, last);
+        auto kLoop = scf::ForOp::create(
+            cb, loc, fullK, kCount, one, columnArgs,
+            [&](OpBuilder &kb, Location, Value kk, ValueRange args) {
+              dimValues[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
+              Value element =
+                  tensor::ExtractOp::create(kb, loc, operand, indicesOf(index));
+              element =
+                  arith::SelectOp::create(kb, loc, inside, element, padding);
+              Value written = tensor::InsertOp::create(
+                  kb, loc, element, args[0], ValueRange{kk, offset});
+              scf::YieldOp::create(kb, loc, written);
+            });
+        scf::YieldOp::create(cb, loc, kLoop.getResults());
+      });
+  dimValues[dim] = first;
+  return columnsLoop.getResult(0);
+}
+
+void ContractionEmitter::transposeInRegisters(OpBuilder &builder,
+                                              MutableArrayRef<Value> block) {
+  int64_t lanes = block.size();
+  assert(llvm::isPowerOf2_64(lanes) && "a power-of-two block");
+  for (int64_t d = 1; d < lanes; d *= 2) {
+    // Lane c of the new row r: lane c of row r when c has no bit d, else
+    // lane c - d of row r | d. New row r | d: lane c + d of row r when c
+    // has no bit d, else lane c of row r | d. (Sources: the first
+    // operand's lanes are 0..lanes-1, the second's lanes..2*lanes-1.)
+    SmallVector<int64_t> low, high;
+    for (int64_t c = 0; c < lanes; ++c) {
+      bool bit = c & d;
+      low.push_back(bit ? lanes + c - d : c);
+      high.push_back(bit ? lanes + c : c + d);
+    }
+    for (int64_t r = 0; r < lanes; ++r) {
+      if (r & d)
+        continue;
+      Value first = block[r], second = block[r | d];
+      block[r] = vector::ShuffleOp::create(builder, loc, first, second, low);
+      block[r | d] =
+          vector::ShuffleOp::create(builder, loc, first, second, high);
+    }
+  }
+}
+
+Value ContractionEmitter::emitRowTiles(OpBuilder &builder, Value c,
+                                       Value kStart, Value kCount,
+                                       RowReader readRow) {
+  Value m = sizes[plan.m];
+  Value tileStep = arith::ConstantIndexOp::create(builder, loc, rows);
+  Value remainder = arith::RemUIOp::create(builder, loc, m, tileStep);
+  Value fullEnd = arith::SubIOp::create(builder, loc, m, remainder);
+  auto tiles = scf::ForOp::create(
+      builder, loc, zero, fullEnd, tileStep, ValueRange{c},
+      [&](OpBuilder &nested, Location, Value row, ValueRange args) {
+        scf::YieldOp::create(
+            nested, loc,
+            emitTile(nested, row, rows, args[0], kStart, kCount, readRow));
+      });
+  if (std::optional<int64_t> staticM = getConstantIntValue(m)) {
+    int64_t left = *staticM % rows;
+    if (left == 0)
+      return tiles.getResult(0);
+    return emitTile(builder, fullEnd, left, tiles.getResult(0), kStart, kCount,
+                    readRow);
+  }
+  auto rest = scf::ForOp::create(
+      builder, loc, fullEnd, m, one, tiles.getResults(),
+      [&](OpBuilder &nested, Location, Value row, ValueRange args) {
+        scf::YieldOp::create(
+            nested, loc,
+            emitTile(nested, row, 1, args[0], kStart, kCount, readRow));
+      });
+  return rest.getResult(0);
+}
+
+Value ContractionEmitter::emitTile(OpBuilder &builder, Value row,
+                                   unsigned count, Value c, Value kStart,
+                                   Value kCount, RowReader readRow) {
+  SmallVector<bool> inBounds = {columnsInBounds};
+  SmallVector<Value> rowValues = successors(builder, row, count);
+  SmallVector<Value> accumulators;
+  Value splat, firstBlock;
+  if (bias) {
+    splat = vector::TransferReadOp::create(builder, loc, vectorType, bias,
+                                           ValueRange{dimValues[plan.n]},
+                                           padding, inBounds);
+    std::optional<int64_t> start = getConstantIntValue(kStart);
+    if (!start || *start != 0)
+      firstBlock = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                         kStart, zero);
+  } else if (initialValue) {
+    splat = vector::BroadcastOp::create(builder, loc, vectorType, initialValue);
+    std::optional<int64_t> start = getConstantIntValue(kStart);
+    if (!start || *start != 0)
+      firstBlock = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                         kStart, zero);
+  }
+  for (unsigned r = 0; r < count; ++r) {
+    dimValues[plan.m] = rowValues[r];
+    auto read = [&](OpBuilder &b) -> Value {
+      return vector::TransferReadOp::create(b, loc, vectorType, c, indicesOf(2),
+                                            padding, inBounds);
+    };
+    if (!splat) {
+      accumulators.push_back(read(builder));
+    } else if (!firstBlock) {
+      accumulators.push_back(splat);
+    } else {
+      auto choice = scf::IfOp::create(
+          builder, loc, firstBlock,
+          [&](OpBuilder &then, Location) {
+            scf::YieldOp::create(then, loc, splat);
+          },
+          [&](OpBuilder &otherwise, Location) {
+            scf::YieldOp::create(otherwise, loc, read(otherwise));
+          });
+      accumulators.push_back(choice.getResult(0));
+    }
+  }
+  auto kLoop = scf::ForOp::create(
+      builder, loc, zero, kCount, one, accumulators,
+      [&](OpBuilder &nested, Location, Value kk, ValueRange sums) {
+        Value rowOfB = readRow(nested, kk);
+        dimValues[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
+        SmallVector<Value> next;
+        for (unsigned r = 0; r < count; ++r) {
+          dimValues[plan.m] = rowValues[r];
+          Value element =
+              tensor::ExtractOp::create(nested, loc, a, indicesOf(0));
+          Value broadcast =
+              vector::BroadcastOp::create(nested, loc, vectorType, element);
+          next.push_back(
+              vector::FMAOp::create(nested, loc, broadcast, rowOfB, sums[r]));
+        }
+        scf::YieldOp::create(nested, loc, next);
+      });
+  SmallVector<Value> finals(kLoop.getResults());
+  if (epilogue.consumer)
+    finals = emitEpilogue(builder, rowValues, kStart, kCount, finals, columns);
+  for (unsigned r = 0; r < count; ++r) {
+    dimValues[plan.m] = rowValues[r];
+    c = vector::TransferWriteOp::create(builder, loc, finals[r], c,
+                                        indicesOf(2), inBounds)
+            ->getResult(0);
+  }
+  return c;
+}
+
+} // namespace odt::cpu
