@@ -209,6 +209,24 @@ def PlanArena : Pass<"odt-plan-arena", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def OrderConstantGlobals
+    : Pass<"odt-order-constant-globals", "mlir::ModuleOp"> {
+  let summary = "Put the constant globals in an order the input alone fixes";
+  let description = [{
+    Right after one-shot bufferization, which makes a memref.global of
+    each constant tensor (named `__constant_<shape>`, with `_N` added to
+    repeated names) in the order it visits functions, and that order
+    depends on pointer values: the same model compiled twice gave LLVM IR
+    and objects whose globals came in different orders (mobilenetv2, 2
+    runs in 6, with threading disabled). This pass moves the module's
+    memref.globals to its top in the order of their first memref.get_global
+    in program order (unused ones after, by name), and renames each
+    `__constant_<shape>[_N]` global by that order: the first of a shape
+    keeps `__constant_<shape>`, later ones get `_0`, `_1`, ... So a
+    compile's output depends only on its input.
+  }];
+}
+
 def SplitSharedFills : Pass<"odt-split-shared-fills", "mlir::func::FuncOp"> {
   let summary = "Give every user of a shared linalg.fill its own fill";
   let description = [{

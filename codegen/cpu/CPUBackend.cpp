@@ -232,6 +232,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Its constant globals come in an order that varies run to run.
+  pm.addPass(createOrderConstantGlobals());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
