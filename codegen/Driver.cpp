@@ -73,7 +73,8 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
 
   progress.phase("llvm");
   if (failed(runLLVMPipeline(*module, options.prefix, options.optimize,
-                             options.target)))
+                             options.target, options.forceContractionKernel,
+                             options.contractionRemarks)))
     return failure();
   reportArenas(*module, progress);
   FailureOr<ModelDescriptor> descriptor = buildDescriptor(

@@ -210,6 +210,14 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // 1. Matrix products become register-tiled vector loops, on tensors (the
   //    accumulators are loop-carried values, not memory).
   if (options.optimize) {
+    // Each product's kernels, tile and distribution are decided first, as
+    // an attribute (ContractionSelection.h), then emitted.
+    SelectContractionKernelsOptions selection;
+    selection.vectorWidth = options.vectorWidth;
+    selection.rows = options.rows;
+    selection.forceKernel = options.forceContractionKernel;
+    selection.remarks = options.contractionRemarks;
+    pm.addNestedPass<func::FuncOp>(createSelectContractionKernels(selection));
     VectorizeContractionsOptions contractions;
     contractions.vectorWidth = options.vectorWidth;
     contractions.rows = options.rows;
@@ -299,12 +307,16 @@ FailureOr<CPUPipelineOptions> getCPUPipelineOptions(const CodegenTarget &target,
 }
 
 LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
-                              bool optimize, const CodegenTarget &target) {
+                              bool optimize, const CodegenTarget &target,
+                              const std::string &forceContractionKernel,
+                              bool contractionRemarks) {
   std::string error;
   FailureOr<CPUPipelineOptions> options =
       getCPUPipelineOptions(target, optimize, prefix, error);
   if (failed(options))
     return module.emitError(error);
+  options->forceContractionKernel = forceContractionKernel;
+  options->contractionRemarks = contractionRemarks;
   return runPassPipeline(
       module, [&](OpPassManager &pm) { buildCPUPipeline(pm, *options); });
 }

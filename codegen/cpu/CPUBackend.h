@@ -60,6 +60,12 @@ struct CPUPipelineOptions {
   bool nativeBFloat16 = false;
   /// Packed entry points are named `<prefix>_<entry>`.
   std::string prefix = "odt_model";
+  /// Non-empty: every product that this kernel (packed, direct, dots,
+  /// swapped) can compute gets it (odt-select-contraction-kernels'
+  /// force-kernel), to compare kernels on one model.
+  std::string forceContractionKernel;
+  /// Remarks saying why each product got its kernels.
+  bool contractionRemarks = false;
 };
 
 /// Stage 3 as a pass pipeline: tensors -> buffers -> LLVM dialect with
@@ -75,10 +81,13 @@ getCPUPipelineOptions(const CodegenTarget &target, bool optimize,
                       const std::string &prefix, std::string &error);
 
 /// Stage 3 run for `target` on the module.
-mlir::LogicalResult runLLVMPipeline(mlir::ModuleOp module,
-                                    const std::string &prefix,
-                                    bool optimize = true,
-                                    const CodegenTarget &target = {});
+/// `forceContractionKernel` and `contractionRemarks`: as in
+/// CPUPipelineOptions.
+mlir::LogicalResult
+runLLVMPipeline(mlir::ModuleOp module, const std::string &prefix,
+                bool optimize = true, const CodegenTarget &target = {},
+                const std::string &forceContractionKernel = "",
+                bool contractionRemarks = false);
 
 /// Translates the LLVM-dialect module to LLVM IR for the target and adds the
 /// descriptor as the exported globals `<prefix>_descriptor` and

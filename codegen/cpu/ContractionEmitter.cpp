@@ -64,14 +64,13 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
   // loop nest.
   std::optional<int64_t> staticM = getConstantIntValue(sizes[plan.m]);
   std::optional<int64_t> staticN = getConstantIntValue(sizes[plan.n]);
-  if (outer.empty() && !plan.transposeB && !cache && staticN && staticM &&
-      *staticM >= kWideRowsMinRows) {
+  if (config.wideRowsMaxK > 0) {
     std::optional<int64_t> staticK = getConstantIntValue(sizes[plan.k]);
     if (!staticK)
       shortK = arith::CmpIOp::create(
           builder, loc, arith::CmpIPredicate::ule, sizes[plan.k],
-          arith::ConstantIndexOp::create(builder, loc, kShortReduction));
-    else if (*staticK <= kShortReduction)
+          arith::ConstantIndexOp::create(builder, loc, config.wideRowsMaxK));
+    else if (*staticK <= config.wideRowsMaxK)
       shortK =
           arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
   }
@@ -110,7 +109,8 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
   if (shortK)
     rowStep = arith::SelectOp::create(
         builder, loc, shortK,
-        arith::ConstantIndexOp::create(builder, loc, kWideRowBlock), rowStep);
+        arith::ConstantIndexOp::create(builder, loc, config.wideRowBlock),
+        rowStep);
   Value rowBlocks =
       blockRows
           ? arith::CeilDivUIOp::create(builder, loc, sizes[plan.m], rowStep)
@@ -181,7 +181,7 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
       [&](OpBuilder &nested, Location, ValueRange ivs, ValueRange args) {
         for (auto [dim, iv] : llvm::zip(outer, ivs))
           dimValues[dim] = iv;
-        return emitProduct(nested, args[0], args[1]);
+        return emitKernels(nested, args[0], args[1], config.kernels);
       });
   builder.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(builder, loc, nest.results.front(),
@@ -213,25 +213,82 @@ ContractionEmitter::slice(OpBuilder &builder, Value value,
   return result;
 }
 
-scf::ValueVector ContractionEmitter::emitProduct(OpBuilder &builder, Value c,
-                                                 Value panel) {
-  // A few rows times a transposed weight (a linear layer at batch 1 or
-  // 16): packing the weight's panels costs more than the product itself.
-  // Up to one vector of rows, but most of one, the product is computed
-  // transposed (emitSwapped); fewer rows make each output a dot product
-  // along k, read straight from the contiguous rows of A and B.
-  if (plan.transposeB && kInnermostInA())
-    return emitPackedFromRows(
-        builder, c, panel, kDotRowLimit * rows,
-        [&](OpBuilder &b) { return emitFewRowsTransposed(b, c, panel); });
-  if (plan.transposeB)
+scf::ValueVector
+ContractionEmitter::emitKernels(OpBuilder &builder, Value c, Value panel,
+                                ArrayRef<KernelChoice> choices) {
+  const KernelChoice &choice = choices.front();
+  if (choices.size() == 1)
+    return emitKernel(builder, c, panel, choice.kernel);
+  // The choice's conditions: those the sizes decide here are dropped (or
+  // rule the choice out); the others are tested at run time.
+  std::optional<int64_t> m = getConstantIntValue(sizes[plan.m]);
+  std::optional<int64_t> k = getConstantIntValue(sizes[plan.k]);
+  SmallVector<Value> terms;
+  bool never = false;
+  auto atLeast = [&](Value size, int64_t bound,
+                     arith::CmpIPredicate predicate) {
+    return arith::CmpIOp::create(
+        builder, loc, predicate, size,
+        arith::ConstantIndexOp::create(builder, loc, bound));
+  };
+  if (choice.minRows > 0) {
+    if (m)
+      never |= *m < choice.minRows;
+    else
+      terms.push_back(
+          atLeast(sizes[plan.m], choice.minRows, arith::CmpIPredicate::uge));
+  }
+  if (choice.maxRows >= 0) {
+    if (m)
+      never |= *m > choice.maxRows;
+    else
+      terms.push_back(
+          atLeast(sizes[plan.m], choice.maxRows, arith::CmpIPredicate::ule));
+  }
+  if (choice.minK > 0) {
+    // The wide row blocks already test k against their bound.
+    if (shortK && choice.minK == config.wideRowsMaxK + 1)
+      terms.push_back(arith::XOrIOp::create(
+          builder, loc, shortK,
+          arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1)));
+    else if (k)
+      never |= *k < choice.minK;
+    else
+      terms.push_back(
+          atLeast(sizes[plan.k], choice.minK, arith::CmpIPredicate::uge));
+  }
+  if (never)
+    return emitKernels(builder, c, panel, choices.drop_front());
+  if (terms.empty())
+    return emitKernel(builder, c, panel, choice.kernel);
+  Value condition = terms.front();
+  for (Value term : ArrayRef<Value>(terms).drop_front())
+    condition = arith::AndIOp::create(builder, loc, condition, term);
+  return emitIf(
+      builder, condition,
+      [&](OpBuilder &then) {
+        return SmallVector<Value>(emitKernel(then, c, panel, choice.kernel));
+      },
+      [&](OpBuilder &otherwise) {
+        return SmallVector<Value>(
+            emitKernels(otherwise, c, panel, choices.drop_front()));
+      });
+}
+
+scf::ValueVector ContractionEmitter::emitKernel(OpBuilder &builder, Value c,
+                                                Value panel,
+                                                ContractionKernel kernel) {
+  switch (kernel) {
+  case ContractionKernel::Packed:
     return emitPacked(builder, c, panel);
-  // Few rows would not repay packing B's rows, nor do a few k values
-  // (shortK): they are read in place.
-  return emitPackedFromRows(builder, c, panel, packedPathRows(),
-                            [&](OpBuilder &b) {
-                              return scf::ValueVector{emitDirect(b, c), panel};
-                            });
+  case ContractionKernel::Direct:
+    return {emitDirect(builder, c), panel};
+  case ContractionKernel::Dots:
+    return {emitDots(builder, c), panel};
+  case ContractionKernel::Swapped:
+    return emitSwapped(builder, c, panel);
+  }
+  llvm_unreachable("unknown contraction kernel");
 }
 
 SmallVector<Value> ContractionEmitter::emitIf(OpBuilder &builder,

@@ -14,7 +14,7 @@
 #ifndef ODT_CODEGEN_CPU_CONTRACTIONEMITTER_H
 #define ODT_CODEGEN_CPU_CONTRACTIONEMITTER_H
 
-#include "codegen/cpu/ContractionPlan.h"
+#include "codegen/cpu/ContractionSelection.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -35,29 +35,15 @@ using namespace mlir;
 /// already contiguous): row tiles read B in place.
 class ContractionEmitter {
 public:
+  /// `config` (ContractionSelection.h) says which kernels, tile and
+  /// distribution; `cache` holds the kept panels when it says so.
   ContractionEmitter(linalg::GenericOp op, const ContractionPlan &plan,
-                     const ContractionEpilogue &epilogue, unsigned vectorWidth,
-                     unsigned rows, unsigned depth, PanelCache *cache = nullptr)
-      : op(op), plan(plan), epilogue(epilogue), rows(rows),
-        columns(2 * vectorWidth), depth(depth), loc(op.getLoc()), cache(cache) {
-  }
-
-  /// The fewest rows with which a product takes the packed path (0: it
-  /// always does).
-  int64_t packedPathRows() const {
-    if (!plan.transposeB)
-      return (cache ? kDirectRowTilesForWeights : 2) * rows;
-    return kInnermostInA() ? kDotRowLimit * rows : 0;
-  }
-
-  /// Below this many row tiles a kept weight (B a parameter, rows along n)
-  /// is read in place: its panels cost a pass over the weight after every
-  /// optimizer step, which 2 row tiles do not repay (MLP batch 16, the
-  /// hidden layer's dX over a 512 x 512 weight: train step 0.72 -> 0.61 ms,
-  /// 6 alternating pairs). Activations as B (LeNet-5's image columns at 16
-  /// filters, rows of 6400 values) are still packed from 2 row tiles:
-  /// reading them in place was slower.
-  static constexpr int64_t kDirectRowTilesForWeights = 3;
+                     const ContractionEpilogue &epilogue,
+                     const ContractionConfig &config,
+                     PanelCache *cache = nullptr)
+      : op(op), plan(plan), epilogue(epilogue), config(config),
+        rows(config.rows), columns(config.columns), depth(config.depth),
+        loc(op.getLoc()), cache(cache) {}
 
   /// Column tiles per unit of parallel work: each chunk of columns is an
   /// independent product (its own slice of C and of B, its own panel), as
@@ -67,18 +53,6 @@ public:
   /// Rows of one parallel iteration when the columns are cut in chunks:
   /// with a k block of 256, A's block is 256 KB (L2).
   static constexpr int64_t kRowBlock = 256;
-
-  /// A product with at most this many k values (a weight gradient summed
-  /// over a batch of 16 or 32) and at least kWideRowsMinRows rows spends
-  /// its time writing C, not multiplying: its parallel iterations are
-  /// blocks of kWideRowBlock whole rows of C, each written row after row
-  /// (column tiles outer, row tiles inner, B read in place), instead of
-  /// 64-column chunks written as narrow strips down 256 rows. MLP batch 16,
-  /// dW = dY^T X into [512, 784]: a C model of both orders ran 100-117 us
-  /// against 135-150 for the chunks.
-  static constexpr int64_t kShortReduction = 32;
-  static constexpr int64_t kWideRowsMinRows = 256;
-  static constexpr int64_t kWideRowBlock = 64;
 
   Value emit(OpBuilder &builder);
 
@@ -97,8 +71,15 @@ private:
   Slice slice(OpBuilder &builder, Value value,
               ArrayRef<std::tuple<unsigned, Value, Value>> cuts);
 
-  /// One 2-D product at the current outer indices; yields (C, panel).
-  scf::ValueVector emitProduct(OpBuilder &builder, Value c, Value panel);
+  /// One 2-D product at the current outer indices, by the first of
+  /// `choices` that applies (tested at run time, or here when the sizes
+  /// say); yields (C, panel).
+  scf::ValueVector emitKernels(OpBuilder &builder, Value c, Value panel,
+                               ArrayRef<KernelChoice> choices);
+
+  /// One 2-D product by `kernel`; yields (C, panel).
+  scf::ValueVector emitKernel(OpBuilder &builder, Value c, Value panel,
+                              ContractionKernel kernel);
 
   using BranchBuilder = function_ref<SmallVector<Value>(OpBuilder &)>;
 
@@ -106,26 +87,6 @@ private:
   /// `otherwise` build; its results.
   SmallVector<Value> emitIf(OpBuilder &builder, Value condition,
                             BranchBuilder then, BranchBuilder otherwise);
-
-  /// The packed path when the product has at least `minRows` rows (known
-  /// at run time), else `fewRows`, which yields (C, panel).
-  scf::ValueVector emitPackedFromRows(OpBuilder &builder, Value c, Value panel,
-                                      int64_t minRows, BranchBuilder fewRows);
-
-  /// Fewer rows than the packed path takes, B transposed and k innermost
-  /// in A: emitSwapped from kSwappedRowsNumerator / kSwappedRowsDenominator
-  /// of a vector's lanes up to one vector, dot products (emitDots) otherwise.
-  scf::ValueVector emitFewRowsTransposed(OpBuilder &builder, Value c,
-                                         Value panel);
-
-  /// Rows of C from this share of a vector's lanes up to one vector take
-  /// emitSwapped. Its time does not depend on the row count (every lane is
-  /// computed), the dot products' grows with it: for [m, 784] x [512, 784]^T
-  /// with the weight read from L3 the two meet at about 10 of 16 rows
-  /// (swapped 120 us from 4 to 16 rows; dot products 76 us at 4 rows, 116 at
-  /// 8, 135-169 at 12, 163 at 16).
-  static constexpr int64_t kSwappedRowsNumerator = 3;
-  static constexpr int64_t kSwappedRowsDenominator = 4;
 
   /// C^T = B A^T for at most one vector of rows m: for each block of
   /// `depth` k values, A's block is transposed into the panel ([k, m], one
@@ -161,16 +122,9 @@ private:
   Value cachedPanel(OpBuilder &builder, Value column, Value kStart,
                     Value kCount);
 
-  /// Below this many row tiles, a product with a transposed B is computed
-  /// as dot products (emitDots).
-  static constexpr int64_t kDotRowLimit = 4;
   /// Outputs of one row computed together by emitDots: each has its own
   /// accumulator, and they share each vector of A.
   static constexpr int64_t kDotGroup = 8;
-
-  bool kInnermostInA() const {
-    return resultDim(maps[0], maps[0].getNumResults() - 1) == plan.k;
-  }
 
   /// C[m, n] = C's start + sum over k of A[m, k] * B[n, k], with A's and B's
   /// rows read as vectors along k: for each group of kDotGroup columns
@@ -267,6 +221,7 @@ private:
   linalg::GenericOp op;
   ContractionPlan plan;
   ContractionEpilogue epilogue;
+  ContractionConfig config;
   int64_t rows, columns, depth;
   Location loc;
   /// The panel cache, if B is a parameter that keeps one; cachedPanels is
@@ -279,8 +234,9 @@ private:
   SmallVector<Value> sizes, dimValues;
   VectorType vectorType;
   bool columnsInBounds = false;
-  /// Whether k is at most kShortReduction (an i1, constant when k is
-  /// static), for a product that takes wide row blocks then; else null.
+  /// Whether k is at most the config's wide_rows max_k (an i1, constant
+  /// when k is static), for a product that takes wide row blocks then;
+  /// else null.
   Value shortK;
   Value initialValue;             // C's fill value when C starts as a constant
   Value bias;                     // sliced like C's columns

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -289,6 +290,39 @@ linalg::GenericOp foldTransposedB(RewriterBase &rewriter,
   if (transpose->use_empty())
     rewriter.eraseOp(transpose);
   return folded;
+}
+
+SmallVector<std::pair<linalg::GenericOp, ContractionPlan>>
+normalizeProducts(Operation *root, RewriterBase &rewriter) {
+  SmallVector<linalg::LinalgOp> named;
+  root->walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp>(op.getOperation()) &&
+        linalg::isaContractionOpInterface(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+  SmallVector<linalg::GenericOp> generics;
+  root->walk([&](linalg::GenericOp op) { generics.push_back(op); });
+  SmallVector<std::pair<linalg::GenericOp, ContractionPlan>> products;
+  for (linalg::GenericOp op : generics) {
+    if (linalg::GenericOp collapsed = collapseReductions(rewriter, op))
+      op = collapsed;
+    if (linalg::GenericOp collapsed = collapseRowDims(rewriter, op))
+      op = collapsed;
+    std::optional<ContractionPlan> plan = planContraction(op);
+    if (!plan)
+      continue;
+    if (linalg::GenericOp folded = foldTransposedB(rewriter, op)) {
+      op = folded;
+      plan = planContraction(op);
+    }
+    if (plan)
+      products.push_back({op, *plan});
+  }
+  return products;
 }
 
 } // namespace odt::cpu

@@ -16,24 +16,6 @@ using namespace mlir;
 
 namespace odt::cpu {
 
-scf::ValueVector ContractionEmitter::emitPackedFromRows(OpBuilder &builder,
-                                                        Value c, Value panel,
-                                                        int64_t minRows,
-                                                        BranchBuilder fewRows) {
-  Value enoughRows = arith::CmpIOp::create(
-      builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
-      arith::ConstantIndexOp::create(builder, loc, minRows));
-  if (shortK)
-    enoughRows = arith::AndIOp::create(
-        builder, loc, enoughRows,
-        arith::XOrIOp::create(builder, loc, shortK,
-                              arith::ConstantIntOp::create(
-                                  builder, loc, builder.getI1Type(), 1)));
-  return emitIf(
-      builder, enoughRows,
-      [&](OpBuilder &then) { return emitPacked(then, c, panel); }, fewRows);
-}
-
 scf::ValueVector ContractionEmitter::emitPacked(OpBuilder &builder, Value c,
                                                 Value panel) {
   Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);

@@ -20,7 +20,7 @@ void ContractionEmitter::emitPanelCache(OpBuilder &builder) {
   dimValues.assign(sizes.size(), Value());
   Value enoughRows = arith::CmpIOp::create(
       builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
-      arith::ConstantIndexOp::create(builder, loc, packedPathRows()));
+      arith::ConstantIndexOp::create(builder, loc, config.packedMinRows()));
   Value stale =
       tensor::ExtractOp::create(builder, loc, cache->stale, ValueRange{zero});
   Value fill = arith::AndIOp::create(builder, loc, enoughRows, stale);

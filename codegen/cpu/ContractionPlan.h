@@ -65,6 +65,13 @@ struct ContractionPlan {
   bool transposeB;
 };
 
+/// Named products (linalg.matmul, batch_matmul, ...) in their generic form,
+/// then every generic under `root` normalized (collapseReductions,
+/// collapseRowDims, foldTransposedB) and planned: the products the kernels
+/// take, in program order. Running it again changes nothing.
+llvm::SmallVector<std::pair<mlir::linalg::GenericOp, ContractionPlan>>
+normalizeProducts(mlir::Operation *root, mlir::RewriterBase &rewriter);
+
 /// What surrounds a product that its kernel does in registers instead: the
 /// row vector C starts from (a bias broadcast over the rows) and the
 /// elementwise op that reads the product (an activation, ReluGrad).

@@ -16,35 +16,6 @@ using namespace mlir;
 
 namespace odt::cpu {
 
-scf::ValueVector ContractionEmitter::emitFewRowsTransposed(OpBuilder &builder,
-                                                           Value c,
-                                                           Value panel) {
-  int64_t lanes = columns / 2;
-  int64_t fewest =
-      (lanes * kSwappedRowsNumerator + kSwappedRowsDenominator - 1) /
-      kSwappedRowsDenominator;
-  Value m = sizes[plan.m];
-  if (std::optional<int64_t> staticM = getConstantIntValue(m)) {
-    if (*staticM >= fewest && *staticM <= lanes)
-      return emitSwapped(builder, c, panel);
-    return {emitDots(builder, c), panel};
-  }
-  Value swapped = arith::AndIOp::create(
-      builder, loc,
-      arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::uge, m,
-          arith::ConstantIndexOp::create(builder, loc, fewest)),
-      arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::ule, m,
-          arith::ConstantIndexOp::create(builder, loc, lanes)));
-  return emitIf(
-      builder, swapped,
-      [&](OpBuilder &then) { return emitSwapped(then, c, panel); },
-      [&](OpBuilder &otherwise) {
-        return SmallVector<Value>{emitDots(otherwise, c), panel};
-      });
-}
-
 scf::ValueVector ContractionEmitter::emitSwapped(OpBuilder &builder, Value c,
                                                  Value panel) {
   Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);

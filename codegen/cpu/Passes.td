@@ -161,11 +161,54 @@ def ParallelizeElementwise
                            "mlir::scf::SCFDialect"];
 }
 
+def SelectContractionKernels
+    : Pass<"odt-select-contraction-kernels", "mlir::func::FuncOp"> {
+  let summary = "Decide how each f32 matrix product is computed, as an "
+                "attribute";
+  let description = [{
+    The CPU backend's one selection place (codegen/cpu/ContractionSelection.h
+    and .cpp, where every threshold and its measurement live). The products
+    odt-vectorize-contractions takes are first normalized the way it does
+    (named products generalized, several reduction or row dims collapsed, a
+    transposed B folded); then each gets `odt.contraction`: the kernels in
+    the order they are tried (packed, direct, dots, swapped, each with the
+    row counts, and k, for which it runs), the register tile, the panel
+    depth, whether B's panels are kept between steps and whether the
+    parallel iterations are blocks of whole rows. A product that already
+    has one keeps it (it is checked: a kernel that cannot compute the
+    product, a swapped kernel over more than a vector of rows, or kept
+    panels of something that is not a parameter are errors at the op).
+    `force-kernel` gives every product that kernel where it can compute
+    it; `remarks` says at each product why it got its config.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "unsigned", "16",
+           "f32 lanes of one vector register of the target">,
+    Option<"rows", "rows", "unsigned", "8",
+           "Rows of the output computed together (register tile height)">,
+    Option<"depth", "depth", "unsigned", "256",
+           "k values per packed panel of B">,
+    Option<"cachePanels", "cache-panels", "bool", "true",
+           "Let a parameter B keep its packed panels between steps">,
+    Option<"forceKernel", "force-kernel", "std::string", "\"\"",
+           "packed, direct, dots or swapped: every product that kernel can "
+           "compute gets it">,
+    Option<"remarks", "remarks", "bool", "false",
+           "A remark at each product: why it got its config">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def VectorizeContractions
     : Pass<"odt-vectorize-contractions", "mlir::func::FuncOp"> {
   let summary = "Register-tiled vector kernels for f32 matrix products";
   let description = [{
-    On tensors, before bufferization. A linalg.generic computing
+    On tensors, before bufferization. Each product's kernels, tile and
+    distribution come from its `odt.contraction` attribute
+    (odt-select-contraction-kernels; a product without one gets the config
+    that pass would give it); what follows describes what each kernel and
+    distribution emits. A linalg.generic computing
     C[..., m, n] += A[...] * B[...] (body: one mulf and one addf into the
     output; one reduction dim k; m and n the output's last two dims; every
     other dim parallel) becomes loops: over the other dims, over n in tiles

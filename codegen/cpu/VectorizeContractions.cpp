@@ -17,6 +17,7 @@
 
 #include "codegen/common/ShapeFunctions.h"
 #include "codegen/cpu/ContractionEmitter.h"
+#include "codegen/cpu/ContractionSelection.h"
 #include "codegen/cpu/Passes.h"
 #include "compiler/training/Roles.h"
 
@@ -50,39 +51,16 @@ struct VectorizeContractionsPass
                                "rows and depth must be positive");
       return signalPassFailure();
     }
-    usedCaches.clear();
     caches.clear();
     IRRewriter rewriter(&getContext());
-    // Named products (linalg.matmul, batch_matmul, ...) in their generic
-    // form first: the plan reads indexing maps and bodies.
-    SmallVector<linalg::LinalgOp> named;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      if (!isa<linalg::GenericOp>(op.getOperation()) &&
-          linalg::isaContractionOpInterface(op))
-        named.push_back(op);
-    });
-    for (linalg::LinalgOp op : named) {
-      rewriter.setInsertionPoint(op);
-      (void)linalg::generalizeNamedOp(rewriter, op);
-    }
-    SmallVector<linalg::GenericOp> generics;
-    getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
-    SmallVector<std::pair<linalg::GenericOp, ContractionPlan>> work;
-    for (linalg::GenericOp op : generics) {
-      if (linalg::GenericOp collapsed = collapseReductions(rewriter, op))
-        op = collapsed;
-      if (linalg::GenericOp collapsed = collapseRowDims(rewriter, op))
-        op = collapsed;
-      std::optional<ContractionPlan> plan = planContraction(op);
-      if (!plan)
-        continue;
-      if (linalg::GenericOp folded = foldTransposedB(rewriter, op)) {
-        op = folded;
-        plan = planContraction(op);
-      }
-      if (plan)
-        work.push_back({op, *plan});
-    }
+    // Normalized as odt-select-contraction-kernels left them (a no-op
+    // then); a product without a config gets the one it would have given.
+    auto work = normalizeProducts(getOperation(), rewriter);
+    SelectionOptions selection;
+    selection.target = {vectorWidth, rows, depth};
+    selection.cachePanels = cachePanels;
+    if (failed(selectContractionConfigs(getOperation(), work, selection)))
+      return signalPassFailure();
     for (auto &[op, plan] : work) {
       ContractionEpilogue epilogue;
       if (fuseEpilogues) {
@@ -110,9 +88,11 @@ struct VectorizeContractionsPass
           });
       rewriter.setInsertionPoint(consumerInputsReady ? op.getOperation()
                                                      : replaced);
-      PanelCache *cache = cachePanels ? panelCacheFor(op, plan) : nullptr;
-      ContractionEmitter emitter(op, plan, epilogue, vectorWidth, rows, depth,
-                                 cache);
+      ContractionConfig config = **readConfigAttr(op, plan, selection.target);
+      PanelCache *cache = nullptr;
+      if (config.keptPanels && !(cache = panelCacheFor(op, plan, config)))
+        return signalPassFailure();
+      ContractionEmitter emitter(op, plan, epilogue, config, cache);
       Value result = emitter.emit(rewriter);
       if (result.getType() != replaced->getResult(0).getType())
         result = tensor::CastOp::create(
@@ -133,32 +113,20 @@ private:
     DictionaryAttr panelsAttrs, staleAttrs;
   };
 
-  /// A panel cache for `op` when B is a parameter of the entry point (an
-  /// argument with odt.role = parameter and a static shape) used by this
-  /// one product in the entry's body, with no dims beyond m, n and k: two
-  /// arguments are added to the function (the panels, [column tiles, k,
-  /// columns] f32, and their bool[1] stale flag), returned updated
-  /// (odt.tied). Null otherwise; a second product with the same parameter
-  /// and layout packs its own panels.
-  PanelCache *panelCacheFor(linalg::GenericOp op, const ContractionPlan &plan) {
+  /// The panel cache of `op`, whose config keeps B's panels (B is then a
+  /// parameter of the entry point with a static 2-D shape, checked by the
+  /// selection): two arguments are added to the function (the panels,
+  /// [column tiles, k, columns] f32, and their bool[1] stale flag),
+  /// returned updated (odt.tied).
+  PanelCache *panelCacheFor(linalg::GenericOp op, const ContractionPlan &plan,
+                            const ContractionConfig &config) {
     func::FuncOp func = getOperation();
-    auto weight = dyn_cast<BlockArgument>(op.getDpsInputs()[1]);
-    if (!weight || weight.getOwner() != &func.front() ||
-        op->getBlock() != &func.front() || op.getNumLoops() != 3 ||
-        func.getName().ends_with(kShapeFunctionSuffix))
-      return nullptr;
+    auto weight = cast<BlockArgument>(op.getDpsInputs()[1]);
     unsigned index = weight.getArgNumber();
-    auto role = func.getArgAttrOfType<StringAttr>(index, kRoleAttr);
     auto name = func.getArgAttrOfType<StringAttr>(index, kNameAttr);
     auto param = func.getArgAttrOfType<IntegerAttr>(index, kParamAttr);
-    auto type = dyn_cast<RankedTensorType>(weight.getType());
-    if (!role || role.getValue() != getRoleName(ArgRole::Parameter) || !name ||
-        !param || !type || !type.hasStaticShape() || type.getRank() != 2)
-      return nullptr;
-    std::pair<unsigned, bool> key = {index, plan.transposeB};
-    if (!usedCaches.insert(key).second)
-      return nullptr;
-    int64_t columns = 2 * vectorWidth;
+    auto type = cast<RankedTensorType>(weight.getType());
+    int64_t columns = config.columns;
     int64_t n = type.getDimSize(plan.transposeB ? 0 : 1);
     int64_t k = type.getDimSize(plan.transposeB ? 1 : 0);
     int64_t tiles = llvm::divideCeil(n, columns);
@@ -195,8 +163,10 @@ private:
     if (failed(func.insertArguments({entry.panelsArg, entry.panelsArg},
                                     {panelsType, staleType},
                                     {entry.panelsAttrs, entry.staleAttrs},
-                                    {func.getLoc(), func.getLoc()})))
+                                    {func.getLoc(), func.getLoc()}))) {
+      op.emitError("could not add the kept panels' arguments");
       return nullptr;
+    }
     entry.values.panels = func.getArgument(entry.panelsArg);
     entry.values.stale = func.getArgument(entry.staleArg);
     caches.push_back(entry);
@@ -225,7 +195,6 @@ private:
     }
   }
 
-  std::set<std::pair<unsigned, bool>> usedCaches;
   std::deque<CacheEntry> caches; // stable addresses: emitters point in
 };
 

@@ -84,6 +84,16 @@ static cl::opt<bool> simpleCodegen(
     cl::desc("No fusion, product kernels or math approximations: plain loops "
              "(a reference build to check the optimized code against)"),
     cl::cat(category));
+static cl::opt<std::string> contractionKernel(
+    "contraction-kernel",
+    cl::desc("Compute every matrix product that this kernel can with it "
+             "(packed, direct, dots, swapped), to compare kernels on one "
+             "model; the others keep the selected ones"),
+    cl::value_desc("KERNEL"), cl::cat(category));
+static cl::opt<bool> contractionRemarks(
+    "contraction-remarks",
+    cl::desc("Say at each matrix product which kernels it got, and why"),
+    cl::cat(category));
 static cl::opt<std::string> targetTriple(
     "target",
     cl::desc("Cross-compile for this target triple (aarch64-linux-gnu: NEON "
@@ -479,7 +489,8 @@ uint64_t cacheLimitBytes() {
 std::optional<std::string> computeCacheKey(const odt::ArtifactPaths &paths,
                                            const odt::CodegenTarget &target,
                                            const std::string &prefix,
-                                           bool simpleCodegen) {
+                                           bool simpleCodegen,
+                                           const std::string &kernel) {
   odt::CacheKey key;
   std::string error;
   // The compiler itself: odt's code is linked into the executable; MLIR and
@@ -499,6 +510,7 @@ std::optional<std::string> computeCacheKey(const odt::ArtifactPaths &paths,
   key.addText("features", machine->getTargetFeatureString());
   key.addText("name", prefix);
   key.addText("simple-codegen", simpleCodegen ? "1" : "0");
+  key.addText("contraction-kernel", kernel);
   for (auto [label, path] :
        {std::pair<const char *, const std::string *>{"train", &paths.train},
         {"eval", &paths.eval},
@@ -542,15 +554,18 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   // parts, linking the library), resets every llvm::cl option.
   const std::string emit = ::emit, prefix = ::prefix;
   const bool simpleCodegen = ::simpleCodegen;
+  const std::string kernel = ::contractionKernel;
+  const bool remarks = ::contractionRemarks;
   auto start = std::chrono::steady_clock::now();
   std::string error;
 
   // A compiled model already made from the same inputs is copied.
   std::optional<odt::CompileCache> cache;
   std::optional<std::string> cacheKey;
-  if (emit.empty() && !noCache) {
+  // (Remarks come from compiling: with them, nothing is taken from it.)
+  if (emit.empty() && !noCache && !remarks) {
     std::string folder = odt::CompileCache::resolveFolder(cacheDir);
-    cacheKey = computeCacheKey(paths, target, prefix, simpleCodegen);
+    cacheKey = computeCacheKey(paths, target, prefix, simpleCodegen, kernel);
     if (!folder.empty() && cacheKey)
       cache.emplace(folder, cacheLimitBytes());
   }
@@ -598,6 +613,8 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   options.optimize = !simpleCodegen;
   options.target = target;
   options.threads = jobs;
+  options.forceContractionKernel = kernel;
+  options.contractionRemarks = remarks;
   options.stop = emit == "onnx"     ? odt::CompileStop::Onnx
                  : emit == "linalg" ? odt::CompileStop::Linalg
                  : emit == "llvm"   ? odt::CompileStop::LLVM
@@ -934,6 +951,14 @@ int main(int argc, char **argv) {
     if (!paths.inputValues.emplace(name, std::move(value)).second)
       return fail("--input-value " + name + " is given twice");
   }
+  static const char *kKernels[] = {"packed", "direct", "dots", "swapped"};
+  if (!contractionKernel.empty() &&
+      !llvm::is_contained(kKernels, contractionKernel))
+    return fail("unknown --contraction-kernel '" + contractionKernel +
+                "' (packed, direct, dots, swapped)");
+  if ((!contractionKernel.empty() || contractionRemarks) && simpleCodegen)
+    return fail("--contraction-kernel and --contraction-remarks choose among "
+                "product kernels, which --simple-codegen does not use");
   static const char *kStages[] = {"onnx", "linalg", "llvm", "asm", "obj"};
   if (!emit.empty() && !llvm::is_contained(kStages, emit))
     return fail("unknown --emit stage '" + emit +

@@ -1,0 +1,429 @@
+//===- ContractionSelection.cpp - which kernel computes a product ---------===//
+//
+// Every threshold of the CPU product kernels, with the measurement behind
+// it. See ContractionSelection.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cpu/ContractionSelection.h"
+#include "codegen/common/ShapeFunctions.h"
+#include "compiler/training/Roles.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <set>
+
+using namespace mlir;
+
+namespace odt::cpu {
+namespace {
+
+/// Below this many row tiles, a product with a transposed B and k
+/// innermost in A (a linear layer at batch 1 to 16) is not packed:
+/// packing the weight's panels costs more than the product itself.
+constexpr int64_t kDotRowLimit = 4;
+
+/// From this fraction of a vector's lanes up to one vector of rows, such a
+/// product is computed transposed (the swapped kernel); fewer rows leave
+/// too many lanes idle and are dot products along k.
+constexpr int64_t kSwappedRowsNumerator = 3;
+constexpr int64_t kSwappedRowsDenominator = 4;
+
+/// Below this many row tiles a kept weight (B a parameter, rows along n)
+/// is read in place: its panels cost a pass over the weight after every
+/// optimizer step, which 2 row tiles do not repay (MLP batch 16, the
+/// hidden layer's dX over a 512 x 512 weight: train step 0.72 -> 0.61 ms,
+/// 6 alternating pairs). Activations as B (LeNet-5's image columns at 16
+/// filters, rows of 6400 values) are still packed from 2 row tiles:
+/// reading them in place was slower.
+constexpr int64_t kDirectRowTilesForWeights = 3;
+constexpr int64_t kDirectRowTiles = 2;
+
+/// A product with at most this many k values (a weight gradient summed
+/// over a batch of 16 or 32) and at least kWideRowsMinRows rows spends
+/// its time writing C, not multiplying: its parallel iterations are
+/// blocks of kWideRowBlock whole rows of C, each written row after row
+/// (column tiles outer, row tiles inner, B read in place), instead of
+/// 64-column chunks written as narrow strips down 256 rows. MLP batch 16,
+/// dW = dY^T X into [512, 784]: a C model of both orders ran 100-117 us
+/// against 135-150 for the chunks.
+constexpr int64_t kShortReduction = 32;
+constexpr int64_t kWideRowsMinRows = 256;
+constexpr int64_t kWideRowBlock = 64;
+
+std::optional<int64_t> staticLoopSize(linalg::GenericOp op, unsigned dim) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (dim >= ranges.size() || ShapedType::isDynamic(ranges[dim]))
+    return std::nullopt;
+  return ranges[dim];
+}
+
+bool applies(const KernelChoice &choice, int64_t m, std::optional<int64_t> k) {
+  return m >= choice.minRows && (choice.maxRows < 0 || m <= choice.maxRows) &&
+         (choice.minK == 0 || (k && *k >= choice.minK));
+}
+
+/// With a static row count (and k, where an entry depends on it), the one
+/// entry that applies.
+void resolveStatically(ContractionConfig &config, std::optional<int64_t> m,
+                       std::optional<int64_t> k, std::string &why) {
+  if (!m)
+    return;
+  for (const KernelChoice &choice : config.kernels) {
+    if (choice.minK > 0 && !k)
+      return;
+  }
+  for (const KernelChoice &choice : config.kernels)
+    if (applies(choice, *m, k) || &choice == &config.kernels.back()) {
+      KernelChoice chosen{choice.kernel};
+      config.kernels = {chosen};
+      why += llvm::formatv(" The row count is static ({0}): {1}.", *m,
+                           getKernelName(chosen.kernel))
+                 .str();
+      break;
+    }
+  if (config.packedMinRows() < 0)
+    config.keptPanels = false;
+}
+
+bool canCompute(ContractionKernel kernel, bool transposeB, bool kInnermost) {
+  switch (kernel) {
+  case ContractionKernel::Packed:
+    return true;
+  case ContractionKernel::Direct:
+    return !transposeB;
+  case ContractionKernel::Dots:
+  case ContractionKernel::Swapped:
+    return transposeB && kInnermost;
+  }
+  return false;
+}
+
+} // namespace
+
+StringRef getKernelName(ContractionKernel kernel) {
+  switch (kernel) {
+  case ContractionKernel::Packed:
+    return "packed";
+  case ContractionKernel::Direct:
+    return "direct";
+  case ContractionKernel::Dots:
+    return "dots";
+  case ContractionKernel::Swapped:
+    return "swapped";
+  }
+  return "?";
+}
+
+std::optional<ContractionKernel> parseKernelName(StringRef name) {
+  for (ContractionKernel kernel :
+       {ContractionKernel::Packed, ContractionKernel::Direct,
+        ContractionKernel::Dots, ContractionKernel::Swapped})
+    if (name == getKernelName(kernel))
+      return kernel;
+  return std::nullopt;
+}
+
+int64_t ContractionConfig::packedMinRows() const {
+  for (const KernelChoice &choice : kernels)
+    if (choice.kernel == ContractionKernel::Packed)
+      return choice.minRows;
+  return -1;
+}
+
+bool isKInnermostInA(linalg::GenericOp op, const ContractionPlan &plan) {
+  AffineMap mapA = op.getIndexingMapsArray()[0];
+  return resultDim(mapA, mapA.getNumResults() - 1) == plan.k;
+}
+
+bool canKeepPanels(func::FuncOp func, linalg::GenericOp op) {
+  auto weight = dyn_cast<BlockArgument>(op.getDpsInputs()[1]);
+  if (!weight || weight.getOwner() != &func.front() ||
+      op->getBlock() != &func.front() || op.getNumLoops() != 3 ||
+      func.getName().ends_with(kShapeFunctionSuffix))
+    return false;
+  unsigned index = weight.getArgNumber();
+  auto role = func.getArgAttrOfType<StringAttr>(index, kRoleAttr);
+  auto type = dyn_cast<RankedTensorType>(weight.getType());
+  return role && role.getValue() == getRoleName(ArgRole::Parameter) &&
+         func.getArgAttrOfType<StringAttr>(index, kNameAttr) &&
+         func.getArgAttrOfType<IntegerAttr>(index, kParamAttr) && type &&
+         type.hasStaticShape() && type.getRank() == 2;
+}
+
+ContractionConfig selectContractionConfig(linalg::GenericOp op,
+                                          const ContractionPlan &plan,
+                                          const ContractionTarget &target,
+                                          bool keepPanels, std::string &why) {
+  ContractionConfig config;
+  config.rows = target.rows;
+  config.columns = 2 * target.vectorWidth;
+  config.depth = target.depth;
+  config.keptPanels = keepPanels;
+  std::optional<int64_t> m = staticLoopSize(op, plan.m);
+  std::optional<int64_t> n = staticLoopSize(op, plan.n);
+  std::optional<int64_t> k = staticLoopSize(op, plan.k);
+  if (plan.transposeB && isKInnermostInA(op, plan)) {
+    int64_t lanes = target.vectorWidth;
+    int64_t fewest = llvm::divideCeil(lanes * kSwappedRowsNumerator,
+                                      kSwappedRowsDenominator);
+    config.kernels = {{ContractionKernel::Packed, kDotRowLimit * target.rows},
+                      {ContractionKernel::Swapped, fewest, lanes},
+                      {ContractionKernel::Dots}};
+    why = llvm::formatv("B is transposed and k innermost in A: packed from "
+                        "{0} rows ({1} row tiles), swapped from {2} to {3} "
+                        "rows (3/4 of a vector to one), dot products below.",
+                        kDotRowLimit * target.rows, kDotRowLimit, fewest, lanes)
+              .str();
+  } else if (plan.transposeB) {
+    config.kernels = {{ContractionKernel::Packed}};
+    why = "B is transposed and A's rows are not contiguous along k: packed.";
+  } else {
+    int64_t tiles = keepPanels ? kDirectRowTilesForWeights : kDirectRowTiles;
+    bool wideRows = op.getNumLoops() == 3 && !keepPanels && n && m &&
+                    *m >= kWideRowsMinRows && (!k || *k <= kShortReduction);
+    if (wideRows) {
+      config.wideRowsMaxK = kShortReduction;
+      config.wideRowBlock = kWideRowBlock;
+    }
+    config.kernels = {{ContractionKernel::Packed, tiles * target.rows, -1,
+                       wideRows ? kShortReduction + 1 : 0},
+                      {ContractionKernel::Direct}};
+    why = llvm::formatv("B's rows lie along n: packed from {0} rows ({1} row "
+                        "tiles{2}), B read in place below.",
+                        tiles * target.rows, tiles,
+                        keepPanels ? ", a kept weight" : "")
+              .str();
+    if (wideRows)
+      why += llvm::formatv(" At least {0} rows and k at most {1}: blocks of "
+                           "{2} whole rows, B read in place.",
+                           kWideRowsMinRows, kShortReduction, kWideRowBlock)
+                 .str();
+  }
+  if (keepPanels)
+    why += " B is a parameter: its panels are kept between steps.";
+  resolveStatically(config, m, k, why);
+  return config;
+}
+
+std::optional<ContractionConfig> forceKernel(const ContractionConfig &config,
+                                             ContractionKernel kernel,
+                                             linalg::GenericOp op,
+                                             const ContractionPlan &plan,
+                                             const ContractionTarget &target) {
+  if (!canCompute(kernel, plan.transposeB, isKInnermostInA(op, plan)))
+    return std::nullopt;
+  ContractionConfig forced = config;
+  forced.wideRowsMaxK = forced.wideRowBlock = 0;
+  if (kernel == ContractionKernel::Swapped)
+    forced.kernels = {{kernel, 0, target.vectorWidth},
+                      {ContractionKernel::Packed}};
+  else
+    forced.kernels = {{kernel}};
+  if (forced.packedMinRows() < 0)
+    forced.keptPanels = false;
+  return forced;
+}
+
+DictionaryAttr buildConfigAttr(MLIRContext *context,
+                               const ContractionConfig &config) {
+  Builder builder(context);
+  SmallVector<Attribute> kernels;
+  for (const KernelChoice &choice : config.kernels) {
+    NamedAttrList entry;
+    entry.set("kernel", builder.getStringAttr(getKernelName(choice.kernel)));
+    if (choice.minRows > 0)
+      entry.set("min_rows", builder.getI64IntegerAttr(choice.minRows));
+    if (choice.maxRows >= 0)
+      entry.set("max_rows", builder.getI64IntegerAttr(choice.maxRows));
+    if (choice.minK > 0)
+      entry.set("min_k", builder.getI64IntegerAttr(choice.minK));
+    kernels.push_back(entry.getDictionary(context));
+  }
+  NamedAttrList attrs;
+  attrs.set("kernels", builder.getArrayAttr(kernels));
+  attrs.set("tile",
+            builder.getDenseI64ArrayAttr({config.rows, config.columns}));
+  attrs.set("depth", builder.getI64IntegerAttr(config.depth));
+  if (config.keptPanels)
+    attrs.set("kept_panels", builder.getUnitAttr());
+  if (config.wideRowsMaxK > 0) {
+    NamedAttrList wide;
+    wide.set("max_k", builder.getI64IntegerAttr(config.wideRowsMaxK));
+    wide.set("row_block", builder.getI64IntegerAttr(config.wideRowBlock));
+    attrs.set("wide_rows", wide.getDictionary(context));
+  }
+  return attrs.getDictionary(context);
+}
+
+FailureOr<std::optional<ContractionConfig>>
+readConfigAttr(linalg::GenericOp op, const ContractionPlan &plan,
+               const ContractionTarget &target) {
+  Attribute attr = op->getAttr(kContractionConfigAttr);
+  if (!attr)
+    return std::optional<ContractionConfig>();
+  auto fail = [&](const Twine &why) {
+    return op.emitError() << kContractionConfigAttr << ": " << why;
+  };
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  if (!dict)
+    return fail("must be a dictionary");
+  for (NamedAttribute entry : dict)
+    if (!llvm::is_contained(
+            {"kernels", "tile", "depth", "kept_panels", "wide_rows"},
+            entry.getName().getValue()))
+      return fail("unknown key '" + entry.getName().getValue() + "'");
+  auto positive = [](Attribute value) -> std::optional<int64_t> {
+    auto integer = dyn_cast_or_null<IntegerAttr>(value);
+    if (!integer || integer.getInt() <= 0)
+      return std::nullopt;
+    return integer.getInt();
+  };
+  ContractionConfig config;
+  auto tile = dyn_cast_or_null<DenseI64ArrayAttr>(dict.get("tile"));
+  if (!tile || tile.size() != 2 || tile[0] < 1 || tile[0] > 16 ||
+      tile[1] != 2 * target.vectorWidth)
+    return fail(llvm::formatv("tile must be [rows, columns] with 1 to 16 rows "
+                              "and {0} columns (two vectors of the target)",
+                              2 * target.vectorWidth)
+                    .str());
+  config.rows = tile[0];
+  config.columns = tile[1];
+  std::optional<int64_t> depth = positive(dict.get("depth"));
+  if (!depth)
+    return fail("depth must be a positive integer");
+  config.depth = *depth;
+  auto kernels = dyn_cast_or_null<ArrayAttr>(dict.get("kernels"));
+  if (!kernels || kernels.empty())
+    return fail("kernels must be a non-empty array");
+  bool kInnermost = isKInnermostInA(op, plan);
+  for (auto [index, value] : llvm::enumerate(kernels)) {
+    auto entry = dyn_cast<DictionaryAttr>(value);
+    auto name = entry ? entry.getAs<StringAttr>("kernel") : nullptr;
+    std::optional<ContractionKernel> kernel =
+        name ? parseKernelName(name.getValue()) : std::nullopt;
+    if (!kernel)
+      return fail("kernels[" + Twine(index) +
+                  "] needs kernel = \"packed\", \"direct\", \"dots\" or "
+                  "\"swapped\"");
+    if (!canCompute(*kernel, plan.transposeB, kInnermost))
+      return fail(
+          "the " + getKernelName(*kernel) +
+          " kernel cannot compute this product (" +
+          (plan.transposeB ? "B is transposed" : "B is not transposed") +
+          (plan.transposeB && !kInnermost ? ", k is not innermost in A" : "") +
+          ")");
+    KernelChoice choice{*kernel};
+    for (NamedAttribute field : entry) {
+      StringRef key = field.getName().getValue();
+      if (key == "kernel")
+        continue;
+      std::optional<int64_t> number = positive(field.getValue());
+      if (!number ||
+          !llvm::is_contained({"min_rows", "max_rows", "min_k"}, key))
+        return fail("kernels[" + Twine(index) + "]: '" + key +
+                    "' is not min_rows, max_rows or min_k with a positive "
+                    "integer");
+      (key == "min_rows"   ? choice.minRows
+       : key == "max_rows" ? choice.maxRows
+                           : choice.minK) = *number;
+    }
+    bool last = index + 1 == kernels.size();
+    bool conditional =
+        choice.minRows > 0 || choice.maxRows >= 0 || choice.minK > 0;
+    if (last && conditional)
+      return fail("the last of kernels applies to every product: no "
+                  "min_rows, max_rows or min_k");
+    // (max_rows may be left out when the row count is static and fits.)
+    std::optional<int64_t> m = staticLoopSize(op, plan.m);
+    int64_t mostRows = choice.maxRows >= 0 ? choice.maxRows : m ? *m : -1;
+    if (*kernel == ContractionKernel::Swapped &&
+        (mostRows < 0 || mostRows > target.vectorWidth))
+      return fail("the swapped kernel takes at most one vector of rows: "
+                  "max_rows from 1 to " +
+                  Twine(target.vectorWidth));
+    config.kernels.push_back(choice);
+  }
+  config.keptPanels = dict.contains("kept_panels");
+  if (config.keptPanels && config.packedMinRows() < 0)
+    return fail("kept_panels needs a packed kernel");
+  if (Attribute wide = dict.get("wide_rows")) {
+    auto wideDict = dyn_cast<DictionaryAttr>(wide);
+    std::optional<int64_t> maxK =
+        wideDict ? positive(wideDict.get("max_k")) : std::nullopt;
+    std::optional<int64_t> block =
+        wideDict ? positive(wideDict.get("row_block")) : std::nullopt;
+    if (!maxK || !block || wideDict.size() != 2)
+      return fail("wide_rows must be {max_k = K, row_block = R}, positive");
+    if (plan.transposeB || op.getNumLoops() != 3 || config.keptPanels ||
+        !staticLoopSize(op, plan.n))
+      return fail("wide_rows needs B not transposed, no loops beyond m, n "
+                  "and k, a static n and no kept panels");
+    config.wideRowsMaxK = *maxK;
+    config.wideRowBlock = *block;
+    // Whole rows are written with B read in place when k is short.
+    for (const KernelChoice &choice : config.kernels)
+      if (choice.kernel == ContractionKernel::Packed &&
+          choice.minK != *maxK + 1)
+        return fail("with wide_rows, the packed kernel needs min_k = max_k "
+                    "+ 1 (short k reads B in place)");
+  }
+  return std::optional<ContractionConfig>(config);
+}
+
+LogicalResult selectContractionConfigs(
+    func::FuncOp func,
+    ArrayRef<std::pair<linalg::GenericOp, ContractionPlan>> products,
+    const SelectionOptions &options) {
+  // One product per parameter and layout keeps panels (the runtime holds
+  // one buffer per name); a config given in the IR claims its weight first.
+  std::set<std::pair<unsigned, bool>> kept;
+  auto weightKey = [](linalg::GenericOp op, const ContractionPlan &plan) {
+    auto weight = cast<BlockArgument>(op.getDpsInputs()[1]);
+    return std::make_pair(weight.getArgNumber(), plan.transposeB);
+  };
+  for (auto [op, plan] : products) {
+    FailureOr<std::optional<ContractionConfig>> given =
+        readConfigAttr(op, plan, options.target);
+    if (failed(given))
+      return failure();
+    if (*given && (*given)->keptPanels) {
+      if (!canKeepPanels(func, op) || !kept.insert(weightKey(op, plan)).second)
+        return op.emitError()
+               << kContractionConfigAttr
+               << ": kept_panels needs B to be a parameter of the entry "
+                  "point with a static 2-D shape, kept by no other product";
+    }
+  }
+  for (auto [op, plan] : products) {
+    if (op->hasAttr(kContractionConfigAttr))
+      continue;
+    bool keep = options.cachePanels && canKeepPanels(func, op) &&
+                !kept.count(weightKey(op, plan));
+    std::string why;
+    ContractionConfig config =
+        selectContractionConfig(op, plan, options.target, keep, why);
+    if (options.force) {
+      if (std::optional<ContractionConfig> forced =
+              forceKernel(config, *options.force, op, plan, options.target)) {
+        config = *forced;
+        why = ("Forced: " + getKernelName(*options.force) + ".").str();
+      } else {
+        why += (" The forced " + getKernelName(*options.force) +
+                " kernel cannot compute this product.")
+                   .str();
+      }
+    }
+    if (config.keptPanels)
+      kept.insert(weightKey(op, plan));
+    op->setAttr(kContractionConfigAttr,
+                buildConfigAttr(op.getContext(), config));
+    if (options.remarks)
+      op.emitRemark() << why;
+  }
+  return success();
+}
+
+} // namespace odt::cpu

@@ -1,0 +1,142 @@
+//===- ContractionSelection.h - which kernel computes a product -*- C++ -*-===//
+//
+// The one place where the CPU backend decides how a matrix product is
+// computed: which kernel strategy for which row counts, whether B's panels
+// are kept between steps, whether the parallel iterations are blocks of
+// whole rows. The decision is written on the product as a dictionary
+// attribute (kContractionConfigAttr) by odt-select-contraction-kernels, and
+// odt-vectorize-contractions emits what it says; a config already in the
+// input IR forces one. The thresholds and their measured rationale live in
+// ContractionSelection.cpp.
+//
+//   odt.contraction = {
+//     kernels = [{kernel = "packed", min_rows = 24},
+//                {kernel = "swapped", min_rows = 6, max_rows = 8},
+//                {kernel = "dots"}],
+//     tile = [6, 16], depth = 256,
+//     kept_panels,                        // optional
+//     wide_rows = {max_k = 32, row_block = 64}}   // optional
+//
+// `kernels` is tried in order at run time (or at compile time when the row
+// count is static): the first entry whose conditions hold (min_rows <= m,
+// m <= max_rows, k >= min_k) computes the product; the last has none.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ODT_CODEGEN_CPU_CONTRACTIONSELECTION_H
+#define ODT_CODEGEN_CPU_CONTRACTIONSELECTION_H
+
+#include "codegen/cpu/ContractionPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace odt::cpu {
+
+inline constexpr llvm::StringLiteral kContractionConfigAttr = "odt.contraction";
+
+/// The kernel strategies (ContractionEmitter.h, one file each).
+enum class ContractionKernel {
+  /// B packed into L1-sized panels, row tiles over them: any product.
+  Packed,
+  /// B's rows read in place along n: B not transposed.
+  Direct,
+  /// Each output a dot product along k: B transposed, k innermost in A.
+  Dots,
+  /// Computed transposed, the rows as a vector's lanes: B transposed, k
+  /// innermost in A, at most one vector of rows.
+  Swapped,
+};
+
+llvm::StringRef getKernelName(ContractionKernel kernel);
+std::optional<ContractionKernel> parseKernelName(llvm::StringRef name);
+
+/// One entry of the config's `kernels`: the kernel and when it applies.
+struct KernelChoice {
+  ContractionKernel kernel;
+  int64_t minRows = 0;  ///< applies from this many rows
+  int64_t maxRows = -1; ///< ... up to this many (-1: any)
+  int64_t minK = 0;     ///< ... with at least this many k values
+};
+
+struct ContractionConfig {
+  /// Tried in order; the last applies unconditionally.
+  llvm::SmallVector<KernelChoice, 3> kernels;
+  /// Register tile (rows x columns, columns = 2 vectors) and k values per
+  /// packed panel.
+  int64_t rows = 0, columns = 0, depth = 0;
+  /// B (a parameter) keeps its packed panels in entry arguments.
+  bool keptPanels = false;
+  /// > 0: the parallel iterations are blocks of wideRowBlock whole rows
+  /// when k <= wideRowsMaxK (known at run time or compile time).
+  int64_t wideRowsMaxK = 0, wideRowBlock = 0;
+
+  /// The rows from which the packed kernel runs (its entry's min_rows), or
+  /// -1 when no entry is packed.
+  int64_t packedMinRows() const;
+};
+
+/// What the target gives the selection.
+struct ContractionTarget {
+  int64_t vectorWidth = 8, rows = 6, depth = 256;
+};
+
+/// Whether B of `op` is a parameter of `func` whose panels the runtime can
+/// keep (odt.role = parameter, static 2-D shape, read by this product in
+/// the entry's body, no dims beyond m, n and k).
+bool canKeepPanels(mlir::func::FuncOp func, mlir::linalg::GenericOp op);
+
+/// The config for a planned product. `keepPanels`: whether its B may keep
+/// panels (canKeepPanels, and no other product of the entry keeps the same
+/// parameter's in the same layout). `why` gets one sentence per decision.
+ContractionConfig selectContractionConfig(mlir::linalg::GenericOp op,
+                                          const ContractionPlan &plan,
+                                          const ContractionTarget &target,
+                                          bool keepPanels, std::string &why);
+
+/// `config` with its kernels replaced by `kernel` where that kernel can
+/// compute the product (swapped: up to one vector of rows, packed beyond);
+/// nothing when it cannot. No kept panels unless packed, no wide rows.
+std::optional<ContractionConfig> forceKernel(const ContractionConfig &config,
+                                             ContractionKernel kernel,
+                                             mlir::linalg::GenericOp op,
+                                             const ContractionPlan &plan,
+                                             const ContractionTarget &target);
+
+mlir::DictionaryAttr buildConfigAttr(mlir::MLIRContext *context,
+                                     const ContractionConfig &config);
+
+/// The config written on `op`, checked against what the product and the
+/// target allow (errors at the op); nothing when `op` has none.
+mlir::FailureOr<std::optional<ContractionConfig>>
+readConfigAttr(mlir::linalg::GenericOp op, const ContractionPlan &plan,
+               const ContractionTarget &target);
+
+/// How the passes choose configs.
+struct SelectionOptions {
+  ContractionTarget target;
+  /// Whether a parameter B may keep its panels between steps.
+  bool cachePanels = true;
+  /// Every product this kernel can compute gets it (forceKernel).
+  std::optional<ContractionKernel> force;
+  /// A remark at each product saying why it got its config.
+  bool remarks = false;
+};
+
+/// Gives every product of `products` (normalizeProducts of `func`) that
+/// has no config one, and checks those that have one (errors at the op).
+mlir::LogicalResult selectContractionConfigs(
+    mlir::func::FuncOp func,
+    llvm::ArrayRef<std::pair<mlir::linalg::GenericOp, ContractionPlan>>
+        products,
+    const SelectionOptions &options);
+
+/// Whether k is the innermost dim of A (rows of A contiguous along k).
+bool isKInnermostInA(mlir::linalg::GenericOp op, const ContractionPlan &plan);
+
+} // namespace odt::cpu
+
+#endif // ODT_CODEGEN_CPU_CONTRACTIONSELECTION_H

@@ -1,0 +1,110 @@
+// RUN: odt-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(odt-select-contraction-kernels{vector-width=8 rows=6}))'
+
+// A config given in the input is checked against what the product and the
+// target allow; each mistake is an error at the product.
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @direct_on_transposed_b(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{odt.contraction: the direct kernel cannot compute this product (B is transposed)}}
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<32x64xf32>) outs(%c : tensor<?x32xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, kernels = [{kernel = "direct"}], tile = array<i64: 6, 16>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @swapped_beyond_a_vector(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{odt.contraction: the swapped kernel takes at most one vector of rows: max_rows from 1 to 8}}
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<32x64xf32>) outs(%c : tensor<?x32xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, kernels = [{kernel = "swapped", max_rows = 16}, {kernel = "dots"}], tile = array<i64: 6, 16>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @last_is_conditional(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{odt.contraction: the last of kernels applies to every product: no min_rows, max_rows or min_k}}
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<32x64xf32>) outs(%c : tensor<?x32xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, kernels = [{kernel = "packed", min_rows = 8}], tile = array<i64: 6, 16>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @tile_of_another_target(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{odt.contraction: tile must be [rows, columns] with 1 to 16 rows and 16 columns (two vectors of the target)}}
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<32x64xf32>) outs(%c : tensor<?x32xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, kernels = [{kernel = "packed"}], tile = array<i64: 8, 32>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @unknown_key(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{odt.contraction: unknown key 'strategy'}}
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<32x64xf32>) outs(%c : tensor<?x32xf32>)
+      attrs = {odt.contraction = {strategy = "fast"}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @kept_panels_of_an_activation(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{odt.contraction: kept_panels needs B to be a parameter of the entry point with a static 2-D shape, kept by no other product}}
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<32x64xf32>) outs(%c : tensor<?x32xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, kept_panels, kernels = [{kernel = "packed"}], tile = array<i64: 6, 16>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}
