@@ -1,8 +1,8 @@
 // RUN: odt-opt %s --split-input-file --odt-convert-onnx-to-linalg | FileCheck %s
 
-// Recurrent layers in inference form (their training forms, GRUTraining and
-// LSTMTraining with their gradients, are exercised by the zoo's GRU and
-// LSTM models against PyTorch: zoo/models.py, ctest -L zoo).
+// Recurrent layers in inference form (their training forms and gradients:
+// recurrent-training.mlir; their numbers against PyTorch: the zoo's GRU and
+// LSTM models, zoo/models.py, ctest -L zoo).
 
 // LSTM (forward, default activations): X times W^T for every step in one
 // product before the loop, then per step (scf.for over the sequence, the
