@@ -205,7 +205,16 @@ static bool hasNativeBFloat16(const llvm::TargetMachine &machine) {
 }
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
-  // 0. Signedness is in the ops now; the types become signless.
+  // 0. The target, on the module, for the passes that size kernels.
+  //    Signedness is in the ops now; the types become signless.
+  SetCPUTargetOptions target;
+  target.triple = options.triple;
+  target.cpu = options.cpu;
+  target.features = options.features;
+  target.vectorWidth = options.vectorWidth;
+  target.rows = options.rows;
+  target.nativeBFloat16 = options.nativeBFloat16;
+  pm.addPass(createSetCPUTarget(target));
   pm.addPass(createEraseUnsignedTypes());
   // 1. Matrix products become register-tiled vector loops, on tensors (the
   //    accumulators are loop-carried values, not memory).
@@ -213,15 +222,10 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     // Each product's kernels, tile and distribution are decided first, as
     // an attribute (ContractionSelection.h), then emitted.
     SelectContractionKernelsOptions selection;
-    selection.vectorWidth = options.vectorWidth;
-    selection.rows = options.rows;
     selection.forceKernel = options.forceContractionKernel;
     selection.remarks = options.contractionRemarks;
     pm.addNestedPass<func::FuncOp>(createSelectContractionKernels(selection));
-    VectorizeContractionsOptions contractions;
-    contractions.vectorWidth = options.vectorWidth;
-    contractions.rows = options.rows;
-    pm.addNestedPass<func::FuncOp>(createVectorizeContractions(contractions));
+    pm.addNestedPass<func::FuncOp>(createVectorizeContractions());
   }
   // 2. Entry points read and write caller buffers; results tied to an
   //    argument are written into it. A fill shared by several accumulating
@@ -302,6 +306,9 @@ FailureOr<CPUPipelineOptions> getCPUPipelineOptions(const CodegenTarget &target,
   options.optimize = optimize;
   std::tie(options.vectorWidth, options.rows) = targetVectorTile(*machine);
   options.nativeBFloat16 = hasNativeBFloat16(*machine);
+  options.triple = machine->getTargetTriple().str();
+  options.cpu = machine->getTargetCPU().str();
+  options.features = machine->getTargetFeatureString().str();
   options.prefix = prefix;
   return options;
 }
@@ -341,6 +348,12 @@ struct CPUPipelineCLOptions : public PassPipelineOptions<CPUPipelineCLOptions> {
       *this, "native-bf16",
       llvm::cl::desc("The target converts f32 <-> bf16 in hardware"),
       llvm::cl::init(false)};
+  Option<std::string> triple{*this, "triple",
+                             llvm::cl::desc("Target triple, for odt.target")};
+  Option<std::string> cpu{*this, "cpu",
+                          llvm::cl::desc("Target CPU, for odt.target")};
+  Option<std::string> features{
+      *this, "features", llvm::cl::desc("Target features, for odt.target")};
   Option<std::string> prefix{
       *this, "prefix",
       llvm::cl::desc("Prefix of the packed entry points' symbols"),
@@ -359,6 +372,9 @@ void registerCPUPipeline() {
         options.vectorWidth = cl.vectorWidth;
         options.rows = cl.rows;
         options.nativeBFloat16 = cl.nativeBFloat16;
+        options.triple = cl.triple;
+        options.cpu = cl.cpu;
+        options.features = cl.features;
         options.prefix = cl.prefix;
         buildCPUPipeline(pm, options);
       });

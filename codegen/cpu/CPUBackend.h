@@ -58,6 +58,9 @@ struct CPUPipelineOptions {
   /// Whether f32 <-> bf16 conversions exist in hardware (else odt-expand-bf16
   /// expands them into integer ops).
   bool nativeBFloat16 = false;
+  /// The resolved target, recorded with the above in the module's
+  /// odt.target (odt-set-cpu-target, CPUTarget.h) for the passes to read.
+  std::string triple, cpu, features;
   /// Packed entry points are named `<prefix>_<entry>`.
   std::string prefix = "odt_model";
   /// Non-empty: every product that this kernel (packed, direct, dots,

@@ -7,6 +7,7 @@
 
 #include "codegen/cpu/ContractionSelection.h"
 #include "codegen/common/ShapeFunctions.h"
+#include "codegen/cpu/CPUTarget.h"
 #include "compiler/training/Roles.h"
 
 #include "mlir/IR/Builders.h"
@@ -131,6 +132,19 @@ int64_t ContractionConfig::packedMinRows() const {
     if (choice.kernel == ContractionKernel::Packed)
       return choice.minRows;
   return -1;
+}
+
+ContractionTarget resolveContractionTarget(func::FuncOp func,
+                                           unsigned vectorWidth, unsigned rows,
+                                           unsigned depth) {
+  std::optional<CPUTargetInfo> module = readTargetAttr(func);
+  ContractionTarget target;
+  target.vectorWidth = vectorWidth ? vectorWidth
+                       : module    ? module->vectorWidth
+                                   : 16;
+  target.rows = rows ? rows : module ? module->tileRows : 8;
+  target.depth = depth;
+  return target;
 }
 
 bool isKInnermostInA(linalg::GenericOp op, const ContractionPlan &plan) {

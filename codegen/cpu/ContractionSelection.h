@@ -84,6 +84,13 @@ struct ContractionTarget {
   int64_t vectorWidth = 8, rows = 6, depth = 256;
 };
 
+/// The tile for products in `func`: the pass options where given
+/// (non-zero), else the module's odt.target (CPUTarget.h), else AVX-512's
+/// 16 lanes x 8 rows.
+ContractionTarget resolveContractionTarget(mlir::func::FuncOp func,
+                                           unsigned vectorWidth, unsigned rows,
+                                           unsigned depth);
+
 /// Whether B of `op` is a parameter of `func` whose panels the runtime can
 /// keep (odt.role = parameter, static 2-D shape, read by this product in
 /// the entry's body, no dims beyond m, n and k).

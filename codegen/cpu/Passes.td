@@ -78,6 +78,31 @@ def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def SetCPUTarget : Pass<"odt-set-cpu-target", "mlir::ModuleOp"> {
+  let summary = "Record the target the module is compiled for";
+  let description = [{
+    The first pass of the CPU stage: writes `odt.target` (CPUTarget.h) on
+    the module: the triple, CPU and features odt-compile resolved from
+    --target, --cpu and --target-features (or this machine), and what odt
+    derives from them (the f32 lanes of a vector register, the rows of a
+    product kernel's register tile, hardware bf16 conversions). The passes
+    that size kernels read it there, so the decisions that depend on the
+    target all come from one attribute in the IR.
+  }];
+  let options = [
+    Option<"triple", "triple", "std::string", "\"\"", "Target triple">,
+    Option<"cpu", "cpu", "std::string", "\"\"", "Target CPU">,
+    Option<"features", "features", "std::string", "\"\"",
+           "Target features (+avx2,...)">,
+    Option<"vectorWidth", "vector-width", "unsigned", "8",
+           "f32 lanes of one vector register">,
+    Option<"rows", "rows", "unsigned", "6",
+           "Rows of a product kernel's register tile">,
+    Option<"nativeBFloat16", "native-bf16", "bool", "false",
+           "The target converts f32 <-> bf16 in hardware">
+  ];
+}
+
 def PackEntryPoints : Pass<"odt-pack-entry-points", "mlir::ModuleOp"> {
   let summary = "Give each entry point a packed C wrapper and hide the rest";
   let description = [{
@@ -182,10 +207,12 @@ def SelectContractionKernels
     it; `remarks` says at each product why it got its config.
   }];
   let options = [
-    Option<"vectorWidth", "vector-width", "unsigned", "16",
-           "f32 lanes of one vector register of the target">,
-    Option<"rows", "rows", "unsigned", "8",
-           "Rows of the output computed together (register tile height)">,
+    Option<"vectorWidth", "vector-width", "unsigned", "0",
+           "f32 lanes of one vector register of the target (0: the "
+           "module's odt.target, else 16)">,
+    Option<"rows", "rows", "unsigned", "0",
+           "Rows of the output computed together, the register tile's "
+           "height (0: the module's odt.target, else 8)">,
     Option<"depth", "depth", "unsigned", "256",
            "k values per packed panel of B">,
     Option<"cachePanels", "cache-panels", "bool", "true",
@@ -269,10 +296,12 @@ def VectorizeContractions
     without fusion.
   }];
   let options = [
-    Option<"vectorWidth", "vector-width", "unsigned", "16",
-           "f32 lanes of one vector register of the target">,
-    Option<"rows", "rows", "unsigned", "8",
-           "Rows of the output computed together (register tile height)">,
+    Option<"vectorWidth", "vector-width", "unsigned", "0",
+           "f32 lanes of one vector register of the target (0: the "
+           "module's odt.target, else 16)">,
+    Option<"rows", "rows", "unsigned", "0",
+           "Rows of the output computed together, the register tile's "
+           "height (0: the module's odt.target, else 8)">,
     Option<"depth", "depth", "unsigned", "256",
            "k values per packed panel of B (panel: depth x 2 vectors, "
            "sized for L1)">,

@@ -23,13 +23,14 @@ struct SelectContractionKernelsPass
   using SelectContractionKernelsBase::SelectContractionKernelsBase;
 
   void runOnOperation() override {
-    if (vectorWidth == 0 || rows == 0 || depth == 0) {
-      getOperation().emitError("odt-select-contraction-kernels: "
-                               "vector-width, rows and depth must be positive");
+    if (depth == 0) {
+      getOperation().emitError(
+          "odt-select-contraction-kernels: depth must be positive");
       return signalPassFailure();
     }
     cpu::SelectionOptions options;
-    options.target = {vectorWidth, rows, depth};
+    options.target =
+        cpu::resolveContractionTarget(getOperation(), vectorWidth, rows, depth);
     options.cachePanels = cachePanels;
     options.remarks = remarks;
     if (!forceKernel.empty()) {

@@ -46,9 +46,9 @@ struct VectorizeContractionsPass
   using VectorizeContractionsBase::VectorizeContractionsBase;
 
   void runOnOperation() override {
-    if (vectorWidth == 0 || rows == 0 || depth == 0) {
-      getOperation().emitError("odt-vectorize-contractions: vector-width, "
-                               "rows and depth must be positive");
+    if (depth == 0) {
+      getOperation().emitError(
+          "odt-vectorize-contractions: depth must be positive");
       return signalPassFailure();
     }
     caches.clear();
@@ -57,7 +57,8 @@ struct VectorizeContractionsPass
     // then); a product without a config gets the one it would have given.
     auto work = normalizeProducts(getOperation(), rewriter);
     SelectionOptions selection;
-    selection.target = {vectorWidth, rows, depth};
+    selection.target =
+        resolveContractionTarget(getOperation(), vectorWidth, rows, depth);
     selection.cachePanels = cachePanels;
     if (failed(selectContractionConfigs(getOperation(), work, selection)))
       return signalPassFailure();
