@@ -16,7 +16,7 @@ using namespace mlir;
 
 namespace odt::cpu {
 
-Value ContractionEmitter::emit(OpBuilder &builder) {
+Value ContractionEmitter::prepareOperands(OpBuilder &builder) {
   maps = op.getIndexingMapsArray();
   a = op.getDpsInputs()[0];
   b = op.getDpsInputs()[1];
@@ -51,13 +51,13 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
   padding = arith::ConstantFloatOp::create(builder, loc, cast<FloatType>(f32),
                                            APFloat(0.0f));
   vectorType = VectorType::get({columns}, f32);
+  return c;
+}
 
-  // Loops over every dim that is neither m, n nor k.
-  SmallVector<unsigned> outer;
-  for (unsigned dim = 0; dim < sizes.size(); ++dim)
-    if (dim != plan.m && dim != plan.n && dim != plan.k)
-      outer.push_back(dim);
-
+ContractionEmitter::Distribution
+ContractionEmitter::planDistribution(OpBuilder &builder,
+                                     ArrayRef<unsigned> outer) {
+  Distribution d;
   // Whether k is short enough for the wide row blocks is often known
   // only at run time (k is the batch in a weight gradient): the blocks'
   // shape and the kernel's path are then chosen by k at run time, in one
@@ -81,49 +81,60 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
   // make a single chunk (an attention head's 32 values) and there are
   // outer dims, the first outer dim (one batch entry per iteration).
   bool byColumns = outer.empty() || !staticN || *staticN > chunkColumns;
-  unsigned parallelDim = byColumns ? plan.n : outer.front();
+  d.parallelDim = byColumns ? plan.n : outer.front();
   columnsInBounds =
       staticN && *staticN % (byColumns ? chunkColumns : columns) == 0;
-  Value extent = sizes[parallelDim];
-  Value step = byColumns
-                   ? arith::ConstantIndexOp::create(builder, loc, chunkColumns)
-                   : one;
+  d.extent = sizes[d.parallelDim];
+  d.step = byColumns
+               ? arith::ConstantIndexOp::create(builder, loc, chunkColumns)
+               : one;
   // With a short k, one chunk holds all columns (rounded up to whole
   // column tiles).
   if (shortK) {
     int64_t allColumns = llvm::alignTo(*staticN, columns);
     columnsInBounds = columnsInBounds && *staticN % allColumns == 0;
-    step = arith::SelectOp::create(
+    d.step = arith::SelectOp::create(
         builder, loc, shortK,
-        arith::ConstantIndexOp::create(builder, loc, allColumns), step);
+        arith::ConstantIndexOp::create(builder, loc, allColumns), d.step);
   }
-  Value chunks = arith::CeilDivUIOp::create(builder, loc, extent, step);
+  d.chunks = arith::CeilDivUIOp::create(builder, loc, d.extent, d.step);
   // Chunks of columns are also cut into blocks of rows (iteration i:
   // row block i / chunks, column chunk i % chunks), so that a thread's
   // consecutive iterations reuse one block of A from L2 across its
   // columns instead of streaming all of A once per chunk.
   // A row count known to fit one block stays static (a 6-filter
   // convolution keeps its one 6-row tile instead of 6 one-row passes).
-  bool blockRows = byColumns && (shortK || !(staticM && *staticM <= kRowBlock));
-  Value rowStep = arith::ConstantIndexOp::create(builder, loc, kRowBlock);
+  d.blockRows = byColumns && (shortK || !(staticM && *staticM <= kRowBlock));
+  d.rowStep = arith::ConstantIndexOp::create(builder, loc, kRowBlock);
   if (shortK)
-    rowStep = arith::SelectOp::create(
+    d.rowStep = arith::SelectOp::create(
         builder, loc, shortK,
         arith::ConstantIndexOp::create(builder, loc, config.wideRowBlock),
-        rowStep);
+        d.rowStep);
   Value rowBlocks =
-      blockRows
-          ? arith::CeilDivUIOp::create(builder, loc, sizes[plan.m], rowStep)
+      d.blockRows
+          ? arith::CeilDivUIOp::create(builder, loc, sizes[plan.m], d.rowStep)
                 .getResult()
           : one;
-  Value iterations =
-      blockRows
-          ? arith::MulIOp::create(builder, loc, rowBlocks, chunks).getResult()
-          : chunks;
+  d.iterations =
+      d.blockRows
+          ? arith::MulIOp::create(builder, loc, rowBlocks, d.chunks).getResult()
+          : d.chunks;
+  return d;
+}
+
+Value ContractionEmitter::emit(OpBuilder &builder) {
+  Value c = prepareOperands(builder);
+  // Loops over every dim that is neither m, n nor k.
+  SmallVector<unsigned> outer;
+  for (unsigned dim = 0; dim < sizes.size(); ++dim)
+    if (dim != plan.m && dim != plan.n && dim != plan.k)
+      outer.push_back(dim);
+  Distribution d = planDistribution(builder, outer);
   if (cache)
     emitPanelCache(builder);
   auto forall =
-      scf::ForallOp::create(builder, loc, ArrayRef<OpFoldResult>{iterations},
+      scf::ForallOp::create(builder, loc, ArrayRef<OpFoldResult>{d.iterations},
                             ValueRange{c}, std::nullopt);
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(forall.getBody());
@@ -131,23 +142,25 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
   Value cOut = forall.getRegionIterArgs()[0];
   Value first = arith::MulIOp::create(
       builder, loc,
-      blockRows
-          ? arith::RemUIOp::create(builder, loc, index, chunks).getResult()
+      d.blockRows
+          ? arith::RemUIOp::create(builder, loc, index, d.chunks).getResult()
           : index,
-      step);
+      d.step);
   Value width = arith::MinUIOp::create(
-      builder, loc, step, arith::SubIOp::create(builder, loc, extent, first));
+      builder, loc, d.step,
+      arith::SubIOp::create(builder, loc, d.extent, first));
   columnOffset = first;
-  AffineExpr parallelExpr = getAffineDimExpr(parallelDim, builder.getContext());
+  AffineExpr parallelExpr =
+      getAffineDimExpr(d.parallelDim, builder.getContext());
   unsigned positionInC = *maps[2].getResultPosition(parallelExpr);
   SmallVector<std::tuple<unsigned, Value, Value>> cutsOfC = {
       {positionInC, first, width}};
-  if (blockRows) {
+  if (d.blockRows) {
     Value firstRow = arith::MulIOp::create(
-        builder, loc, arith::DivUIOp::create(builder, loc, index, chunks),
-        rowStep);
+        builder, loc, arith::DivUIOp::create(builder, loc, index, d.chunks),
+        d.rowStep);
     Value rowCount = arith::MinUIOp::create(
-        builder, loc, rowStep,
+        builder, loc, d.rowStep,
         arith::SubIOp::create(builder, loc, sizes[plan.m], firstRow));
     AffineExpr rowExpr = getAffineDimExpr(plan.m, builder.getContext());
     cutsOfC.push_back(
@@ -166,12 +179,12 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
   // The consumer's other inputs are laid out as C; the bias runs along n.
   for (Value &input : extraInputs)
     input = slice(builder, input, cutsOfC).value;
-  if (bias && parallelDim == plan.n)
+  if (bias && d.parallelDim == plan.n)
     bias = slice(builder, bias, 0, first, width).value;
-  sizes[parallelDim] = width;
+  sizes[d.parallelDim] = width;
 
-  Value panel = tensor::EmptyOp::create(builder, loc,
-                                        ArrayRef<int64_t>{depth, columns}, f32);
+  Value panel = tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{depth, columns}, builder.getF32Type());
   SmallVector<Value> lbs(outer.size(), zero), steps(outer.size(), one), ubs;
   for (unsigned dim : outer)
     ubs.push_back(sizes[dim]);

@@ -57,6 +57,23 @@ public:
   Value emit(OpBuilder &builder);
 
 private:
+  /// How the product's parallel iterations are cut: along `parallelDim`
+  /// (n, or the first outer dim) in pieces of `step` over `extent`
+  /// (`chunks` of them), times blocks of `rowStep` rows when `blockRows`;
+  /// `iterations` in all.
+  struct Distribution {
+    unsigned parallelDim = 0;
+    bool blockRows = false;
+    Value extent, step, chunks, rowStep, iterations;
+  };
+
+  /// Reads the operands, C's start (a fill's constant or the bias) and the
+  /// loop sizes, and makes the constants the kernels share; returns C.
+  Value prepareOperands(OpBuilder &builder);
+
+  /// The parallel iterations' cut (and the wide-row test of k, shortK).
+  Distribution planDistribution(OpBuilder &builder, ArrayRef<unsigned> outer);
+
   struct Slice {
     Value value;
     SmallVector<OpFoldResult> offsets, sizes, strides;
