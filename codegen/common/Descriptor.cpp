@@ -211,13 +211,42 @@ public:
   FailureOr<ModelDescriptor> build();
 
 private:
+  using EntryOffsets = std::vector<flatbuffers::Offset<fb::EntryPoint>>;
+
   LogicalResult collectArguments(func::FuncOp func,
                                  std::vector<ArgumentInfo> &arguments);
+  /// The parameters (module attribute odt.parameters), or failure.
+  FailureOr<std::vector<flatbuffers::Offset<fb::ParameterInfo>>>
+  addParameters();
+  /// Entry point `func` (`funcName`, of `kind`), with its C declaration and
+  /// resolver case for model.h.
+  LogicalResult addEntryPoint(func::FuncOp func, const char *funcName,
+                              fb::EntryKind kind, EntryOffsets &entries,
+                              llvm::json::Array &jsonEntries);
+  /// One argument of an entry point; its line of the C comment.
+  flatbuffers::Offset<fb::Argument> addArgument(const ArgumentInfo &arg,
+                                                size_t index,
+                                                llvm::json::Array &jsonArgs);
+  flatbuffers::Offset<fb::OptimizerInfo> addOptimizer();
+  /// The export template, when the module has an eval graph.
+  LogicalResult addExportTemplate(
+      ArrayAttr paramAttrs,
+      flatbuffers::Offset<flatbuffers::Vector<uint8_t>> &evalModel,
+      flatbuffers::Offset<
+          flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
+          &evalModelParameters);
+  /// model.h: the declarations, the resolver and the linked-model helper.
+  std::string writeHeader() const;
 
   ModuleOp module;
   const std::string &prefix;
   const std::string &evalModelPath;
   DictionaryAttr codegenArguments;
+
+  flatbuffers::FlatBufferBuilder fbb;
+  llvm::json::Object json;
+  /// model.h's entry declarations and the resolver's cases.
+  std::string declarations, resolverCases;
 };
 
 LogicalResult
@@ -300,13 +329,8 @@ DescriptorBuilder::collectArguments(func::FuncOp func,
   return success();
 }
 
-FailureOr<ModelDescriptor> DescriptorBuilder::build() {
-  flatbuffers::FlatBufferBuilder fbb;
-  llvm::json::Object json;
-  json["abi_version"] = kModelABIVersion;
-  json["name"] = prefix;
-
-  // Parameters.
+FailureOr<std::vector<flatbuffers::Offset<fb::ParameterInfo>>>
+DescriptorBuilder::addParameters() {
   std::vector<flatbuffers::Offset<fb::ParameterInfo>> parameters;
   llvm::json::Array jsonParameters;
   auto paramAttrs = module->getAttrOfType<ArrayAttr>(kParametersAttr);
@@ -330,177 +354,207 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
     jsonParameters.push_back(std::move(p));
   }
   json["parameters"] = std::move(jsonParameters);
+  return parameters;
+}
 
-  // Entry points.
-  std::vector<flatbuffers::Offset<fb::EntryPoint>> entries;
+flatbuffers::Offset<fb::Argument>
+DescriptorBuilder::addArgument(const ArgumentInfo &arg, size_t index,
+                               llvm::json::Array &jsonArgs) {
+  std::vector<flatbuffers::Offset<fb::Dim>> dims;
+  llvm::json::Array jsonDims;
+  std::string dimText;
+  for (Attribute dim : arg.dims) {
+    if (auto size = dyn_cast<IntegerAttr>(dim)) {
+      dims.push_back(fb::CreateDim(fbb, size.getInt()));
+      jsonDims.push_back(size.getInt());
+      dimText += (dimText.empty() ? "" : ", ") + std::to_string(size.getInt());
+    } else {
+      StringRef name = cast<StringAttr>(dim).getValue();
+      dims.push_back(fb::CreateDim(fbb, -1, fbb.CreateString(name.str())));
+      jsonDims.push_back(name.str());
+      dimText += (dimText.empty() ? "" : ", ") + name.str();
+    }
+  }
+  auto [valueMin, valueMax] =
+      arg.valueRange.value_or(std::pair<int64_t, int64_t>{0, -1});
+  flatbuffers::Offset<fb::Argument> fbArg = fb::CreateArgument(
+      fbb, fbb.CreateString(arg.name), toFlatbufferRole(arg.role), arg.dataType,
+      fbb.CreateVector(dims), arg.parameter, arg.writes, valueMin, valueMax,
+      arg.valueException.has_value(), arg.valueException.value_or(0),
+      arg.valueRangeReason.empty() ? 0
+                                   : fbb.CreateString(arg.valueRangeReason));
+  llvm::json::Object a;
+  a["name"] = arg.name;
+  a["role"] = getRoleName(arg.role).str();
+  a["data_type"] = arg.dataType;
+  a["dims"] = std::move(jsonDims);
+  if (arg.parameter >= 0)
+    a["parameter"] = arg.parameter;
+  a["writes"] = arg.writes;
+  if (arg.valueRange) {
+    a["value_range"] =
+        llvm::json::Array{arg.valueRange->first, arg.valueRange->second};
+    if (arg.valueException)
+      a["value_exception"] = *arg.valueException;
+    a["value_range_reason"] = arg.valueRangeReason;
+  }
+  jsonArgs.push_back(std::move(a));
+  declarations += "     [" + std::to_string(index) + "] " + arg.name + " (" +
+                  getRoleName(arg.role).str() + ") [" + dimText + "]\n";
+  return fbArg;
+}
+
+LogicalResult DescriptorBuilder::addEntryPoint(func::FuncOp func,
+                                               const char *funcName,
+                                               fb::EntryKind kind,
+                                               EntryOffsets &entries,
+                                               llvm::json::Array &jsonEntries) {
+  std::vector<ArgumentInfo> arguments;
+  if (failed(collectArguments(func, arguments)))
+    return failure();
+  std::string symbol = prefix + "_" + funcName;
+  std::vector<flatbuffers::Offset<fb::Argument>> fbArgs;
+  llvm::json::Array jsonArgs;
+  declarations += "\n/* " + std::string(funcName) +
+                  ": args[i] points to the "
+                  "memref descriptor of\n";
+  for (auto [index, arg] : llvm::enumerate(arguments))
+    fbArgs.push_back(addArgument(arg, index, jsonArgs));
+  declarations += "*/\nvoid " + symbol + "(void **args);\n";
+  resolverCases += "  if (strcmp(symbol, \"" + symbol +
+                   "\") == 0)\n    entry = " + symbol + ";\n";
+  flatbuffers::Offset<flatbuffers::String> shapeSymbol;
+  if (needsShapeFunction(func)) {
+    std::string shapes = symbol + kShapeFunctionSuffix;
+    shapeSymbol = fbb.CreateString(shapes);
+    declarations += "/* Writes every dim of every output of " + symbol +
+                    " into the int64 buffer after the other arguments. */\n"
+                    "void " +
+                    shapes + "(void **args);\n";
+    resolverCases += "  if (strcmp(symbol, \"" + shapes +
+                     "\") == 0)\n    entry = " + shapes + ";\n";
+  }
+  std::vector<flatbuffers::Offset<fb::Divisibility>> divisibility;
+  llvm::json::Array jsonDivisibility;
+  if (auto requirements = func->getAttrOfType<ArrayAttr>(kDivisibilityAttr))
+    for (auto requirement : requirements.getAsRange<DictionaryAttr>()) {
+      std::vector<flatbuffers::Offset<flatbuffers::String>> symbols;
+      llvm::json::Array jsonSymbols;
+      for (auto name :
+           requirement.getAs<ArrayAttr>("symbols").getAsRange<StringAttr>()) {
+        symbols.push_back(fbb.CreateString(name.str()));
+        jsonSymbols.push_back(name.str());
+      }
+      int64_t multiple = requirement.getAs<IntegerAttr>("multiple_of").getInt();
+      std::string reason = requirement.getAs<StringAttr>("reason").str();
+      divisibility.push_back(fb::CreateDivisibility(
+          fbb, fbb.CreateVector(symbols), multiple, fbb.CreateString(reason)));
+      jsonDivisibility.push_back(
+          llvm::json::Object{{"symbols", std::move(jsonSymbols)},
+                             {"multiple_of", multiple},
+                             {"reason", reason}});
+    }
+  entries.push_back(fb::CreateEntryPoint(
+      fbb, kind, fbb.CreateString(symbol), fbb.CreateVector(fbArgs),
+      shapeSymbol, divisibility.empty() ? 0 : fbb.CreateVector(divisibility)));
+  llvm::json::Object e;
+  if (!jsonDivisibility.empty())
+    e["divisibility"] = std::move(jsonDivisibility);
+  e["kind"] = funcName;
+  e["symbol"] = symbol;
+  e["arguments"] = std::move(jsonArgs);
+  if (needsShapeFunction(func))
+    e["shape_symbol"] = symbol + kShapeFunctionSuffix;
+  jsonEntries.push_back(std::move(e));
+  return success();
+}
+
+flatbuffers::Offset<fb::OptimizerInfo> DescriptorBuilder::addOptimizer() {
+  flatbuffers::Offset<fb::OptimizerInfo> optimizer;
+  auto func = module.lookupSymbol<func::FuncOp>("optimizer");
+  if (!func)
+    return optimizer;
+  llvm::json::Object o;
+  func.walk([&](Operation *op) {
+    if (auto adam = dyn_cast<onnx::AdamWOptimizerOp>(op)) {
+      optimizer = fb::CreateOptimizerInfo(
+          fbb, fb::OptimizerKind::AdamW, adam.getAlpha().convertToFloat(),
+          adam.getBeta().convertToFloat(), adam.getEpsilon().convertToFloat(),
+          adam.getWeightDecay().convertToFloat(), adam.getCorrectBias() == 1,
+          adam.getAdamMode());
+      o["kind"] = "AdamW";
+      o["alpha"] = adam.getAlpha().convertToDouble();
+      o["beta"] = adam.getBeta().convertToDouble();
+      o["epsilon"] = adam.getEpsilon().convertToDouble();
+      o["weight_decay"] = adam.getWeightDecay().convertToDouble();
+      o["correct_bias"] = adam.getCorrectBias() == 1;
+      o["adam_mode"] = adam.getAdamMode();
+    } else if (isa<onnx::SGDOptimizerV2Op>(op)) {
+      optimizer = fb::CreateOptimizerInfo(fbb, fb::OptimizerKind::SGD);
+      o["kind"] = "SGD";
+    }
+  });
+  json["optimizer"] = std::move(o);
+  return optimizer;
+}
+
+LogicalResult DescriptorBuilder::addExportTemplate(
+    ArrayAttr paramAttrs,
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> &evalModel,
+    flatbuffers::Offset<
+        flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
+        &evalModelParameters) {
+  if (evalModelPath.empty() || !module.lookupSymbol<func::FuncOp>("eval"))
+    return success();
+  std::vector<std::string> names;
+  for (Attribute attr : paramAttrs)
+    names.push_back(cast<DictionaryAttr>(attr).getAs<StringAttr>("name").str());
+  FailureOr<ExportTemplate> exportTemplate =
+      buildExportTemplate(module, evalModelPath, names);
+  if (failed(exportTemplate))
+    return failure();
+  evalModel = fbb.CreateVector(
+      reinterpret_cast<const uint8_t *>(exportTemplate->model.data()),
+      exportTemplate->model.size());
+  evalModelParameters = fbb.CreateVectorOfStrings(exportTemplate->parameters);
+  llvm::json::Object e;
+  e["bytes"] = static_cast<int64_t>(exportTemplate->model.size());
+  e["parameters"] = llvm::json::Array(exportTemplate->parameters);
+  json["eval_model"] = std::move(e);
+  return success();
+}
+
+FailureOr<ModelDescriptor> DescriptorBuilder::build() {
+  json["abi_version"] = kModelABIVersion;
+  json["name"] = prefix;
+  FailureOr<std::vector<flatbuffers::Offset<fb::ParameterInfo>>> parameters =
+      addParameters();
+  if (failed(parameters))
+    return failure();
+
+  EntryOffsets entries;
   llvm::json::Array jsonEntries;
-  std::string declarations, resolverCases;
   static const std::pair<const char *, fb::EntryKind> kEntries[] = {
       {"train", fb::EntryKind::Train},
       {"eval", fb::EntryKind::Eval},
       {"optimizer", fb::EntryKind::Optimizer}};
-  for (auto [funcName, kind] : kEntries) {
-    auto func = module.lookupSymbol<func::FuncOp>(funcName);
-    if (!func)
-      continue;
-    std::vector<ArgumentInfo> arguments;
-    if (failed(collectArguments(func, arguments)))
-      return failure();
-    std::string symbol = prefix + "_" + funcName;
-    std::vector<flatbuffers::Offset<fb::Argument>> fbArgs;
-    llvm::json::Array jsonArgs;
-    declarations += "\n/* " + std::string(funcName) +
-                    ": args[i] points to the "
-                    "memref descriptor of\n";
-    for (auto [index, arg] : llvm::enumerate(arguments)) {
-      std::vector<flatbuffers::Offset<fb::Dim>> dims;
-      llvm::json::Array jsonDims;
-      std::string dimText;
-      for (Attribute dim : arg.dims) {
-        if (auto size = dyn_cast<IntegerAttr>(dim)) {
-          dims.push_back(fb::CreateDim(fbb, size.getInt()));
-          jsonDims.push_back(size.getInt());
-          dimText +=
-              (dimText.empty() ? "" : ", ") + std::to_string(size.getInt());
-        } else {
-          StringRef name = cast<StringAttr>(dim).getValue();
-          dims.push_back(fb::CreateDim(fbb, -1, fbb.CreateString(name.str())));
-          jsonDims.push_back(name.str());
-          dimText += (dimText.empty() ? "" : ", ") + name.str();
-        }
-      }
-      auto [valueMin, valueMax] =
-          arg.valueRange.value_or(std::pair<int64_t, int64_t>{0, -1});
-      fbArgs.push_back(fb::CreateArgument(
-          fbb, fbb.CreateString(arg.name), toFlatbufferRole(arg.role),
-          arg.dataType, fbb.CreateVector(dims), arg.parameter, arg.writes,
-          valueMin, valueMax, arg.valueException.has_value(),
-          arg.valueException.value_or(0),
-          arg.valueRangeReason.empty()
-              ? 0
-              : fbb.CreateString(arg.valueRangeReason)));
-      llvm::json::Object a;
-      a["name"] = arg.name;
-      a["role"] = getRoleName(arg.role).str();
-      a["data_type"] = arg.dataType;
-      a["dims"] = std::move(jsonDims);
-      if (arg.parameter >= 0)
-        a["parameter"] = arg.parameter;
-      a["writes"] = arg.writes;
-      if (arg.valueRange) {
-        a["value_range"] =
-            llvm::json::Array{arg.valueRange->first, arg.valueRange->second};
-        if (arg.valueException)
-          a["value_exception"] = *arg.valueException;
-        a["value_range_reason"] = arg.valueRangeReason;
-      }
-      jsonArgs.push_back(std::move(a));
-      declarations += "     [" + std::to_string(index) + "] " + arg.name +
-                      " (" + getRoleName(arg.role).str() + ") [" + dimText +
-                      "]\n";
-    }
-    declarations += "*/\nvoid " + symbol + "(void **args);\n";
-    resolverCases += "  if (strcmp(symbol, \"" + symbol +
-                     "\") == 0)\n    entry = " + symbol + ";\n";
-    flatbuffers::Offset<flatbuffers::String> shapeSymbol;
-    if (needsShapeFunction(func)) {
-      std::string shapes = symbol + kShapeFunctionSuffix;
-      shapeSymbol = fbb.CreateString(shapes);
-      declarations += "/* Writes every dim of every output of " + symbol +
-                      " into the int64 buffer after the other arguments. */\n"
-                      "void " +
-                      shapes + "(void **args);\n";
-      resolverCases += "  if (strcmp(symbol, \"" + shapes +
-                       "\") == 0)\n    entry = " + shapes + ";\n";
-    }
-    std::vector<flatbuffers::Offset<fb::Divisibility>> divisibility;
-    llvm::json::Array jsonDivisibility;
-    if (auto requirements = func->getAttrOfType<ArrayAttr>(kDivisibilityAttr))
-      for (auto requirement : requirements.getAsRange<DictionaryAttr>()) {
-        std::vector<flatbuffers::Offset<flatbuffers::String>> symbols;
-        llvm::json::Array jsonSymbols;
-        for (auto name :
-             requirement.getAs<ArrayAttr>("symbols").getAsRange<StringAttr>()) {
-          symbols.push_back(fbb.CreateString(name.str()));
-          jsonSymbols.push_back(name.str());
-        }
-        int64_t multiple =
-            requirement.getAs<IntegerAttr>("multiple_of").getInt();
-        std::string reason =
-            requirement.getAs<StringAttr>("reason").str();
-        divisibility.push_back(fb::CreateDivisibility(
-            fbb, fbb.CreateVector(symbols), multiple, fbb.CreateString(reason)));
-        jsonDivisibility.push_back(llvm::json::Object{
-            {"symbols", std::move(jsonSymbols)},
-            {"multiple_of", multiple},
-            {"reason", reason}});
-      }
-    entries.push_back(fb::CreateEntryPoint(
-        fbb, kind, fbb.CreateString(symbol), fbb.CreateVector(fbArgs),
-        shapeSymbol,
-        divisibility.empty() ? 0 : fbb.CreateVector(divisibility)));
-    llvm::json::Object e;
-    if (!jsonDivisibility.empty())
-      e["divisibility"] = std::move(jsonDivisibility);
-    e["kind"] = funcName;
-    e["symbol"] = symbol;
-    e["arguments"] = std::move(jsonArgs);
-    if (needsShapeFunction(func))
-      e["shape_symbol"] = symbol + kShapeFunctionSuffix;
-    jsonEntries.push_back(std::move(e));
-  }
+  for (auto [funcName, kind] : kEntries)
+    if (auto func = module.lookupSymbol<func::FuncOp>(funcName))
+      if (failed(addEntryPoint(func, funcName, kind, entries, jsonEntries)))
+        return failure();
   json["entry_points"] = std::move(jsonEntries);
 
   // Optimizer hyper-parameters, for people and for checks in the runtime.
-  flatbuffers::Offset<fb::OptimizerInfo> optimizer;
-  if (auto func = module.lookupSymbol<func::FuncOp>("optimizer")) {
-    llvm::json::Object o;
-    func.walk([&](Operation *op) {
-      if (auto adam = dyn_cast<onnx::AdamWOptimizerOp>(op)) {
-        optimizer = fb::CreateOptimizerInfo(
-            fbb, fb::OptimizerKind::AdamW, adam.getAlpha().convertToFloat(),
-            adam.getBeta().convertToFloat(), adam.getEpsilon().convertToFloat(),
-            adam.getWeightDecay().convertToFloat(), adam.getCorrectBias() == 1,
-            adam.getAdamMode());
-        o["kind"] = "AdamW";
-        o["alpha"] = adam.getAlpha().convertToDouble();
-        o["beta"] = adam.getBeta().convertToDouble();
-        o["epsilon"] = adam.getEpsilon().convertToDouble();
-        o["weight_decay"] = adam.getWeightDecay().convertToDouble();
-        o["correct_bias"] = adam.getCorrectBias() == 1;
-        o["adam_mode"] = adam.getAdamMode();
-      } else if (isa<onnx::SGDOptimizerV2Op>(op)) {
-        optimizer = fb::CreateOptimizerInfo(fbb, fb::OptimizerKind::SGD);
-        o["kind"] = "SGD";
-      }
-    });
-    json["optimizer"] = std::move(o);
-  }
+  flatbuffers::Offset<fb::OptimizerInfo> optimizer = addOptimizer();
 
-  // The export template, when the module has an eval graph.
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> evalModel;
   flatbuffers::Offset<
       flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
       evalModelParameters;
-  if (!evalModelPath.empty() && module.lookupSymbol<func::FuncOp>("eval")) {
-    std::vector<std::string> names;
-    for (Attribute attr : paramAttrs)
-      names.push_back(
-          cast<DictionaryAttr>(attr).getAs<StringAttr>("name").str());
-    FailureOr<ExportTemplate> exportTemplate =
-        buildExportTemplate(module, evalModelPath, names);
-    if (failed(exportTemplate))
-      return failure();
-    evalModel = fbb.CreateVector(
-        reinterpret_cast<const uint8_t *>(exportTemplate->model.data()),
-        exportTemplate->model.size());
-    evalModelParameters = fbb.CreateVectorOfStrings(exportTemplate->parameters);
-    llvm::json::Object e;
-    e["bytes"] = static_cast<int64_t>(exportTemplate->model.size());
-    e["parameters"] = llvm::json::Array(exportTemplate->parameters);
-    json["eval_model"] = std::move(e);
-  }
-
+  if (failed(
+          addExportTemplate(module->getAttrOfType<ArrayAttr>(kParametersAttr),
+                            evalModel, evalModelParameters)))
+    return failure();
   // The allocator hook (codegen/cpu/PackEntryPoints.cpp).
   std::string setAllocator = prefix + "_set_allocator";
   declarations += "/* Routes the model's heap buffers through `allocate` and "
@@ -519,7 +573,7 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
 
   auto model = fb::CreateModel(
       fbb, kModelABIVersion, fbb.CreateString("odt-compile"),
-      fbb.CreateString(prefix), fbb.CreateVector(parameters),
+      fbb.CreateString(prefix), fbb.CreateVector(*parameters),
       fbb.CreateVector(entries), optimizer, evalModel, evalModelParameters);
   fb::FinishModelBuffer(fbb, model);
 
@@ -529,6 +583,11 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
   llvm::raw_string_ostream jsonStream(result.json);
   jsonStream << llvm::formatv("{0:2}", llvm::json::Value(std::move(json)))
              << "\n";
+  result.header = writeHeader();
+  return result;
+}
+
+std::string DescriptorBuilder::writeHeader() const {
   std::string guard = "ODT_MODEL_" + llvm::StringRef(prefix).upper() + "_H";
   // The resolver maps entry names to their addresses for the runtime; the
   // function pointer goes through memcpy, which ISO C and C++ both accept.
@@ -564,19 +623,17 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
       "_resolve;\n"
       "  model.context = 0;\n"
       "  return model;\n}\n#endif\n";
-  result.header =
-      "/* Generated by odt-compile: the model '" + prefix +
-      "' for static linking. */\n#ifndef " + guard + "\n#define " + guard +
-      "\n\n#include <stdint.h>\n#include <string.h>\n\n"
-      "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-      "/* The model descriptor (flatbuffer, runtime/schema/model.fbs). */\n"
-      "extern const uint8_t " +
-      prefix +
-      "_descriptor[];\n"
-      "extern const uint64_t " +
-      prefix + "_descriptor_size;\n" + declarations + resolver +
-      "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
-  return result;
+  return "/* Generated by odt-compile: the model '" + prefix +
+         "' for static linking. */\n#ifndef " + guard + "\n#define " + guard +
+         "\n\n#include <stdint.h>\n#include <string.h>\n\n"
+         "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+         "/* The model descriptor (flatbuffer, runtime/schema/model.fbs). */\n"
+         "extern const uint8_t " +
+         prefix +
+         "_descriptor[];\n"
+         "extern const uint64_t " +
+         prefix + "_descriptor_size;\n" + declarations + resolver +
+         "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
 }
 
 } // namespace
