@@ -31,6 +31,203 @@ struct ForwardResults {
   Value y, yH, yC, gates, cAll;
 };
 
+/// What one time step of a cell reads (buildForward's loop body): the
+/// step's input product `xp` and recurrent product `hp`, the previous
+/// state, the sequence lengths and the step's time as i32 (when given).
+struct StepInputs {
+  Emitter &e;
+  const Config &config;
+  ArrayRef<Activation> fns;
+  const DirectionWeights &wt;
+  int64_t hidden;
+  Value xp, hp, hPrev, cPrev, lens, tI32;
+  SmallVector<OpFoldResult> shape;
+
+  /// Gate block `g` of a [N, G*H] product.
+  Value block(Value m, int64_t g) const {
+    return e.columns(m, g * hidden, hidden);
+  }
+  /// `v` clipped to [-clip, clip] when the op has a clip.
+  Value clipped(OpBuilder &nb, Location nl, Value v) const {
+    if (!config.clip)
+      return v;
+    Type type = v.getType();
+    return arith::MaximumFOp::create(
+        nb, nl, constant(nb, nl, type, -*config.clip),
+        arith::MinimumFOp::create(nb, nl, constant(nb, nl, type, *config.clip),
+                                  v));
+  }
+  /// The mask of sequence_lens: steps at or past a sequence's length keep
+  /// its state (`kept`) instead of the `fresh` one.
+  Value masked(OpBuilder &nb, Location nl, Value length, Value fresh,
+               Value kept) const {
+    if (!length)
+      return fresh;
+    Value live =
+        arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, tI32, length);
+    return arith::SelectOp::create(nb, nl, live, fresh, kept);
+  }
+};
+
+/// RNN: h = f(x W^T + h R^T); yields the new h.
+SmallVector<Value> rnnStep(const StepInputs &in) {
+  SmallVector<Value> inputs = {in.xp, in.hp, in.hPrev};
+  if (in.lens)
+    inputs.push_back(in.lens);
+  return in.e.elementwise(
+      inputs, 1, in.shape,
+      [&](OpBuilder &nb, Location nl, ValueRange s) {
+        Value pre =
+            in.clipped(nb, nl, arith::AddFOp::create(nb, nl, s[0], s[1]));
+        Value hn = activate(nb, nl, pre, in.fns[0]);
+        return SmallVector<Value>{
+            in.masked(nb, nl, in.lens ? s[3] : Value(), hn, s[2])};
+      },
+      {in.hPrev});
+}
+
+/// GRU with linear_before_reset: z, r, h~ from one recurrent product;
+/// yields the new h and z, r, h~.
+SmallVector<Value> gruStepLinearBeforeReset(const StepInputs &in) {
+  SmallVector<Value> inputs = {in.block(in.xp, 0),
+                               in.block(in.xp, 1),
+                               in.block(in.xp, 2),
+                               in.block(in.hp, 0),
+                               in.block(in.hp, 1),
+                               in.block(in.hp, 2),
+                               in.hPrev};
+  if (in.lens)
+    inputs.push_back(in.lens);
+  return in.e.elementwise(
+      inputs, 4, in.shape,
+      [&](OpBuilder &nb, Location nl, ValueRange s) {
+        auto add = [&](Value a, Value c) {
+          return in.clipped(nb, nl, arith::AddFOp::create(nb, nl, a, c));
+        };
+        Value z = activate(nb, nl, add(s[0], s[3]), in.fns[0]);
+        Value r = activate(nb, nl, add(s[1], s[4]), in.fns[0]);
+        Value candidate =
+            activate(nb, nl,
+                     in.clipped(nb, nl,
+                                arith::AddFOp::create(
+                                    nb, nl, s[2],
+                                    arith::MulFOp::create(nb, nl, r, s[5]))),
+                     in.fns[1]);
+        Type type = z.getType();
+        Value keep = arith::MulFOp::create(nb, nl, z, s[6]);
+        Value take = arith::MulFOp::create(
+            nb, nl,
+            arith::SubFOp::create(nb, nl, constant(nb, nl, type, 1.0), z),
+            candidate);
+        Value hn = arith::AddFOp::create(nb, nl, take, keep);
+        hn = in.masked(nb, nl, in.lens ? s[7] : Value(), hn, s[6]);
+        return SmallVector<Value>{hn, z, r, candidate};
+      },
+      {in.hPrev});
+}
+
+/// GRU: r multiplies h before the h~ block's own product; yields the new
+/// h and z, r, h~.
+SmallVector<Value> gruStep(const StepInputs &in) {
+  SmallVector<Value> inputs = {in.block(in.xp, 0), in.block(in.xp, 1),
+                               in.block(in.hp, 0), in.block(in.hp, 1),
+                               in.hPrev};
+  SmallVector<Value> gatesZR = in.e.elementwise(
+      inputs, 3, in.shape, [&](OpBuilder &nb, Location nl, ValueRange s) {
+        auto add = [&](Value a, Value c) {
+          return in.clipped(nb, nl, arith::AddFOp::create(nb, nl, a, c));
+        };
+        Value z = activate(nb, nl, add(s[0], s[2]), in.fns[0]);
+        Value r = activate(nb, nl, add(s[1], s[3]), in.fns[0]);
+        return SmallVector<Value>{z, r, arith::MulFOp::create(nb, nl, r, s[4])};
+      });
+  Value rhInit =
+      in.wt.recurrentBias
+          ? in.e.broadcastRows(
+                in.e.slice1D(in.wt.recurrentBias, 2 * in.hidden, in.hidden),
+                in.e.size(in.hPrev, 0))
+          : Value();
+  Value hh =
+      in.e.matmul(gatesZR[2], false,
+                  in.e.rows(in.wt.r, 2 * in.hidden, in.hidden), true, rhInit);
+  inputs = {in.block(in.xp, 2), hh, gatesZR[0], in.hPrev};
+  if (in.lens)
+    inputs.push_back(in.lens);
+  SmallVector<Value> out = in.e.elementwise(
+      inputs, 2, in.shape,
+      [&](OpBuilder &nb, Location nl, ValueRange s) {
+        Value candidate = activate(
+            nb, nl,
+            in.clipped(nb, nl, arith::AddFOp::create(nb, nl, s[0], s[1])),
+            in.fns[1]);
+        Type type = candidate.getType();
+        Value z = s[2];
+        Value keep = arith::MulFOp::create(nb, nl, z, s[3]);
+        Value take = arith::MulFOp::create(
+            nb, nl,
+            arith::SubFOp::create(nb, nl, constant(nb, nl, type, 1.0), z),
+            candidate);
+        Value hn = arith::AddFOp::create(nb, nl, take, keep);
+        hn = in.masked(nb, nl, in.lens ? s[4] : Value(), hn, s[3]);
+        return SmallVector<Value>{hn, candidate};
+      },
+      {in.hPrev});
+  return {out[0], gatesZR[0], gatesZR[1], out[1]};
+}
+
+/// LSTM: i, o, f, c blocks, peepholes P = [Pi, Po, Pf]; yields the new h
+/// and c and i, o, f, c~.
+SmallVector<Value> lstmStep(const StepInputs &in) {
+  SmallVector<Value> inputs = {in.block(in.xp, 0), in.block(in.xp, 1),
+                               in.block(in.xp, 2), in.block(in.xp, 3),
+                               in.block(in.hp, 0), in.block(in.hp, 1),
+                               in.block(in.hp, 2), in.block(in.hp, 3),
+                               in.cPrev,           in.hPrev};
+  bool peep = static_cast<bool>(in.wt.peepholes);
+  if (peep) {
+    inputs.push_back(in.e.slice1D(in.wt.peepholes, 0, in.hidden));
+    inputs.push_back(in.e.slice1D(in.wt.peepholes, in.hidden, in.hidden));
+    inputs.push_back(in.e.slice1D(in.wt.peepholes, 2 * in.hidden, in.hidden));
+  }
+  if (in.lens)
+    inputs.push_back(in.lens);
+  return in.e.elementwise(
+      inputs, 6, in.shape,
+      [&](OpBuilder &nb, Location nl, ValueRange s) {
+        auto add = [&](Value a, Value c) {
+          return arith::AddFOp::create(nb, nl, a, c).getResult();
+        };
+        auto mul = [&](Value a, Value c) {
+          return arith::MulFOp::create(nb, nl, a, c).getResult();
+        };
+        Value c = s[8], hp0 = s[9];
+        Value preI = add(s[0], s[4]), preO = add(s[1], s[5]),
+              preF = add(s[2], s[6]), preC = add(s[3], s[7]);
+        if (peep) {
+          preI = add(preI, mul(s[10], c));
+          preF = add(preF, mul(s[12], c));
+        }
+        Value i = activate(nb, nl, in.clipped(nb, nl, preI), in.fns[0]);
+        Type type = i.getType();
+        Value f =
+            in.config.inputForget
+                ? arith::SubFOp::create(nb, nl, constant(nb, nl, type, 1.0), i)
+                      .getResult()
+                : activate(nb, nl, in.clipped(nb, nl, preF), in.fns[0]);
+        Value candidate = activate(nb, nl, in.clipped(nb, nl, preC), in.fns[1]);
+        Value cn = add(mul(f, c), mul(i, candidate));
+        if (peep)
+          preO = add(preO, mul(s[11], cn));
+        Value og = activate(nb, nl, in.clipped(nb, nl, preO), in.fns[0]);
+        Value hn = mul(og, activate(nb, nl, cn, in.fns[2]));
+        Value length = in.lens ? s[peep ? 13 : 10] : Value();
+        hn = in.masked(nb, nl, length, hn, hp0);
+        cn = in.masked(nb, nl, length, cn, c);
+        return SmallVector<Value>{hn, cn, i, og, f, candidate};
+      },
+      {in.hPrev, in.cPrev});
+}
+
 /// The forward pass of every direction; `training` also fills the gates
 /// of every step (and the cell states).
 FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
@@ -115,184 +312,24 @@ FailureOr<ForwardResults> buildForward(Emitter &e, const Config &config,
                   ? le.broadcastRows(recurrentBiasFirst, le.size(hPrev, 0))
                   : Value();
           Value hp = le.matmul(hPrev, false, recurrentFirst, true, hpInit);
-          auto block = [&](Value m, int64_t g) {
-            return le.columns(m, g * hidden, hidden);
-          };
-          SmallVector<OpFoldResult> shape = {le.size(hPrev, 0), h};
-          auto clipped = [&](OpBuilder &nb, Location nl, Value v) -> Value {
-            if (!config.clip)
-              return v;
-            Type type = v.getType();
-            return arith::MaximumFOp::create(
-                nb, nl, constant(nb, nl, type, -*config.clip),
-                arith::MinimumFOp::create(
-                    nb, nl, constant(nb, nl, type, *config.clip), v));
-          };
-          // The mask of sequence_lens: steps at or past a sequence's length
-          // keep its state and output zeros.
+          // The mask of sequence_lens needs the step's time as i32.
           Value tI32 =
               lens ? arith::IndexCastOp::create(lb, l, lb.getI32Type(), t)
                          .getResult()
                    : Value();
-          auto masked = [&](OpBuilder &nb, Location nl, Value length,
-                            Value fresh, Value kept) -> Value {
-            if (!length)
-              return fresh;
-            Value live = arith::CmpIOp::create(
-                nb, nl, arith::CmpIPredicate::slt, tI32, length);
-            return arith::SelectOp::create(nb, nl, live, fresh, kept);
-          };
-          SmallVector<Value> inputs;
+          StepInputs step{le,     config, fns,  wt,
+                          hidden, xp,     hp,   hPrev,
+                          cPrev,  lens,   tI32, {le.size(hPrev, 0), h}};
+          SmallVector<OpFoldResult> shape = step.shape;
           SmallVector<Value> stepOut; // new h, [new c], saved gate blocks
-          if (config.cell == Cell::RNN) {
-            inputs = {xp, hp, hPrev};
-            if (lens)
-              inputs.push_back(lens);
-            stepOut = le.elementwise(
-                inputs, 1, shape,
-                [&](OpBuilder &nb, Location nl, ValueRange s) {
-                  Value pre = clipped(
-                      nb, nl, arith::AddFOp::create(nb, nl, s[0], s[1]));
-                  Value hn = activate(nb, nl, pre, fns[0]);
-                  return SmallVector<Value>{
-                      masked(nb, nl, lens ? s[3] : Value(), hn, s[2])};
-                },
-                {hPrev});
-          } else if (gru) {
-            if (config.linearBeforeReset) {
-              inputs = {block(xp, 0), block(xp, 1), block(xp, 2), block(hp, 0),
-                        block(hp, 1), block(hp, 2), hPrev};
-              if (lens)
-                inputs.push_back(lens);
-              stepOut = le.elementwise(
-                  inputs, 4, shape,
-                  [&](OpBuilder &nb, Location nl, ValueRange s) {
-                    auto add = [&](Value a, Value c) {
-                      return clipped(nb, nl,
-                                     arith::AddFOp::create(nb, nl, a, c));
-                    };
-                    Value z = activate(nb, nl, add(s[0], s[3]), fns[0]);
-                    Value r = activate(nb, nl, add(s[1], s[4]), fns[0]);
-                    Value candidate = activate(
-                        nb, nl,
-                        clipped(nb, nl,
-                                arith::AddFOp::create(
-                                    nb, nl, s[2],
-                                    arith::MulFOp::create(nb, nl, r, s[5]))),
-                        fns[1]);
-                    Type type = z.getType();
-                    Value keep = arith::MulFOp::create(nb, nl, z, s[6]);
-                    Value take = arith::MulFOp::create(
-                        nb, nl,
-                        arith::SubFOp::create(nb, nl,
-                                              constant(nb, nl, type, 1.0), z),
-                        candidate);
-                    Value hn = arith::AddFOp::create(nb, nl, take, keep);
-                    hn = masked(nb, nl, lens ? s[7] : Value(), hn, s[6]);
-                    return SmallVector<Value>{hn, z, r, candidate};
-                  },
-                  {hPrev});
-            } else {
-              inputs = {block(xp, 0), block(xp, 1), block(hp, 0), block(hp, 1),
-                        hPrev};
-              SmallVector<Value> gatesZR = le.elementwise(
-                  inputs, 3, shape,
-                  [&](OpBuilder &nb, Location nl, ValueRange s) {
-                    auto add = [&](Value a, Value c) {
-                      return clipped(nb, nl,
-                                     arith::AddFOp::create(nb, nl, a, c));
-                    };
-                    Value z = activate(nb, nl, add(s[0], s[2]), fns[0]);
-                    Value r = activate(nb, nl, add(s[1], s[3]), fns[0]);
-                    return SmallVector<Value>{
-                        z, r, arith::MulFOp::create(nb, nl, r, s[4])};
-                  });
-              Value rhInit =
-                  wt.recurrentBias
-                      ? le.broadcastRows(
-                            le.slice1D(wt.recurrentBias, 2 * hidden, hidden),
-                            le.size(hPrev, 0))
-                      : Value();
-              Value hh =
-                  le.matmul(gatesZR[2], false,
-                            le.rows(wt.r, 2 * hidden, hidden), true, rhInit);
-              inputs = {block(xp, 2), hh, gatesZR[0], hPrev};
-              if (lens)
-                inputs.push_back(lens);
-              SmallVector<Value> out = le.elementwise(
-                  inputs, 2, shape,
-                  [&](OpBuilder &nb, Location nl, ValueRange s) {
-                    Value candidate = activate(
-                        nb, nl,
-                        clipped(nb, nl,
-                                arith::AddFOp::create(nb, nl, s[0], s[1])),
-                        fns[1]);
-                    Type type = candidate.getType();
-                    Value z = s[2];
-                    Value keep = arith::MulFOp::create(nb, nl, z, s[3]);
-                    Value take = arith::MulFOp::create(
-                        nb, nl,
-                        arith::SubFOp::create(nb, nl,
-                                              constant(nb, nl, type, 1.0), z),
-                        candidate);
-                    Value hn = arith::AddFOp::create(nb, nl, take, keep);
-                    hn = masked(nb, nl, lens ? s[4] : Value(), hn, s[3]);
-                    return SmallVector<Value>{hn, candidate};
-                  },
-                  {hPrev});
-              stepOut = {out[0], gatesZR[0], gatesZR[1], out[1]};
-            }
-          } else {
-            // LSTM: i, o, f, c blocks; peepholes P = [Pi, Po, Pf].
-            inputs = {block(xp, 0), block(xp, 1), block(xp, 2), block(xp, 3),
-                      block(hp, 0), block(hp, 1), block(hp, 2), block(hp, 3),
-                      cPrev,        hPrev};
-            bool peep = static_cast<bool>(wt.peepholes);
-            if (peep) {
-              inputs.push_back(le.slice1D(wt.peepholes, 0, hidden));
-              inputs.push_back(le.slice1D(wt.peepholes, hidden, hidden));
-              inputs.push_back(le.slice1D(wt.peepholes, 2 * hidden, hidden));
-            }
-            if (lens)
-              inputs.push_back(lens);
-            stepOut = le.elementwise(
-                inputs, 6, shape,
-                [&](OpBuilder &nb, Location nl, ValueRange s) {
-                  auto add = [&](Value a, Value c) {
-                    return arith::AddFOp::create(nb, nl, a, c).getResult();
-                  };
-                  auto mul = [&](Value a, Value c) {
-                    return arith::MulFOp::create(nb, nl, a, c).getResult();
-                  };
-                  Value c = s[8], hp0 = s[9];
-                  Value preI = add(s[0], s[4]), preO = add(s[1], s[5]),
-                        preF = add(s[2], s[6]), preC = add(s[3], s[7]);
-                  if (peep) {
-                    preI = add(preI, mul(s[10], c));
-                    preF = add(preF, mul(s[12], c));
-                  }
-                  Value i = activate(nb, nl, clipped(nb, nl, preI), fns[0]);
-                  Type type = i.getType();
-                  Value f =
-                      config.inputForget
-                          ? arith::SubFOp::create(
-                                nb, nl, constant(nb, nl, type, 1.0), i)
-                                .getResult()
-                          : activate(nb, nl, clipped(nb, nl, preF), fns[0]);
-                  Value candidate =
-                      activate(nb, nl, clipped(nb, nl, preC), fns[1]);
-                  Value cn = add(mul(f, c), mul(i, candidate));
-                  if (peep)
-                    preO = add(preO, mul(s[11], cn));
-                  Value og = activate(nb, nl, clipped(nb, nl, preO), fns[0]);
-                  Value hn = mul(og, activate(nb, nl, cn, fns[2]));
-                  Value length = lens ? s[peep ? 13 : 10] : Value();
-                  hn = masked(nb, nl, length, hn, hp0);
-                  cn = masked(nb, nl, length, cn, c);
-                  return SmallVector<Value>{hn, cn, i, og, f, candidate};
-                },
-                {hPrev, cPrev});
-          }
+          if (config.cell == Cell::RNN)
+            stepOut = rnnStep(step);
+          else if (gru && config.linearBeforeReset)
+            stepOut = gruStepLinearBeforeReset(step);
+          else if (gru)
+            stepOut = gruStep(step);
+          else
+            stepOut = lstmStep(step);
           Value hNew = stepOut[0];
           // The output: zeros past a sequence's length.
           Value output = hNew;
