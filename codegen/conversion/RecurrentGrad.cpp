@@ -45,6 +45,265 @@ Value previousStates(Emitter &e, Value all, Value initial, bool reverse) {
                   {e.idx(1), batch, width});
 }
 
+/// What one step back through time reads: the gradient reaching h (and
+/// c), the step's saved states and gates, the weights.
+struct BackStepInputs {
+  Emitter &e;
+  const Config &config;
+  const DirectionWeights &wt;
+  int64_t hidden;
+  int64_t d;
+  /// The activations f and g of the direction.
+  StringRef f, g;
+  Value t, dh, dcNext, hPrev, cPrev, hCur, stepGates, cAll;
+  bool peep;
+  SmallVector<Value> peepAcc;
+  SmallVector<OpFoldResult> shape;
+
+  /// Gate block `gIndex` of a [N, G*H] tensor.
+  Value block(Value m, int64_t gIndex) const {
+    return e.columns(m, gIndex * hidden, hidden);
+  }
+};
+
+/// One step's gradients: per gate block [N, H], those of the input
+/// products (dGx) and of the recurrent ones (dGh); dh_prev's part that
+/// does not go through R; the cell state's gradient (LSTM), the
+/// peepholes' accumulators (LSTM), and the recurrent input r * h_prev of a
+/// GRU without linear_before_reset.
+struct BackStepGradients {
+  SmallVector<Value> dGx, dGh;
+  Value dhDirect, dcPrev, resetInputValue;
+  SmallVector<Value> dPeep;
+};
+
+/// RNN: dPre = dh * f'(h).
+BackStepGradients rnnStepGradients(const BackStepInputs &in) {
+  BackStepGradients out;
+  Value dPre =
+      in.e.elementwise(
+              {in.dh, in.hCur}, 1, in.shape,
+              [&](OpBuilder &nb, Location nl, ValueRange s) {
+                return SmallVector<Value>{arith::MulFOp::create(
+                    nb, nl, s[0], activationSlope(nb, nl, s[1], in.f))};
+              })
+          .front();
+  out.dGx = {dPre};
+  out.dGh = {dPre};
+  return out;
+}
+
+/// GRU: dz, dr, dh~ from the saved gates (h~'s product with r recomputed
+/// for r's gradient with linear_before_reset).
+BackStepGradients gruStepGradients(const BackStepInputs &in) {
+  BackStepGradients out;
+  Value z = in.block(in.stepGates, 0), r = in.block(in.stepGates, 1),
+        candidate = in.block(in.stepGates, 2);
+  // dz, dr's factor and d(pre_h), and h_prev's direct part.
+  SmallVector<Value> parts = in.e.elementwise(
+      {in.dh, z, candidate, in.hPrev}, 3, in.shape,
+      [&](OpBuilder &nb, Location nl, ValueRange s) {
+        Type type = s[0].getType();
+        Value one = constant(nb, nl, type, 1.0);
+        Value dz = arith::MulFOp::create(
+            nb, nl, s[0], arith::SubFOp::create(nb, nl, s[3], s[2]));
+        Value dCandidate = arith::MulFOp::create(
+            nb, nl, s[0], arith::SubFOp::create(nb, nl, one, s[1]));
+        Value dPreZ = arith::MulFOp::create(
+            nb, nl, dz, activationSlope(nb, nl, s[1], in.f));
+        Value dPreH = arith::MulFOp::create(
+            nb, nl, dCandidate, activationSlope(nb, nl, s[2], in.g));
+        Value direct = arith::MulFOp::create(nb, nl, s[0], s[1]);
+        return SmallVector<Value>{dPreZ, dPreH, direct};
+      });
+  Value dPreZ = parts[0], dPreH = parts[1];
+  out.dhDirect = parts[2];
+  Value dPreR;
+  if (in.config.linearBeforeReset) {
+    // pre_h = xh + r * (h_prev Rh^T + Rbh).
+    Value hhInit =
+        in.wt.recurrentBias
+            ? in.e.broadcastRows(
+                  in.e.slice1D(in.wt.recurrentBias, 2 * in.hidden, in.hidden),
+                  in.shape[0])
+            : Value();
+    Value hh =
+        in.e.matmul(in.hPrev, false,
+                    in.e.rows(in.wt.r, 2 * in.hidden, in.hidden), true, hhInit);
+    SmallVector<Value> rParts = in.e.elementwise(
+        {dPreH, hh, r}, 2, in.shape,
+        [&](OpBuilder &nb, Location nl, ValueRange s) {
+          Value dr = arith::MulFOp::create(nb, nl, s[0], s[1]);
+          return SmallVector<Value>{
+              arith::MulFOp::create(nb, nl, dr,
+                                    activationSlope(nb, nl, s[2], in.f)),
+              arith::MulFOp::create(nb, nl, s[0], s[2])};
+        });
+    dPreR = rParts[0];
+    out.dGx = {dPreZ, dPreR, dPreH};
+    out.dGh = {dPreZ, dPreR, rParts[1]};
+  } else {
+    // pre_h = xh + (r * h_prev) Rh^T + Rbh.
+    Value dResetInput = in.e.matmul(
+        dPreH, false, in.e.rows(in.wt.r, 2 * in.hidden, in.hidden), false);
+    SmallVector<Value> rParts = in.e.elementwise(
+        {dResetInput, in.hPrev, r, out.dhDirect}, 3, in.shape,
+        [&](OpBuilder &nb, Location nl, ValueRange s) {
+          Value dr = arith::MulFOp::create(nb, nl, s[0], s[1]);
+          Value dPre = arith::MulFOp::create(
+              nb, nl, dr, activationSlope(nb, nl, s[2], in.f));
+          Value direct = arith::AddFOp::create(
+              nb, nl, s[3], arith::MulFOp::create(nb, nl, s[0], s[2]));
+          Value input = arith::MulFOp::create(nb, nl, s[2], s[1]);
+          return SmallVector<Value>{dPre, direct, input};
+        });
+    dPreR = rParts[0];
+    out.dhDirect = rParts[1];
+    out.resetInputValue = rParts[2];
+    out.dGx = {dPreZ, dPreR, dPreH};
+    out.dGh = {dPreZ, dPreR, dPreH};
+  }
+  return out;
+}
+
+/// LSTM with IOFC = i, o, f, c~ after activation.
+BackStepGradients lstmStepGradients(const BackStepInputs &in) {
+  BackStepGradients out;
+  // LSTM with IOFC = i, o, f, c~ after activation.
+  Value gi = in.block(in.stepGates, 0), go = in.block(in.stepGates, 1),
+        gf = in.block(in.stepGates, 2), gc = in.block(in.stepGates, 3);
+  Value cCur = in.e.plane(in.cAll, in.t);
+  StringRef hFn = in.config.activations[in.d][2].name;
+  SmallVector<Value> ins = {in.dh, in.dcNext, gi, go, gf, gc, cCur, in.cPrev};
+  if (in.peep) {
+    ins.push_back(in.e.slice1D(in.wt.peepholes, 0, in.hidden));
+    ins.push_back(in.e.slice1D(in.wt.peepholes, in.hidden, in.hidden));
+    ins.push_back(in.e.slice1D(in.wt.peepholes, 2 * in.hidden, in.hidden));
+  }
+  SmallVector<Value> parts = in.e.elementwise(
+      ins, 5, in.shape,
+      [&](OpBuilder &nb, Location nl, ValueRange s) {
+        auto mul = [&](Value x, Value y) {
+          return arith::MulFOp::create(nb, nl, x, y).getResult();
+        };
+        auto add = [&](Value x, Value y) {
+          return arith::AddFOp::create(nb, nl, x, y).getResult();
+        };
+        Value dhv = s[0], dcn = s[1], i = s[2], og = s[3], fg = s[4],
+              cand = s[5], c = s[6], cp = s[7];
+        Value hc = activate(nb, nl, c, Activation{hFn.str()});
+        Value dPreO = mul(mul(dhv, hc), activationSlope(nb, nl, og, in.f));
+        Value dc =
+            add(dcn, mul(mul(dhv, og), activationSlope(nb, nl, hc, hFn)));
+        if (in.peep)
+          dc = add(dc, mul(dPreO, s[9]));
+        Value dPreI = mul(mul(dc, cand), activationSlope(nb, nl, i, in.f));
+        Value dPreF = mul(mul(dc, cp), activationSlope(nb, nl, fg, in.f));
+        Value dPreC = mul(mul(dc, i), activationSlope(nb, nl, cand, in.g));
+        Value dcp = mul(dc, fg);
+        if (in.peep)
+          dcp = add(dcp, add(mul(dPreI, s[8]), mul(dPreF, s[10])));
+        return SmallVector<Value>{dPreI, dPreO, dPreF, dPreC, dcp};
+      },
+      {Value(), Value(), Value(), Value(), in.dcNext});
+  out.dGx = {parts[0], parts[1], parts[2], parts[3]};
+  out.dGh = out.dGx;
+  out.dcPrev = parts[4];
+  if (in.peep) {
+    // dPi += dPreI c_prev, dPo += dPreO c, dPf += dPreF c_prev.
+    out.dPeep = in.e.elementwise(
+        {in.peepAcc[0], in.peepAcc[1], in.peepAcc[2], parts[0], parts[1],
+         parts[2], in.cPrev, cCur},
+        3, in.shape,
+        [&](OpBuilder &nb, Location nl, ValueRange s) {
+          auto fma = [&](Value acc, Value x, Value y) {
+            return arith::AddFOp::create(nb, nl, acc,
+                                         arith::MulFOp::create(nb, nl, x, y))
+                .getResult();
+          };
+          return SmallVector<Value>{fma(s[0], s[3], s[6]),
+                                    fma(s[1], s[4], s[7]),
+                                    fma(s[2], s[5], s[6])};
+        },
+        {in.peepAcc[0], in.peepAcc[1], in.peepAcc[2]});
+  }
+  return out;
+}
+
+/// After the loop back through time, direction `d`'s weight, bias, input
+/// and initial-state gradients from the step gradients the loop kept
+/// (`out`: its results), as products over all steps at once. `steps`,
+/// `batch` and `inputs` are X's sizes.
+void addDirectionGradients(Emitter &e, const Config &config,
+                           const DirectionWeights &wt, int64_t d,
+                           int64_t hidden, OpFoldResult steps,
+                           OpFoldResult batch, OpFoldResult inputs, Value flatX,
+                           Value hPrevAll, ValueRange out,
+                           GradientResults &results) {
+  Cell cell = config.cell;
+  bool lstm = cell == Cell::LSTM;
+  bool resetInput = cell == Cell::GRU && !config.linearBeforeReset;
+  bool peep = lstm && static_cast<bool>(wt.peepholes);
+  int64_t gateRows = gateCount(cell) * hidden;
+  OpFoldResult h = e.idx(hidden);
+  unsigned a = 0;
+  Value dhFinal = out[a++];
+  Value dcFinal = lstm ? out[a++] : Value();
+  Value dGxAll = e.flatten(out[a++]), dGhAll = e.flatten(out[a++]);
+  Value hPrevFlat = e.flatten(hPrevAll);
+  Value resetAll = resetInput ? e.flatten(out[a++]) : Value();
+  // After the loop: the products over all steps at once.
+  Value dW = e.matmul(dGxAll, true, flatX, false); // [G*H, I]
+  Value dR;
+  if (resetInput) {
+    Value dRzr =
+        e.matmul(e.columns(dGhAll, 0, 2 * hidden), true, hPrevFlat, false);
+    Value dRh =
+        e.matmul(e.columns(dGhAll, 2 * hidden, hidden), true, resetAll, false);
+    dR = e.empty({e.idx(gateRows), h});
+    dR = e.insert(dRzr, dR, {e.idx(0), e.idx(0)}, {e.idx(2 * hidden), h});
+    dR = e.insert(dRh, dR, {e.idx(2 * hidden), e.idx(0)}, {h, h});
+  } else {
+    dR = e.matmul(dGhAll, true, hPrevFlat, false);
+  }
+  Value dBias = e.empty({e.idx(2 * gateRows)});
+  dBias = e.insert(e.sumRows(dGxAll), dBias, {e.idx(0)}, {e.idx(gateRows)});
+  dBias =
+      e.insert(e.sumRows(dGhAll), dBias, {e.idx(gateRows)}, {e.idx(gateRows)});
+  Value dXd = e.unflatten(e.matmul(dGxAll, false, wt.w, false), steps, batch);
+  results.dX = e.elementwise({results.dX, dXd}, 1, {steps, batch, inputs},
+                             [&](OpBuilder &nb, Location nl, ValueRange s) {
+                               return SmallVector<Value>{
+                                   arith::AddFOp::create(nb, nl, s[0], s[1])};
+                             })
+                   .front();
+  auto atDirection = [&](Value part, Value whole) {
+    auto type = cast<RankedTensorType>(part.getType());
+    SmallVector<OpFoldResult> offsets = {e.idx(d)}, sizes = {e.idx(1)};
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      offsets.push_back(e.idx(0));
+      sizes.push_back(e.size(part, i));
+    }
+    return e.insert(part, whole, offsets, sizes);
+  };
+  results.dW = atDirection(dW, results.dW);
+  results.dR = atDirection(dR, results.dR);
+  results.dB = atDirection(dBias, results.dB);
+  // Copies, as for the forward's final states.
+  results.dH0 = atDirection(e.state({batch, h}, dhFinal), results.dH0);
+  if (lstm) {
+    results.dC0 = atDirection(e.state({batch, h}, dcFinal), results.dC0);
+    Value dPd = e.empty({e.idx(3 * hidden)});
+    if (peep) {
+      for (int i = 0; i < 3; ++i)
+        dPd = e.insert(e.sumRows(out[a + i]), dPd, {e.idx(i * hidden)}, {h});
+    } else {
+      dPd = e.zeros({e.idx(3 * hidden)});
+    }
+    results.dP = atDirection(dPd, results.dP);
+  }
+}
+
 GradientResults buildBackward(Emitter &e, const Config &config,
                               const Operands &o, const Saved &saved,
                               int64_t hidden) {
@@ -144,158 +403,16 @@ GradientResults buildBackward(Emitter &e, const Config &config,
                                      arith::AddFOp::create(nb, nl, s[0], s[1])};
                                })
                     .front();
-          auto block = [&](Value m, int64_t gIndex) {
-            return le.columns(m, gIndex * hidden, hidden);
-          };
-          SmallVector<Value> dGx, dGh; // per gate block [N, H]
-          Value dhDirect;              // dh_prev's part not through R
-          Value dcPrev;
-          SmallVector<Value> dPeep;
-          Value resetInputValue;
-          if (cell == Cell::RNN) {
-            Value dPre =
-                le.elementwise(
-                      {dh, hCur}, 1, shape,
-                      [&](OpBuilder &nb, Location nl, ValueRange s) {
-                        return SmallVector<Value>{arith::MulFOp::create(
-                            nb, nl, s[0], activationSlope(nb, nl, s[1], f))};
-                      })
-                    .front();
-            dGx = {dPre};
-            dGh = {dPre};
-          } else if (gru) {
-            Value z = block(stepGates, 0), r = block(stepGates, 1),
-                  candidate = block(stepGates, 2);
-            // dz, dr's factor and d(pre_h), and h_prev's direct part.
-            SmallVector<Value> parts = le.elementwise(
-                {dh, z, candidate, hPrev}, 3, shape,
-                [&](OpBuilder &nb, Location nl, ValueRange s) {
-                  Type type = s[0].getType();
-                  Value one = constant(nb, nl, type, 1.0);
-                  Value dz = arith::MulFOp::create(
-                      nb, nl, s[0], arith::SubFOp::create(nb, nl, s[3], s[2]));
-                  Value dCandidate = arith::MulFOp::create(
-                      nb, nl, s[0], arith::SubFOp::create(nb, nl, one, s[1]));
-                  Value dPreZ = arith::MulFOp::create(
-                      nb, nl, dz, activationSlope(nb, nl, s[1], f));
-                  Value dPreH = arith::MulFOp::create(
-                      nb, nl, dCandidate, activationSlope(nb, nl, s[2], g));
-                  Value direct = arith::MulFOp::create(nb, nl, s[0], s[1]);
-                  return SmallVector<Value>{dPreZ, dPreH, direct};
-                });
-            Value dPreZ = parts[0], dPreH = parts[1];
-            dhDirect = parts[2];
-            Value dPreR;
-            if (config.linearBeforeReset) {
-              // pre_h = xh + r * (h_prev Rh^T + Rbh).
-              Value hhInit =
-                  wt.recurrentBias
-                      ? le.broadcastRows(
-                            le.slice1D(wt.recurrentBias, 2 * hidden, hidden),
-                            shape[0])
-                      : Value();
-              Value hh =
-                  le.matmul(hPrev, false, le.rows(wt.r, 2 * hidden, hidden),
-                            true, hhInit);
-              SmallVector<Value> rParts = le.elementwise(
-                  {dPreH, hh, r}, 2, shape,
-                  [&](OpBuilder &nb, Location nl, ValueRange s) {
-                    Value dr = arith::MulFOp::create(nb, nl, s[0], s[1]);
-                    return SmallVector<Value>{
-                        arith::MulFOp::create(nb, nl, dr,
-                                              activationSlope(nb, nl, s[2], f)),
-                        arith::MulFOp::create(nb, nl, s[0], s[2])};
-                  });
-              dPreR = rParts[0];
-              dGx = {dPreZ, dPreR, dPreH};
-              dGh = {dPreZ, dPreR, rParts[1]};
-            } else {
-              // pre_h = xh + (r * h_prev) Rh^T + Rbh.
-              Value dResetInput = le.matmul(
-                  dPreH, false, le.rows(wt.r, 2 * hidden, hidden), false);
-              SmallVector<Value> rParts = le.elementwise(
-                  {dResetInput, hPrev, r, dhDirect}, 3, shape,
-                  [&](OpBuilder &nb, Location nl, ValueRange s) {
-                    Value dr = arith::MulFOp::create(nb, nl, s[0], s[1]);
-                    Value dPre = arith::MulFOp::create(
-                        nb, nl, dr, activationSlope(nb, nl, s[2], f));
-                    Value direct = arith::AddFOp::create(
-                        nb, nl, s[3],
-                        arith::MulFOp::create(nb, nl, s[0], s[2]));
-                    Value input = arith::MulFOp::create(nb, nl, s[2], s[1]);
-                    return SmallVector<Value>{dPre, direct, input};
-                  });
-              dPreR = rParts[0];
-              dhDirect = rParts[1];
-              resetInputValue = rParts[2];
-              dGx = {dPreZ, dPreR, dPreH};
-              dGh = {dPreZ, dPreR, dPreH};
-            }
-          } else {
-            // LSTM with IOFC = i, o, f, c~ after activation.
-            Value gi = block(stepGates, 0), go = block(stepGates, 1),
-                  gf = block(stepGates, 2), gc = block(stepGates, 3);
-            Value cCur = le.plane(cAll, t);
-            StringRef hFn = config.activations[d][2].name;
-            SmallVector<Value> ins = {dh, dcNext, gi, go, gf, gc, cCur, cPrev};
-            if (peep) {
-              ins.push_back(le.slice1D(wt.peepholes, 0, hidden));
-              ins.push_back(le.slice1D(wt.peepholes, hidden, hidden));
-              ins.push_back(le.slice1D(wt.peepholes, 2 * hidden, hidden));
-            }
-            SmallVector<Value> parts = le.elementwise(
-                ins, 5, shape,
-                [&](OpBuilder &nb, Location nl, ValueRange s) {
-                  auto mul = [&](Value x, Value y) {
-                    return arith::MulFOp::create(nb, nl, x, y).getResult();
-                  };
-                  auto add = [&](Value x, Value y) {
-                    return arith::AddFOp::create(nb, nl, x, y).getResult();
-                  };
-                  Value dhv = s[0], dcn = s[1], i = s[2], og = s[3], fg = s[4],
-                        cand = s[5], c = s[6], cp = s[7];
-                  Value hc = activate(nb, nl, c, Activation{hFn.str()});
-                  Value dPreO =
-                      mul(mul(dhv, hc), activationSlope(nb, nl, og, f));
-                  Value dc = add(
-                      dcn, mul(mul(dhv, og), activationSlope(nb, nl, hc, hFn)));
-                  if (peep)
-                    dc = add(dc, mul(dPreO, s[9]));
-                  Value dPreI =
-                      mul(mul(dc, cand), activationSlope(nb, nl, i, f));
-                  Value dPreF =
-                      mul(mul(dc, cp), activationSlope(nb, nl, fg, f));
-                  Value dPreC =
-                      mul(mul(dc, i), activationSlope(nb, nl, cand, g));
-                  Value dcp = mul(dc, fg);
-                  if (peep)
-                    dcp = add(dcp, add(mul(dPreI, s[8]), mul(dPreF, s[10])));
-                  return SmallVector<Value>{dPreI, dPreO, dPreF, dPreC, dcp};
-                },
-                {Value(), Value(), Value(), Value(), dcNext});
-            dGx = {parts[0], parts[1], parts[2], parts[3]};
-            dGh = dGx;
-            dcPrev = parts[4];
-            if (peep) {
-              // dPi += dPreI c_prev, dPo += dPreO c, dPf += dPreF c_prev.
-              dPeep = le.elementwise(
-                  {peepAcc[0], peepAcc[1], peepAcc[2], parts[0], parts[1],
-                   parts[2], cPrev, cCur},
-                  3, shape,
-                  [&](OpBuilder &nb, Location nl, ValueRange s) {
-                    auto fma = [&](Value acc, Value x, Value y) {
-                      return arith::AddFOp::create(
-                                 nb, nl, acc,
-                                 arith::MulFOp::create(nb, nl, x, y))
-                          .getResult();
-                    };
-                    return SmallVector<Value>{fma(s[0], s[3], s[6]),
-                                              fma(s[1], s[4], s[7]),
-                                              fma(s[2], s[5], s[6])};
-                  },
-                  {peepAcc[0], peepAcc[1], peepAcc[2]});
-            }
-          }
+          BackStepInputs in{le,   config,    wt,   hidden, d,       f,
+                            g,    t,         dh,   dcNext, hPrev,   cPrev,
+                            hCur, stepGates, cAll, peep,   peepAcc, shape};
+          BackStepGradients step = cell == Cell::RNN ? rnnStepGradients(in)
+                                   : gru             ? gruStepGradients(in)
+                                                     : lstmStepGradients(in);
+          SmallVector<Value> &dGx = step.dGx, &dGh = step.dGh;
+          Value dhDirect = step.dhDirect, dcPrev = step.dcPrev;
+          SmallVector<Value> &dPeep = step.dPeep;
+          Value resetInputValue = step.resetInputValue;
           // Store the step's gate gradients and recurrent inputs.
           SmallVector<OpFoldResult> one = {le.idx(1), shape[0], h};
           for (int64_t gi = 0; gi < gates; ++gi) {
@@ -346,63 +463,8 @@ GradientResults buildBackward(Emitter &e, const Config &config,
             yields.append(dPeep.begin(), dPeep.end());
           scf::YieldOp::create(lb, l, yields);
         });
-    ValueRange out = loop.getResults();
-    unsigned a = 0;
-    Value dhFinal = out[a++];
-    Value dcFinal = lstm ? out[a++] : Value();
-    Value dGxAll = e.flatten(out[a++]), dGhAll = e.flatten(out[a++]);
-    Value hPrevFlat = e.flatten(hPrevAll);
-    Value resetAll = resetInput ? e.flatten(out[a++]) : Value();
-    // After the loop: the products over all steps at once.
-    Value dW = e.matmul(dGxAll, true, flatX, false); // [G*H, I]
-    Value dR;
-    if (resetInput) {
-      Value dRzr =
-          e.matmul(e.columns(dGhAll, 0, 2 * hidden), true, hPrevFlat, false);
-      Value dRh = e.matmul(e.columns(dGhAll, 2 * hidden, hidden), true,
-                           resetAll, false);
-      dR = e.empty({e.idx(gateRows), h});
-      dR = e.insert(dRzr, dR, {e.idx(0), e.idx(0)}, {e.idx(2 * hidden), h});
-      dR = e.insert(dRh, dR, {e.idx(2 * hidden), e.idx(0)}, {h, h});
-    } else {
-      dR = e.matmul(dGhAll, true, hPrevFlat, false);
-    }
-    Value dBias = e.empty({e.idx(2 * gateRows)});
-    dBias = e.insert(e.sumRows(dGxAll), dBias, {e.idx(0)}, {e.idx(gateRows)});
-    dBias = e.insert(e.sumRows(dGhAll), dBias, {e.idx(gateRows)},
-                     {e.idx(gateRows)});
-    Value dXd = e.unflatten(e.matmul(dGxAll, false, wt.w, false), steps, batch);
-    results.dX = e.elementwise({results.dX, dXd}, 1, {steps, batch, inputs},
-                               [&](OpBuilder &nb, Location nl, ValueRange s) {
-                                 return SmallVector<Value>{
-                                     arith::AddFOp::create(nb, nl, s[0], s[1])};
-                               })
-                     .front();
-    auto atDirection = [&](Value part, Value whole) {
-      auto type = cast<RankedTensorType>(part.getType());
-      SmallVector<OpFoldResult> offsets = {e.idx(d)}, sizes = {e.idx(1)};
-      for (int64_t i = 0; i < type.getRank(); ++i) {
-        offsets.push_back(e.idx(0));
-        sizes.push_back(e.size(part, i));
-      }
-      return e.insert(part, whole, offsets, sizes);
-    };
-    results.dW = atDirection(dW, results.dW);
-    results.dR = atDirection(dR, results.dR);
-    results.dB = atDirection(dBias, results.dB);
-    // Copies, as for the forward's final states.
-    results.dH0 = atDirection(e.state({batch, h}, dhFinal), results.dH0);
-    if (lstm) {
-      results.dC0 = atDirection(e.state({batch, h}, dcFinal), results.dC0);
-      Value dPd = e.empty({e.idx(3 * hidden)});
-      if (peep) {
-        for (int i = 0; i < 3; ++i)
-          dPd = e.insert(e.sumRows(out[a + i]), dPd, {e.idx(i * hidden)}, {h});
-      } else {
-        dPd = e.zeros({e.idx(3 * hidden)});
-      }
-      results.dP = atDirection(dPd, results.dP);
-    }
+    addDirectionGradients(e, config, wt, d, hidden, steps, batch, inputs, flatX,
+                          hPrevAll, loop.getResults(), results);
   }
   return results;
 }
