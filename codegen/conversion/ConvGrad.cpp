@@ -76,6 +76,250 @@ Value filterGradientLoops(OpBuilder &rewriter, Location loc, Value dY,
       .front();
 }
 
+/// What the parts of ConvGrad's lowering share.
+struct ConvGradShape {
+  Value dY, x, w;
+  Type type;
+  int64_t n, group, filters, cg, mg;
+  SmallVector<int64_t> kernel;
+  onnx::GradWindow window;
+  SmallVector<OpFoldResult> dySizes, xSizes;
+};
+
+/// dB[m] = sum over images and positions of dY[n, m, o].
+Value biasGradient(OpBuilder &rewriter, Location loc, const ConvGradShape &g) {
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<int64_t> reduced = {0};
+  for (int64_t i = 0; i < g.n; ++i)
+    reduced.push_back(2 + i);
+  return sumOver(rewriter, loc, g.dySizes, reduced, {g.dY},
+                 {identityMap(context, g.n + 2)}, {g.type},
+                 [](OpBuilder &, Location, ValueRange args) {
+                   return SmallVector<Value>{args[0]};
+                 })
+      .front();
+}
+
+/// dW: an im2col product per image group where the product form takes it
+/// (buildFilterGradientProduct), else one summing generic.
+Value filterGradient(OpBuilder &rewriter, Location loc,
+                     const ConvGradShape &g) {
+  SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0),
+                                   rewriter.getIndexAttr(0)};
+  SmallVector<OpFoldResult> high = low;
+  for (int64_t i = 0; i < g.n; ++i) {
+    low.push_back(rewriter.getIndexAttr(g.window.padsBegin[i]));
+    high.push_back(rewriter.getIndexAttr(g.window.padsEnd[i]));
+  }
+  Value zero = createScalar(rewriter, loc, g.type, 0.0);
+  Value padded = tensor::PadOp::create(rewriter, loc, Type(), g.x, low, high,
+                                       zero, /*nofold=*/false)
+                     .getResult();
+  if (convolvesAsProduct(padded, g.w, g.dY, g.group))
+    return buildFilterGradientProduct(
+        rewriter, loc, padded, g.dY,
+        cast<RankedTensorType>(g.w.getType()).getShape(), g.window.strides,
+        g.window.dilations);
+  else
+    return filterGradientLoops(rewriter, loc, g.dY, padded, g.dySizes, g.window,
+                               g.kernel, g.filters, g.cg, g.mg, g.type);
+}
+
+/// dX as a correlation of dY (spread out by the strides, zero-padded)
+/// with the flipped filter; see inputGradient.
+Value inputGradientCorrelation(OpBuilder &rewriter, Location loc,
+                               const ConvGradShape &g, bool strided,
+                               ArrayRef<int64_t> length) {
+  MLIRContext *context = rewriter.getContext();
+  Value dX;
+  Value zero = createScalar(rewriter, loc, g.type, 0.0);
+  Value spreadDY = g.dY;
+  // The correlation's padding: (K - 1) * d - padBegin low; high
+  // (K - 1) * d - padEnd at stride 1, in + padBegin - length strided.
+  if (strided) {
+    SmallVector<OpFoldResult> sizes = {g.dySizes[0], g.dySizes[1]};
+    SmallVector<OpFoldResult> offsets(g.n + 2, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
+    for (int64_t i = 0; i < g.n; ++i) {
+      sizes.push_back(length[i] < 0 ? g.dySizes[2 + i]
+                                    : rewriter.getIndexAttr(length[i]));
+      strides.push_back(rewriter.getIndexAttr(g.window.strides[i]));
+    }
+    Value zeros = createFilled(rewriter, loc, sizes, g.type, 0.0);
+    spreadDY = tensor::InsertSliceOp::create(rewriter, loc, g.dY, zeros,
+                                             offsets, g.dySizes, strides)
+                   .getResult();
+  }
+  SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0),
+                                   rewriter.getIndexAttr(0)};
+  SmallVector<OpFoldResult> high = low;
+  for (int64_t i = 0; i < g.n; ++i) {
+    int64_t reach = (g.kernel[i] - 1) * g.window.dilations[i];
+    low.push_back(rewriter.getIndexAttr(reach - g.window.padsBegin[i]));
+    high.push_back(rewriter.getIndexAttr(
+        length[i] < 0 ? reach - g.window.padsEnd[i]
+                      : *getConstantIntValue(g.xSizes[2 + i]) +
+                            g.window.padsBegin[i] - length[i]));
+  }
+  Value paddedDY = tensor::PadOp::create(rewriter, loc, Type(), spreadDY, low,
+                                         high, zero, /*nofold=*/false)
+                       .getResult();
+  if (convolvesAsProduct(paddedDY, g.w, g.dY, g.group)) {
+    // The correlation is a convolution of paddedDY with the flipped,
+    // transposed filter Wt[c, m, k] = W[m, c, K - 1 - k]: the matrix
+    // product form of buildConvolution.
+    SmallVector<int64_t> flippedShape = {g.cg, g.filters, g.kernel[0],
+                                         g.kernel[1]};
+    Value flippedEmpty = createEmpty(
+        rewriter, loc, getAsIndexOpFoldResult(context, flippedShape), g.type);
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+    Value flipped =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{flippedEmpty.getType()}, ValueRange{g.w},
+            ValueRange{flippedEmpty},
+            ArrayRef<AffineMap>{
+                AffineMap::get(4, 0,
+                               {d(1), d(0), g.kernel[0] - 1 - d(2),
+                                g.kernel[1] - 1 - d(3)},
+                               context),
+                AffineMap::getMultiDimIdentityMap(4, context)},
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(b, l, args[0]);
+            })
+            .getResult(0);
+    Value init = createFilled(rewriter, loc, g.xSizes, g.type, 0.0);
+    SmallVector<int64_t> ones(g.n, 1);
+    dX = buildConvolution(rewriter, loc, paddedDY, flipped, init, ones,
+                          g.window.dilations, /*group=*/1);
+  } else {
+    int64_t rank = 3 + 2 * g.n;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+    AffineExpr nb = d(0), ci = d(1), mi = d(2 + g.n);
+    AffineExpr filter = ci.floorDiv(g.cg) * g.mg + mi;
+    SmallVector<AffineExpr> dyExprs = {nb, filter},
+                            wExprs = {filter, ci % g.cg};
+    SmallVector<OpFoldResult> domain = {g.xSizes[0], g.xSizes[1]};
+    for (int64_t i = 0; i < g.n; ++i)
+      domain.push_back(g.xSizes[2 + i]);
+    domain.push_back(rewriter.getIndexAttr(g.mg));
+    SmallVector<int64_t> reduced = {2 + g.n};
+    for (int64_t i = 0; i < g.n; ++i) {
+      AffineExpr k = d(3 + g.n + i);
+      dyExprs.push_back(d(2 + i) + k * g.window.dilations[i]);
+      wExprs.push_back(g.kernel[i] - 1 - k);
+      domain.push_back(rewriter.getIndexAttr(g.kernel[i]));
+      reduced.push_back(3 + g.n + i);
+    }
+    // The window's terms in one running sum (a staged sum would
+    // write a partial per window row: for a depthwise 3x3 layer, 3x
+    // the size of dX).
+    dX = sumOver(
+             rewriter, loc, domain, reduced, {paddedDY, g.w},
+             {AffineMap::get(rank, 0, dyExprs, context),
+              AffineMap::get(rank, 0, wExprs, context)},
+             {g.type},
+             [](OpBuilder &b, Location l, ValueRange args) {
+               return SmallVector<Value>{
+                   arith::MulFOp::create(b, l, args[0], args[1])};
+             },
+             /*staged=*/false)
+             .front();
+  }
+  return dX;
+}
+
+/// dX as a sum over the filter of dY gathered at (p + pad - k * d) / s,
+/// where that is a whole output position: the general form.
+Value inputGradientGather(OpBuilder &rewriter, Location loc,
+                          const ConvGradShape &g) {
+  MLIRContext *context = rewriter.getContext();
+  Value dX;
+  int64_t rank = 3 + 2 * g.n;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+  AffineExpr ci = d(1), mi = d(2 + g.n);
+  SmallVector<AffineExpr> wExprs = {ci.floorDiv(g.cg) * g.mg + mi, ci % g.cg};
+  SmallVector<OpFoldResult> domain = {g.xSizes[0], g.xSizes[1]};
+  for (int64_t i = 0; i < g.n; ++i)
+    domain.push_back(g.xSizes[2 + i]);
+  domain.push_back(rewriter.getIndexAttr(g.mg));
+  SmallVector<int64_t> reduced = {2 + g.n};
+  for (int64_t i = 0; i < g.n; ++i) {
+    wExprs.push_back(d(3 + g.n + i));
+    domain.push_back(rewriter.getIndexAttr(g.kernel[i]));
+    reduced.push_back(3 + g.n + i);
+  }
+  SmallVector<Value> outSizes;
+  for (int64_t i = 0; i < g.n; ++i)
+    outSizes.push_back(
+        getValueOrCreateConstantIndexOp(rewriter, loc, g.dySizes[2 + i]));
+  dX = sumOver(
+           rewriter, loc, domain, reduced, {g.w},
+           {AffineMap::get(rank, 0, wExprs, context)}, {g.type},
+           [&](OpBuilder &b, Location l, ValueRange args) {
+             auto index = [&](int64_t i) -> Value {
+               return linalg::IndexOp::create(b, l, i);
+             };
+             auto cst = [&](int64_t v) { return indexConstant(b, l, v); };
+             Value channel = arith::AddIOp::create(
+                 b, l,
+                 arith::MulIOp::create(
+                     b, l, arith::DivUIOp::create(b, l, index(1), cst(g.cg)),
+                     cst(g.mg)),
+                 index(2 + g.n));
+             SmallVector<Value> at = {index(0), channel};
+             Value valid;
+             for (int64_t i = 0; i < g.n; ++i) {
+               auto [o, ok] = windowAt(b, l, index(2 + i), index(3 + g.n + i),
+                                       g.window, i, outSizes[i]);
+               valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
+               at.push_back(o);
+             }
+             Value grad = tensor::ExtractOp::create(b, l, g.dY, at);
+             Value product = arith::MulFOp::create(b, l, grad, args[0]);
+             Value zero = createScalar(b, l, product.getType(), 0.0);
+             return SmallVector<Value>{
+                 arith::SelectOp::create(b, l, valid, product, zero)};
+           },
+           /*staged=*/false)
+           .front();
+  return dX;
+}
+
+/// dX over the domain (nb, ci, p..., mi, k...).
+/// With stride 1, dX is a plain correlation of dY, zero-padded by
+/// (K - 1) * d - pad on each side, with the flipped kernel:
+///   dX[nb, ci, p] = sum_{mi, k} dYpad[nb, g(ci) + mi, p + k * d]
+///                                * W[g(ci) + mi, ci % Cg, K - 1 - k]
+/// (g(ci) = (ci / Cg) * Mg): no gather, no conditions, so the loop along
+/// p vectorizes. With stride s > 1 (and static spatial sizes), dY is
+/// first spread out with s - 1 zeros between its elements (dYs[o * s] =
+/// dY[o]): the same correlation then holds on dYs, and the product
+/// kernels do s^n times the multiply-adds instead of a scalar gather
+/// with a division and a bounds check per term (50x slower on a 3x3
+/// stride-2 layer). Other cases take the general form below.
+/// length[i]: dYs's extent (out - 1) * s + 1 along a strided dim, -1
+/// along a stride-1 one (dY is used as it is there).
+Value inputGradient(OpBuilder &rewriter, Location loc, const ConvGradShape &g) {
+  bool correlation = true, strided = false;
+  SmallVector<int64_t> length(g.n, -1);
+  for (int64_t i = 0; i < g.n; ++i) {
+    correlation &= (g.kernel[i] - 1) * g.window.dilations[i] >=
+                   std::max(g.window.padsBegin[i], g.window.padsEnd[i]);
+    if (g.window.strides[i] == 1)
+      continue;
+    strided = true;
+    std::optional<int64_t> in = getConstantIntValue(g.xSizes[2 + i]);
+    std::optional<int64_t> out = getConstantIntValue(g.dySizes[2 + i]);
+    correlation &= in && out && *out >= 1;
+    if (out)
+      length[i] = (*out - 1) * g.window.strides[i] + 1;
+  }
+  if (correlation)
+    return inputGradientCorrelation(rewriter, loc, g, strided, length);
+  return inputGradientGather(rewriter, loc, g);
+}
+
 struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -83,11 +327,9 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
   matchAndRewrite(onnx::ConvGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *context = rewriter.getContext();
     Value dY = adaptor.getDY(), x = adaptor.getX(), w = adaptor.getW();
     auto xType = cast<RankedTensorType>(x.getType());
     auto wType = cast<RankedTensorType>(w.getType());
-    auto dyType = cast<RankedTensorType>(dY.getType());
     Type type = xType.getElementType();
     if (!wType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "W must have a static shape");
@@ -114,218 +356,17 @@ struct LowerConvGrad : OpConversionPattern<onnx::ConvGradOp> {
       return emptyLike(rewriter, loc, resultType, sizes);
     };
 
-    // dB
+    ConvGradShape g{dY, x,  w,      type,    n,       group, filters,
+                    cg, mg, kernel, *window, dySizes, xSizes};
     Value dB = placeholder(op.getDB());
-    if (!op.getDB().use_empty()) {
-      SmallVector<int64_t> reduced = {0};
-      for (int64_t i = 0; i < n; ++i)
-        reduced.push_back(2 + i);
-      dB = sumOver(rewriter, loc, dySizes, reduced, {dY},
-                   {identityMap(context, n + 2)}, {type},
-                   [](OpBuilder &, Location, ValueRange args) {
-                     return SmallVector<Value>{args[0]};
-                   })
-               .front();
-    }
-
-    // dW over the domain (m, c, k..., nb, o...).
+    if (!op.getDB().use_empty())
+      dB = biasGradient(rewriter, loc, g);
     Value dW = placeholder(op.getDW());
-    if (!op.getDW().use_empty()) {
-      SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0),
-                                       rewriter.getIndexAttr(0)};
-      SmallVector<OpFoldResult> high = low;
-      for (int64_t i = 0; i < n; ++i) {
-        low.push_back(rewriter.getIndexAttr(window->padsBegin[i]));
-        high.push_back(rewriter.getIndexAttr(window->padsEnd[i]));
-      }
-      Value zero = createScalar(rewriter, loc, type, 0.0);
-      Value padded = tensor::PadOp::create(rewriter, loc, Type(), x, low, high,
-                                           zero, /*nofold=*/false)
-                         .getResult();
-      if (convolvesAsProduct(padded, w, dY, group))
-        dW = buildFilterGradientProduct(rewriter, loc, padded, dY,
-                                        wType.getShape(), window->strides,
-                                        window->dilations);
-      else
-        dW = filterGradientLoops(rewriter, loc, dY, padded, dySizes, *window,
-                                 kernel, filters, cg, mg, type);
-    }
-
-    // dX over the domain (nb, ci, p..., mi, k...).
+    if (!op.getDW().use_empty())
+      dW = filterGradient(rewriter, loc, g);
     Value dX = placeholder(op.getDX());
-    // With stride 1, dX is a plain correlation of dY, zero-padded by
-    // (K - 1) * d - pad on each side, with the flipped kernel:
-    //   dX[nb, ci, p] = sum_{mi, k} dYpad[nb, g(ci) + mi, p + k * d]
-    //                                * W[g(ci) + mi, ci % Cg, K - 1 - k]
-    // (g(ci) = (ci / Cg) * Mg): no gather, no conditions, so the loop along
-    // p vectorizes. With stride s > 1 (and static spatial sizes), dY is
-    // first spread out with s - 1 zeros between its elements (dYs[o * s] =
-    // dY[o]): the same correlation then holds on dYs, and the product
-    // kernels do s^n times the multiply-adds instead of a scalar gather
-    // with a division and a bounds check per term (50x slower on a 3x3
-    // stride-2 layer). Other cases take the general form below.
-    // length[i]: dYs's extent (out - 1) * s + 1 along a strided dim, -1
-    // along a stride-1 one (dY is used as it is there).
-    bool correlation = true, strided = false;
-    SmallVector<int64_t> length(n, -1);
-    for (int64_t i = 0; i < n; ++i) {
-      correlation &= (kernel[i] - 1) * window->dilations[i] >=
-                     std::max(window->padsBegin[i], window->padsEnd[i]);
-      if (window->strides[i] == 1)
-        continue;
-      strided = true;
-      std::optional<int64_t> in = getConstantIntValue(xSizes[2 + i]);
-      std::optional<int64_t> out = getConstantIntValue(dySizes[2 + i]);
-      correlation &= in && out && *out >= 1;
-      if (out)
-        length[i] = (*out - 1) * window->strides[i] + 1;
-    }
-    if (!op.getDX().use_empty() && correlation) {
-      Value zero = createScalar(rewriter, loc, type, 0.0);
-      Value spreadDY = dY;
-      // The correlation's padding: (K - 1) * d - padBegin low; high
-      // (K - 1) * d - padEnd at stride 1, in + padBegin - length strided.
-      if (strided) {
-        SmallVector<OpFoldResult> sizes = {dySizes[0], dySizes[1]};
-        SmallVector<OpFoldResult> offsets(n + 2, rewriter.getIndexAttr(0));
-        SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
-        for (int64_t i = 0; i < n; ++i) {
-          sizes.push_back(length[i] < 0 ? dySizes[2 + i]
-                                        : rewriter.getIndexAttr(length[i]));
-          strides.push_back(rewriter.getIndexAttr(window->strides[i]));
-        }
-        Value zeros = createFilled(rewriter, loc, sizes, type, 0.0);
-        spreadDY = tensor::InsertSliceOp::create(rewriter, loc, dY, zeros,
-                                                 offsets, dySizes, strides)
-                       .getResult();
-      }
-      SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0),
-                                       rewriter.getIndexAttr(0)};
-      SmallVector<OpFoldResult> high = low;
-      for (int64_t i = 0; i < n; ++i) {
-        int64_t reach = (kernel[i] - 1) * window->dilations[i];
-        low.push_back(rewriter.getIndexAttr(reach - window->padsBegin[i]));
-        high.push_back(rewriter.getIndexAttr(
-            length[i] < 0 ? reach - window->padsEnd[i]
-                          : *getConstantIntValue(xSizes[2 + i]) +
-                                window->padsBegin[i] - length[i]));
-      }
-      Value paddedDY = tensor::PadOp::create(rewriter, loc, Type(), spreadDY,
-                                             low, high, zero, /*nofold=*/false)
-                           .getResult();
-      if (convolvesAsProduct(paddedDY, w, dY, group)) {
-        // The correlation is a convolution of paddedDY with the flipped,
-        // transposed filter Wt[c, m, k] = W[m, c, K - 1 - k]: the matrix
-        // product form of buildConvolution.
-        SmallVector<int64_t> flippedShape = {cg, filters, kernel[0], kernel[1]};
-        Value flippedEmpty = createEmpty(
-            rewriter, loc, getAsIndexOpFoldResult(context, flippedShape), type);
-        auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
-        Value flipped =
-            linalg::GenericOp::create(
-                rewriter, loc, TypeRange{flippedEmpty.getType()}, ValueRange{w},
-                ValueRange{flippedEmpty},
-                ArrayRef<AffineMap>{
-                    AffineMap::get(4, 0,
-                                   {d(1), d(0), kernel[0] - 1 - d(2),
-                                    kernel[1] - 1 - d(3)},
-                                   context),
-                    AffineMap::getMultiDimIdentityMap(4, context)},
-                SmallVector<utils::IteratorType>(4,
-                                                 utils::IteratorType::parallel),
-                [](OpBuilder &b, Location l, ValueRange args) {
-                  linalg::YieldOp::create(b, l, args[0]);
-                })
-                .getResult(0);
-        Value init = createFilled(rewriter, loc, xSizes, type, 0.0);
-        SmallVector<int64_t> ones(n, 1);
-        dX = buildConvolution(rewriter, loc, paddedDY, flipped, init, ones,
-                              window->dilations, /*group=*/1);
-      } else {
-        int64_t rank = 3 + 2 * n;
-        auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
-        AffineExpr nb = d(0), ci = d(1), mi = d(2 + n);
-        AffineExpr filter = ci.floorDiv(cg) * mg + mi;
-        SmallVector<AffineExpr> dyExprs = {nb, filter},
-                                wExprs = {filter, ci % cg};
-        SmallVector<OpFoldResult> domain = {xSizes[0], xSizes[1]};
-        for (int64_t i = 0; i < n; ++i)
-          domain.push_back(xSizes[2 + i]);
-        domain.push_back(rewriter.getIndexAttr(mg));
-        SmallVector<int64_t> reduced = {2 + n};
-        for (int64_t i = 0; i < n; ++i) {
-          AffineExpr k = d(3 + n + i);
-          dyExprs.push_back(d(2 + i) + k * window->dilations[i]);
-          wExprs.push_back(kernel[i] - 1 - k);
-          domain.push_back(rewriter.getIndexAttr(kernel[i]));
-          reduced.push_back(3 + n + i);
-        }
-        // The window's terms in one running sum (a staged sum would
-        // write a partial per window row: for a depthwise 3x3 layer, 3x
-        // the size of dX).
-        dX = sumOver(
-                 rewriter, loc, domain, reduced, {paddedDY, w},
-                 {AffineMap::get(rank, 0, dyExprs, context),
-                  AffineMap::get(rank, 0, wExprs, context)},
-                 {type},
-                 [](OpBuilder &b, Location l, ValueRange args) {
-                   return SmallVector<Value>{
-                       arith::MulFOp::create(b, l, args[0], args[1])};
-                 },
-                 /*staged=*/false)
-                 .front();
-      }
-    } else if (!op.getDX().use_empty()) {
-      int64_t rank = 3 + 2 * n;
-      auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
-      AffineExpr ci = d(1), mi = d(2 + n);
-      SmallVector<AffineExpr> wExprs = {ci.floorDiv(cg) * mg + mi, ci % cg};
-      SmallVector<OpFoldResult> domain = {xSizes[0], xSizes[1]};
-      for (int64_t i = 0; i < n; ++i)
-        domain.push_back(xSizes[2 + i]);
-      domain.push_back(rewriter.getIndexAttr(mg));
-      SmallVector<int64_t> reduced = {2 + n};
-      for (int64_t i = 0; i < n; ++i) {
-        wExprs.push_back(d(3 + n + i));
-        domain.push_back(rewriter.getIndexAttr(kernel[i]));
-        reduced.push_back(3 + n + i);
-      }
-      SmallVector<Value> outSizes;
-      for (int64_t i = 0; i < n; ++i)
-        outSizes.push_back(
-            getValueOrCreateConstantIndexOp(rewriter, loc, dySizes[2 + i]));
-      dX = sumOver(
-               rewriter, loc, domain, reduced, {w},
-               {AffineMap::get(rank, 0, wExprs, context)}, {type},
-               [&](OpBuilder &b, Location l, ValueRange args) {
-                 auto index = [&](int64_t i) -> Value {
-                   return linalg::IndexOp::create(b, l, i);
-                 };
-                 auto cst = [&](int64_t v) { return indexConstant(b, l, v); };
-                 Value channel = arith::AddIOp::create(
-                     b, l,
-                     arith::MulIOp::create(
-                         b, l, arith::DivUIOp::create(b, l, index(1), cst(cg)),
-                         cst(mg)),
-                     index(2 + n));
-                 SmallVector<Value> at = {index(0), channel};
-                 Value valid;
-                 for (int64_t i = 0; i < n; ++i) {
-                   auto [o, ok] = windowAt(b, l, index(2 + i), index(3 + n + i),
-                                           *window, i, outSizes[i]);
-                   valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
-                   at.push_back(o);
-                 }
-                 Value grad = tensor::ExtractOp::create(b, l, dY, at);
-                 Value product = arith::MulFOp::create(b, l, grad, args[0]);
-                 Value zero = createScalar(b, l, product.getType(), 0.0);
-                 return SmallVector<Value>{
-                     arith::SelectOp::create(b, l, valid, product, zero)};
-               },
-               /*staged=*/false)
-               .front();
-    }
-    (void)dyType;
+    if (!op.getDX().use_empty())
+      dX = inputGradient(rewriter, loc, g);
     rewriter.replaceOp(op,
                        {castTensor(rewriter, loc, dX, op.getDX().getType()),
                         castTensor(rewriter, loc, dW, op.getDW().getType()),
