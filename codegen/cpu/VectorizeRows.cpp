@@ -88,17 +88,34 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       vectorize(op);
   }
 
+  /// What vectorize needs of a generic it takes.
+  struct RowPlan {
+    /// The row's loop (the innermost) and its static length.
+    unsigned row = 0;
+    int64_t length = 0;
+    /// Whether the row is summed (else it is parallel, in the output).
+    bool rowSum = false;
+    /// Per input: its stride along the row (0: not moved by it).
+    SmallVector<int64_t> inputStrides;
+  };
+
   void vectorize(linalg::GenericOp op) {
+    if (std::optional<RowPlan> plan = matchRow(op))
+      emitRowLoops(op, *plan);
+  }
+
+  /// Whether `op` is a row the pass carries as a vector (see Passes.td).
+  std::optional<RowPlan> matchRow(linalg::GenericOp op) {
     if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
         op.getNumLoops() < 2)
-      return;
+      return std::nullopt;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     unsigned numLoops = iterators.size(), row = numLoops - 1;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t length = ranges[row];
     if (ShapedType::isDynamic(length) || length < minLength ||
         length > maxLength)
-      return;
+      return std::nullopt;
     bool rowSum = iterators[row] == utils::IteratorType::reduction;
     unsigned reductions =
         llvm::count(iterators, utils::IteratorType::reduction);
@@ -106,25 +123,25 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     // LLVM's to vectorize); a summed row needs a second reduced dim to carry
     // the vector sum over (a single row sum stays as it is).
     if (rowSum ? reductions < 2 : reductions < 1)
-      return;
+      return std::nullopt;
     OpOperand *init = op.getDpsInitOperand(0);
     AffineMap outMap = op.getMatchingIndexingMap(init);
     auto outType = cast<MemRefType>(init->get().getType());
     Type element = outType.getElementType();
     if (!element.isIntOrFloat() || outMap.getNumResults() == 0)
-      return;
+      return std::nullopt;
     if (!rowSum && !hasUnitInnerStride(outType))
-      return;
+      return std::nullopt;
     if (rowSum) {
       if (outMap.isFunctionOfDim(row) || !rowSumCombiner(op))
-        return;
+        return std::nullopt;
     } else {
       auto innermost = dyn_cast<AffineDimExpr>(outMap.getResults().back());
       if (!innermost || innermost.getPosition() != row)
-        return;
+        return std::nullopt;
       for (AffineExpr outer : outMap.getResults().drop_back())
         if (outer.isFunctionOfDim(row))
-          return;
+          return std::nullopt;
     }
     // Inputs: read along their innermost dim (the row's stride there), or
     // not moved by the row (stride 0). One that is the output itself would
@@ -135,15 +152,15 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       AffineMap map = op.getMatchingIndexingMap(input);
       if (!type || !type.getElementType().isIntOrFloat() ||
           input->get() == init->get())
-        return;
+        return std::nullopt;
       int64_t inputStride = 0;
       for (auto [position, expr] : llvm::enumerate(map.getResults())) {
         std::optional<int64_t> stride = strideOf(expr, row, numLoops);
         if (!stride || (*stride && position + 1 != map.getNumResults()))
-          return;
+          return std::nullopt;
         if (*stride) {
           if (!hasUnitInnerStride(type))
-            return;
+            return std::nullopt;
           inputStride = *stride;
         }
       }
@@ -156,7 +173,21 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
           !isMemoryEffectFree(&inner) ||
           !llvm::all_of(inner.getResultTypes(),
                         [](Type t) { return t.isIntOrFloat(); }))
-        return;
+        return std::nullopt;
+    return RowPlan{row, length, rowSum, inputStrides};
+  }
+
+  /// The loops of a matched row: the parallel dims, the reduced dims
+  /// carrying the accumulator, and the body on vectors of the row.
+  void emitRowLoops(linalg::GenericOp op, const RowPlan &plan) {
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    unsigned numLoops = iterators.size(), row = plan.row;
+    int64_t length = plan.length;
+    bool rowSum = plan.rowSum;
+    ArrayRef<int64_t> inputStrides = plan.inputStrides;
+    OpOperand *init = op.getDpsInitOperand(0);
+    AffineMap outMap = op.getMatchingIndexingMap(init);
+    Type element = cast<MemRefType>(init->get().getType()).getElementType();
 
     OpBuilder b(op);
     Location loc = op.getLoc();
