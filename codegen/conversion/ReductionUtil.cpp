@@ -94,13 +94,12 @@ Value convertTensor(OpBuilder &b, Location loc, Value tensor, Type to) {
   if (from == to)
     return tensor;
   Value init = createEmpty(b, loc, getSizes(b, loc, tensor), to);
-  return buildElementwise(b, loc, {tensor}, {init},
-                          [&](OpBuilder &nb, Location l, ValueRange args) {
-                            Value value =
-                                readAs(nb, l, args[0], from, Numeric::of(to));
-                            return SmallVector<Value>{
-                                fromSignless(nb, l, value, to)};
-                          })
+  return buildElementwise(
+             b, loc, {tensor}, {init},
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value value = readAs(nb, l, args[0], from, Numeric::of(to));
+               return SmallVector<Value>{fromSignless(nb, l, value, to)};
+             })
       .front();
 }
 
@@ -216,8 +215,7 @@ Value expandReducedDims(OpBuilder &b, Location loc, Value reduced,
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
     bool isReduced = llvm::is_contained(axes, i);
-    OpFoldResult size =
-        isReduced ? OpFoldResult(b.getIndexAttr(1)) : sizes[i];
+    OpFoldResult size = isReduced ? OpFoldResult(b.getIndexAttr(1)) : sizes[i];
     expandedSizes.push_back(size);
     std::optional<int64_t> constant = getConstantIntValue(size);
     shape.push_back(constant ? *constant : ShapedType::kDynamic);
@@ -246,14 +244,13 @@ Value countElements(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
     }
     Value size = getValueOrCreateConstantIndexOp(b, loc, sizes[axis]);
     dynamicCount =
-        dynamicCount ? arith::MulIOp::create(b, loc, dynamicCount, size)
-                     : size;
+        dynamicCount ? arith::MulIOp::create(b, loc, dynamicCount, size) : size;
   }
   if (!dynamicCount) {
     if (type.isFloat())
       return createScalar(b, loc, type.type, static_cast<double>(staticCount));
-    return arith::ConstantOp::create(
-        b, loc, b.getIntegerAttr(type.type, staticCount));
+    return arith::ConstantOp::create(b, loc,
+                                     b.getIntegerAttr(type.type, staticCount));
   }
   if (staticCount != 1)
     dynamicCount = arith::MulIOp::create(
@@ -271,6 +268,65 @@ static Value isInfinite(OpBuilder &b, Location loc, Value value) {
                            std::numeric_limits<double>::infinity());
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, magnitude,
                                inf);
+}
+
+/// ReduceLogSumExp: max + log(sum(exp(x - max))) in `compute`'s type, over
+/// `axes` of `data` ([rank], the kept dims' sizes `kept`).
+static Value reduceLogSumExp(ConversionPatternRewriter &rewriter, Location loc,
+                             Value data, ArrayRef<int64_t> axes,
+                             ArrayRef<OpFoldResult> kept, int64_t rank,
+                             Type elementType, Numeric compute) {
+  MLIRContext *context = rewriter.getContext();
+  auto read = [&](OpBuilder &b, Location l, Value x) {
+    return readAs(b, l, x, elementType, compute);
+  };
+  // max + log(sum(exp(x - max))), shifting by 0 where max is infinite
+  // (all -inf, or +inf present) so no inf - inf arises.
+  Value lowest = createLowest(rewriter, loc, compute);
+  Value empty = createEmpty(rewriter, loc, kept, compute.type);
+  Value maxInit = linalg::FillOp::create(rewriter, loc, ValueRange{lowest},
+                                         ValueRange{empty})
+                      .getResult(0);
+  Value maxima =
+      buildReduction(rewriter, loc, {data}, axes, {maxInit},
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       return SmallVector<Value>{arith::MaximumFOp::create(
+                           b, l, args[1], read(b, l, args[0]))};
+                     })
+          .front();
+  Value zero = createScalar(rewriter, loc, compute.type, 0.0);
+  Value shiftInit = createEmpty(rewriter, loc, kept, compute.type);
+  Value shifts =
+      buildElementwise(rewriter, loc, {maxima}, {shiftInit},
+                       [&](OpBuilder &b, Location l, ValueRange args) {
+                         return SmallVector<Value>{arith::SelectOp::create(
+                             b, l, isInfinite(b, l, args[0]), zero, args[0])};
+                       })
+          .front();
+  Value sumInit = createFilled(rewriter, loc, kept, compute.type, 0.0);
+  AffineMap keptMap = keptDimsMap(context, rank, axes);
+  Value sums =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{sumInit.getType()}, ValueRange{data, shifts},
+          ValueRange{sumInit},
+          SmallVector<AffineMap>{identityMap(context, rank), keptMap, keptMap},
+          reductionIterators(rank, axes),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value x = read(b, l, args[0]);
+            Value e = math::ExpOp::create(
+                b, l, arith::SubFOp::create(b, l, x, args[1]));
+            linalg::YieldOp::create(
+                b, l, Value(arith::AddFOp::create(b, l, args[2], e)));
+          })
+          .getResult(0);
+  Value resultInit = createEmpty(rewriter, loc, kept, compute.type);
+  return buildElementwise(rewriter, loc, {sums, shifts}, {resultInit},
+                          [&](OpBuilder &b, Location l, ValueRange args) {
+                            Value log = math::LogOp::create(b, l, args[0]);
+                            return SmallVector<Value>{
+                                arith::AddFOp::create(b, l, args[1], log)};
+                          })
+      .front();
 }
 
 LogicalResult lowerReduce(Operation *op, Value data,
@@ -291,7 +347,6 @@ LogicalResult lowerReduce(Operation *op, Value data,
   Numeric numeric = Numeric::of(elementType);
   SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, data);
   SmallVector<OpFoldResult> kept = keptSizes(sizes, *axes);
-  MLIRContext *context = rewriter.getContext();
 
   // The type the reduction computes in.
   Numeric compute = numeric;
@@ -345,15 +400,15 @@ LogicalResult lowerReduce(Operation *op, Value data,
     Value filled = linalg::FillOp::create(rewriter, loc, ValueRange{init},
                                           ValueRange{empty})
                        .getResult(0);
-    reduced = buildReduction(
-                  rewriter, loc, {data}, *axes, {filled},
-                  [&](OpBuilder &b, Location l, ValueRange args) {
-                    Value x = read(b, l, args[0]);
-                    return SmallVector<Value>{
-                        isMax ? createMax(b, l, compute, args[1], x)
-                              : createMin(b, l, compute, args[1], x)};
-                  })
-                  .front();
+    reduced =
+        buildReduction(rewriter, loc, {data}, *axes, {filled},
+                       [&](OpBuilder &b, Location l, ValueRange args) {
+                         Value x = read(b, l, args[0]);
+                         return SmallVector<Value>{
+                             isMax ? createMax(b, l, compute, args[1], x)
+                                   : createMin(b, l, compute, args[1], x)};
+                       })
+            .front();
     break;
   }
   case ReduceKind::L2: {
@@ -364,8 +419,8 @@ LogicalResult lowerReduce(Operation *op, Value data,
       if (compute.isFloat())
         return math::SqrtOp::create(b, l, sum);
       Numeric f64{b.getF64Type(), false};
-      Value root = math::SqrtOp::create(
-          b, l, convertScalar(b, l, sum, compute, f64));
+      Value root =
+          math::SqrtOp::create(b, l, convertScalar(b, l, sum, compute, f64));
       return convertScalar(b, l, root, f64, compute);
     };
     break;
@@ -376,17 +431,17 @@ LogicalResult lowerReduce(Operation *op, Value data,
     });
     break;
   case ReduceKind::L1:
-    reduced = reduce(0.0, [compute](OpBuilder &b, Location l, Value x,
-                                    Value acc) {
-      Value magnitude;
-      if (compute.isFloat())
-        magnitude = math::AbsFOp::create(b, l, x);
-      else if (compute.isUnsigned)
-        magnitude = x;
-      else
-        magnitude = math::AbsIOp::create(b, l, x);
-      return createAdd(b, l, acc, magnitude);
-    });
+    reduced =
+        reduce(0.0, [compute](OpBuilder &b, Location l, Value x, Value acc) {
+          Value magnitude;
+          if (compute.isFloat())
+            magnitude = math::AbsFOp::create(b, l, x);
+          else if (compute.isUnsigned)
+            magnitude = x;
+          else
+            magnitude = math::AbsIOp::create(b, l, x);
+          return createAdd(b, l, acc, magnitude);
+        });
     break;
   case ReduceKind::SumSquare:
     reduced = reduce(0.0, [](OpBuilder &b, Location l, Value x, Value acc) {
@@ -401,72 +456,24 @@ LogicalResult lowerReduce(Operation *op, Value data,
       return math::LogOp::create(b, l, sum);
     };
     break;
-  case ReduceKind::LogSumExp: {
-    // max + log(sum(exp(x - max))), shifting by 0 where max is infinite
-    // (all -inf, or +inf present) so no inf - inf arises.
-    Value lowest = createLowest(rewriter, loc, compute);
-    Value empty = createEmpty(rewriter, loc, kept, compute.type);
-    Value maxInit = linalg::FillOp::create(rewriter, loc, ValueRange{lowest},
-                                           ValueRange{empty})
-                        .getResult(0);
-    Value maxima = buildReduction(
-                       rewriter, loc, {data}, *axes, {maxInit},
-                       [&](OpBuilder &b, Location l, ValueRange args) {
-                         return SmallVector<Value>{arith::MaximumFOp::create(
-                             b, l, args[1], read(b, l, args[0]))};
-                       })
-                       .front();
-    Value zero = createScalar(rewriter, loc, compute.type, 0.0);
-    Value shiftInit = createEmpty(rewriter, loc, kept, compute.type);
-    Value shifts =
-        buildElementwise(rewriter, loc, {maxima}, {shiftInit},
-                         [&](OpBuilder &b, Location l, ValueRange args) {
-                           return SmallVector<Value>{arith::SelectOp::create(
-                               b, l, isInfinite(b, l, args[0]), zero,
-                               args[0])};
-                         })
-            .front();
-    Value sumInit = createFilled(rewriter, loc, kept, compute.type, 0.0);
-    AffineMap keptMap = keptDimsMap(context, rank, *axes);
-    reduced = linalg::GenericOp::create(
-                  rewriter, loc, TypeRange{sumInit.getType()},
-                  ValueRange{data, shifts}, ValueRange{sumInit},
-                  SmallVector<AffineMap>{identityMap(context, rank), keptMap,
-                                         keptMap},
-                  reductionIterators(rank, *axes),
-                  [&](OpBuilder &b, Location l, ValueRange args) {
-                    Value x = read(b, l, args[0]);
-                    Value e = math::ExpOp::create(
-                        b, l, arith::SubFOp::create(b, l, x, args[1]));
-                    linalg::YieldOp::create(
-                        b, l, Value(arith::AddFOp::create(b, l, args[2], e)));
-                  })
-                  .getResult(0);
-    Value resultInit = createEmpty(rewriter, loc, kept, compute.type);
-    reduced = buildElementwise(
-                  rewriter, loc, {reduced, shifts}, {resultInit},
-                  [&](OpBuilder &b, Location l, ValueRange args) {
-                    Value log = math::LogOp::create(b, l, args[0]);
-                    return SmallVector<Value>{
-                        arith::AddFOp::create(b, l, args[1], log)};
-                  })
-                  .front();
+  case ReduceKind::LogSumExp:
+    reduced = reduceLogSumExp(rewriter, loc, data, *axes, kept, rank,
+                              elementType, compute);
     break;
-  }
   }
 
   // To the result's element type (and its unsigned form).
   if (finish || compute.type != elementType) {
     Value init = createEmpty(rewriter, loc, kept, elementType);
-    reduced = buildElementwise(
-                  rewriter, loc, {reduced}, {init},
-                  [&](OpBuilder &b, Location l, ValueRange args) {
-                    Value value = finish ? finish(b, l, args[0]) : args[0];
-                    value = convertScalar(b, l, value, compute, numeric);
-                    return SmallVector<Value>{
-                        fromSignless(b, l, value, elementType)};
-                  })
-                  .front();
+    reduced =
+        buildElementwise(
+            rewriter, loc, {reduced}, {init},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value value = finish ? finish(b, l, args[0]) : args[0];
+              value = convertScalar(b, l, value, compute, numeric);
+              return SmallVector<Value>{fromSignless(b, l, value, elementType)};
+            })
+            .front();
   }
   if (keepdims)
     reduced = expandReducedDims(rewriter, loc, reduced, *axes, rank, sizes);
@@ -519,8 +526,8 @@ Value buildSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis,
   // exp(x - max) / sum, or x - max - log(sum)
   Value init = createEmpty(b, loc, sizes, elementType);
   return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()},
-             ValueRange{input, maxima, sums}, ValueRange{init},
+             b, loc, TypeRange{init.getType()}, ValueRange{input, maxima, sums},
+             ValueRange{init},
              SmallVector<AffineMap>{identity, keptMap, keptMap, identity},
              parallelIterators(rank),
              [&](OpBuilder &nb, Location l, ValueRange args) {
@@ -534,10 +541,10 @@ Value buildSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis,
                  Value e = math::ExpOp::create(nb, l, shifted);
                  result = arith::DivFOp::create(nb, l, e, args[2]);
                }
-               linalg::YieldOp::create(
-                   nb, l,
-                   convertScalar(nb, l, result, Numeric::of(compute),
-                                 Numeric::of(elementType)));
+               linalg::YieldOp::create(nb, l,
+                                       convertScalar(nb, l, result,
+                                                     Numeric::of(compute),
+                                                     Numeric::of(elementType)));
              })
       .getResult(0);
 }
@@ -613,7 +620,8 @@ Value sampleWeights(OpBuilder &b, Location loc, const LossLayout &layout,
 Value sumAll(OpBuilder &b, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
   Value init = createFilled(b, loc, {}, type.getElementType(), 0.0);
-  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
   return buildReduction(b, loc, {tensor}, axes, {init},
                         [&](OpBuilder &nb, Location l, ValueRange args) {
                           return SmallVector<Value>{
@@ -628,8 +636,8 @@ Value buildNegativeLogLikelihood(OpBuilder &b, Location loc,
                                  std::optional<int64_t> ignoreIndex,
                                  StringRef reduction) {
   Type elementType = cast<RankedTensorType>(logProb.getType()).getElementType();
-  Value w = sampleWeights(b, loc, layout, labels, weights, ignoreIndex,
-                          elementType);
+  Value w =
+      sampleWeights(b, loc, layout, labels, weights, ignoreIndex, elementType);
   Value lossInit = createEmpty(b, loc, layout.sampleSizes, elementType);
   Value losses =
       buildElementwise(
