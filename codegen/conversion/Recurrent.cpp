@@ -67,6 +67,17 @@ struct StepInputs {
         arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, tI32, length);
     return arith::SelectOp::create(nb, nl, live, fresh, kept);
   }
+  /// A GRU's new state h = (1 - z) * h~ + z * h_prev, masked by `length`.
+  Value gruUpdate(OpBuilder &nb, Location nl, Value z, Value candidate,
+                  Value previous, Value length) const {
+    Type type = z.getType();
+    Value keep = arith::MulFOp::create(nb, nl, z, previous);
+    Value take = arith::MulFOp::create(
+        nb, nl, arith::SubFOp::create(nb, nl, constant(nb, nl, type, 1.0), z),
+        candidate);
+    Value hn = arith::AddFOp::create(nb, nl, take, keep);
+    return masked(nb, nl, length, hn, previous);
+  }
 };
 
 /// RNN: h = f(x W^T + h R^T); yields the new h.
@@ -113,14 +124,8 @@ SmallVector<Value> gruStepLinearBeforeReset(const StepInputs &in) {
                                     nb, nl, s[2],
                                     arith::MulFOp::create(nb, nl, r, s[5]))),
                      in.fns[1]);
-        Type type = z.getType();
-        Value keep = arith::MulFOp::create(nb, nl, z, s[6]);
-        Value take = arith::MulFOp::create(
-            nb, nl,
-            arith::SubFOp::create(nb, nl, constant(nb, nl, type, 1.0), z),
-            candidate);
-        Value hn = arith::AddFOp::create(nb, nl, take, keep);
-        hn = in.masked(nb, nl, in.lens ? s[7] : Value(), hn, s[6]);
+        Value hn =
+            in.gruUpdate(nb, nl, z, candidate, s[6], in.lens ? s[7] : Value());
         return SmallVector<Value>{hn, z, r, candidate};
       },
       {in.hPrev});
@@ -160,15 +165,8 @@ SmallVector<Value> gruStep(const StepInputs &in) {
             nb, nl,
             in.clipped(nb, nl, arith::AddFOp::create(nb, nl, s[0], s[1])),
             in.fns[1]);
-        Type type = candidate.getType();
-        Value z = s[2];
-        Value keep = arith::MulFOp::create(nb, nl, z, s[3]);
-        Value take = arith::MulFOp::create(
-            nb, nl,
-            arith::SubFOp::create(nb, nl, constant(nb, nl, type, 1.0), z),
-            candidate);
-        Value hn = arith::AddFOp::create(nb, nl, take, keep);
-        hn = in.masked(nb, nl, in.lens ? s[4] : Value(), hn, s[3]);
+        Value hn = in.gruUpdate(nb, nl, s[2], candidate, s[3],
+                                in.lens ? s[4] : Value());
         return SmallVector<Value>{hn, candidate};
       },
       {in.hPrev});
