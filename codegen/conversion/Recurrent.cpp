@@ -421,9 +421,7 @@ struct LowerRecurrent : OpConversionPattern<OpT> {
         replacements.push_back(results->cAll);
       replacements.push_back(results->gates);
     }
-    for (auto [value, result] : llvm::zip(replacements, op->getResults()))
-      value = castTensor(rewriter, op.getLoc(), value, result.getType());
-    rewriter.replaceOp(op, replacements);
+    replaceWithResults(rewriter, op, replacements);
     return success();
   }
 };

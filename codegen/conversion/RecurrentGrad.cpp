@@ -508,9 +508,7 @@ struct LowerRecurrentGrad : OpConversionPattern<OpT> {
       replacements.push_back(results.dC0);
       replacements.push_back(results.dP);
     }
-    for (auto [value, result] : llvm::zip(replacements, op->getResults()))
-      value = castTensor(rewriter, op.getLoc(), value, result.getType());
-    rewriter.replaceOp(op, replacements);
+    replaceWithResults(rewriter, op, replacements);
     return success();
   }
 };

@@ -207,4 +207,11 @@ LogicalResult checkTypes(Operation *op, ConversionPatternRewriter &rewriter,
   return success();
 }
 
+void replaceWithResults(ConversionPatternRewriter &rewriter, Operation *op,
+                        SmallVector<Value> replacements) {
+  for (auto [value, result] : llvm::zip(replacements, op->getResults()))
+    value = castTensor(rewriter, op->getLoc(), value, result.getType());
+  rewriter.replaceOp(op, replacements);
+}
+
 } // namespace odt::codegen::recurrent

@@ -293,6 +293,10 @@ int64_t hiddenSizeOf(Operation *op);
 LogicalResult checkTypes(Operation *op, ConversionPatternRewriter &rewriter,
                          Type &element);
 
+/// Replaces `op` by `replacements`, each cast to its result's type.
+void replaceWithResults(ConversionPatternRewriter &rewriter, Operation *op,
+                        SmallVector<Value> replacements);
+
 /// The gradient ops' patterns (RecurrentGrad.cpp).
 void populateRecurrentGradientPatterns(RewritePatternSet &patterns);
 
