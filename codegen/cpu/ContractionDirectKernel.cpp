@@ -16,19 +16,22 @@ using namespace mlir;
 
 namespace odt::cpu {
 
-Value ContractionEmitter::emitDirect(OpBuilder &builder, Value c) {
+Value ContractionEmitter::emitDirect(OpBuilder &builder, Value c,
+                                     LoopIndices at) {
   auto blockOfK = [&](OpBuilder &bb, Value partial, Value kStart,
                       Value kCount) {
     Value columnStep = arith::ConstantIndexOp::create(bb, loc, columns);
     auto tiles = scf::ForOp::create(
         bb, loc, zero, sizes[plan.n], columnStep, ValueRange{partial},
         [&](OpBuilder &jb, Location, Value column, ValueRange args) {
-          dimValues[plan.n] = column;
+          at[plan.n] = column;
           Value result = emitRowTiles(
-              jb, args[0], kStart, kCount, [&](OpBuilder &kb, Value kk) {
-                dimValues[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
-                return readRowOfB(kb);
-              });
+              jb, args[0], kStart, kCount,
+              [&](OpBuilder &kb, Value kk) {
+                at[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
+                return readRowOfB(kb, at);
+              },
+              at);
           scf::YieldOp::create(jb, loc, result);
         });
     return tiles.getResult(0);
@@ -48,9 +51,10 @@ Value ContractionEmitter::emitDirect(OpBuilder &builder, Value c) {
   return blocks.getResult(0);
 }
 
-Value ContractionEmitter::readRowOfB(OpBuilder &builder) {
+Value ContractionEmitter::readRowOfB(OpBuilder &builder,
+                                     const LoopIndices &at) {
   return vector::TransferReadOp::create(builder, loc, vectorType, b,
-                                        indicesOf(1), padding,
+                                        indicesOf(1, at), padding,
                                         ArrayRef<bool>{columnsInBounds});
 }
 

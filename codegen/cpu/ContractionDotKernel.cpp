@@ -16,7 +16,8 @@ using namespace mlir;
 
 namespace odt::cpu {
 
-Value ContractionEmitter::emitDots(OpBuilder &builder, Value c) {
+Value ContractionEmitter::emitDots(OpBuilder &builder, Value c,
+                                   const LoopIndices &at) {
   Value group = arith::ConstantIndexOp::create(builder, loc, kDotGroup);
   Value n = sizes[plan.n];
   Value full = arith::SubIOp::create(
@@ -24,20 +25,21 @@ Value ContractionEmitter::emitDots(OpBuilder &builder, Value c) {
   auto groups = scf::ForOp::create(
       builder, loc, zero, full, group, ValueRange{c},
       [&](OpBuilder &nested, Location, Value column, ValueRange args) {
-        scf::YieldOp::create(nested, loc,
-                             emitDotGroup(nested, args[0], column, kDotGroup));
+        scf::YieldOp::create(
+            nested, loc, emitDotGroup(nested, args[0], column, kDotGroup, at));
       });
   auto rest = scf::ForOp::create(
       builder, loc, full, n, one, groups.getResults(),
       [&](OpBuilder &nested, Location, Value column, ValueRange args) {
         scf::YieldOp::create(nested, loc,
-                             emitDotGroup(nested, args[0], column, 1));
+                             emitDotGroup(nested, args[0], column, 1, at));
       });
   return rest.getResult(0);
 }
 
 Value ContractionEmitter::emitDotGroup(OpBuilder &builder, Value c,
-                                       Value firstColumn, unsigned count) {
+                                       Value firstColumn, unsigned count,
+                                       const LoopIndices &at) {
   SmallVector<Value> columnValues = successors(builder, firstColumn, count);
   Value m = sizes[plan.m];
   Value two = arith::ConstantIndexOp::create(builder, loc, 2);
@@ -46,21 +48,22 @@ Value ContractionEmitter::emitDotGroup(OpBuilder &builder, Value c,
   auto pairs = scf::ForOp::create(
       builder, loc, zero, pairsEnd, two, ValueRange{c},
       [&](OpBuilder &rb, Location, Value row, ValueRange args) {
-        scf::YieldOp::create(rb, loc,
-                             emitDotRows(rb, args[0], row, 2, columnValues));
+        scf::YieldOp::create(
+            rb, loc, emitDotRows(rb, args[0], row, 2, columnValues, at));
       });
   auto last = scf::ForOp::create(
       builder, loc, pairsEnd, m, one, pairs.getResults(),
       [&](OpBuilder &rb, Location, Value row, ValueRange args) {
-        scf::YieldOp::create(rb, loc,
-                             emitDotRows(rb, args[0], row, 1, columnValues));
+        scf::YieldOp::create(
+            rb, loc, emitDotRows(rb, args[0], row, 1, columnValues, at));
       });
   return last.getResult(0);
 }
 
 Value ContractionEmitter::emitDotRows(OpBuilder &builder, Value c, Value row,
                                       unsigned rowCount,
-                                      ArrayRef<Value> columnValues) {
+                                      ArrayRef<Value> columnValues,
+                                      LoopIndices at) {
   unsigned count = columnValues.size();
   auto lanesType = VectorType::get({columns / 2}, builder.getF32Type());
   int64_t laneCount = lanesType.getNumElements();
@@ -76,20 +79,20 @@ Value ContractionEmitter::emitDotRows(OpBuilder &builder, Value c, Value row,
   // sums[r * count + j]: row r, column j.
   SmallVector<Value> initial(rowCount * count, zeros);
   auto step = [&](OpBuilder &kb, Value kStart, ValueRange sums, bool inBounds) {
-    dimValues[plan.k] = kStart;
+    at[plan.k] = kStart;
     SmallVector<Value> fromA;
     for (Value rowValue : rowValues) {
-      dimValues[plan.m] = rowValue;
+      at[plan.m] = rowValue;
       fromA.push_back(vector::TransferReadOp::create(kb, loc, lanesType, a,
-                                                     indicesOf(0), padding,
+                                                     indicesOf(0, at), padding,
                                                      ArrayRef<bool>{inBounds}));
     }
     SmallVector<Value> next(sums.begin(), sums.end());
     for (unsigned j = 0; j < count; ++j) {
-      dimValues[plan.n] = columnValues[j];
-      Value fromB =
-          vector::TransferReadOp::create(kb, loc, lanesType, b, indicesOf(1),
-                                         padding, ArrayRef<bool>{inBounds});
+      at[plan.n] = columnValues[j];
+      Value fromB = vector::TransferReadOp::create(kb, loc, lanesType, b,
+                                                   indicesOf(1, at), padding,
+                                                   ArrayRef<bool>{inBounds});
       for (unsigned r = 0; r < rowCount; ++r)
         next[r * count + j] = vector::FMAOp::create(kb, loc, fromA[r], fromB,
                                                     sums[r * count + j]);
@@ -108,24 +111,23 @@ Value ContractionEmitter::emitDotRows(OpBuilder &builder, Value c, Value row,
   Value result = c;
   for (unsigned r = 0; r < rowCount; ++r) {
     for (unsigned j = 0; j < count; ++j) {
-      dimValues[plan.m] = rowValues[r];
-      dimValues[plan.n] = columnValues[j];
+      at[plan.m] = rowValues[r];
+      at[plan.n] = columnValues[j];
       Value sum = vector::ReductionOp::create(
           builder, loc, vector::CombiningKind::ADD, sums[r * count + j],
           Value(), arith::FastMathFlags::reassoc);
-      Value start =
-          bias ? tensor::ExtractOp::create(builder, loc, bias,
-                                           ValueRange{columnValues[j]})
-                     .getResult()
-          : initialValue
-              ? initialValue
-              : tensor::ExtractOp::create(builder, loc, result, indicesOf(2))
-                    .getResult();
+      Value start = bias ? tensor::ExtractOp::create(
+                               builder, loc, bias, ValueRange{columnValues[j]})
+                               .getResult()
+                    : initialValue ? initialValue
+                                   : tensor::ExtractOp::create(
+                                         builder, loc, result, indicesOf(2, at))
+                                         .getResult();
       Value value = arith::AddFOp::create(builder, loc, start, sum);
       if (epilogue.consumer)
-        value = applyConsumer(builder, value, /*width=*/0);
-      result =
-          tensor::InsertOp::create(builder, loc, value, result, indicesOf(2));
+        value = applyConsumer(builder, value, /*width=*/0, at);
+      result = tensor::InsertOp::create(builder, loc, value, result,
+                                        indicesOf(2, at));
     }
   }
   return result;

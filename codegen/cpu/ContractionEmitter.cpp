@@ -188,13 +188,13 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
   SmallVector<Value> lbs(outer.size(), zero), steps(outer.size(), one), ubs;
   for (unsigned dim : outer)
     ubs.push_back(sizes[dim]);
-  dimValues.assign(sizes.size(), Value());
+  LoopIndices at(sizes.size());
   scf::LoopNest nest = scf::buildLoopNest(
       builder, loc, lbs, ubs, steps, ValueRange{cSlice.value, panel},
       [&](OpBuilder &nested, Location, ValueRange ivs, ValueRange args) {
         for (auto [dim, iv] : llvm::zip(outer, ivs))
-          dimValues[dim] = iv;
-        return emitKernels(nested, args[0], args[1], config.kernels);
+          at[dim] = iv;
+        return emitKernels(nested, args[0], args[1], config.kernels, at);
       });
   builder.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(builder, loc, nest.results.front(),
@@ -226,12 +226,13 @@ ContractionEmitter::slice(OpBuilder &builder, Value value,
   return result;
 }
 
-scf::ValueVector
-ContractionEmitter::emitKernels(OpBuilder &builder, Value c, Value panel,
-                                ArrayRef<KernelChoice> choices) {
+scf::ValueVector ContractionEmitter::emitKernels(OpBuilder &builder, Value c,
+                                                 Value panel,
+                                                 ArrayRef<KernelChoice> choices,
+                                                 const LoopIndices &at) {
   const KernelChoice &choice = choices.front();
   if (choices.size() == 1)
-    return emitKernel(builder, c, panel, choice.kernel);
+    return emitKernel(builder, c, panel, choice.kernel, at);
   // The choice's conditions: those the sizes decide here are dropped (or
   // rule the choice out); the others are tested at run time.
   std::optional<int64_t> m = getConstantIntValue(sizes[plan.m]);
@@ -271,35 +272,37 @@ ContractionEmitter::emitKernels(OpBuilder &builder, Value c, Value panel,
           atLeast(sizes[plan.k], choice.minK, arith::CmpIPredicate::uge));
   }
   if (never)
-    return emitKernels(builder, c, panel, choices.drop_front());
+    return emitKernels(builder, c, panel, choices.drop_front(), at);
   if (terms.empty())
-    return emitKernel(builder, c, panel, choice.kernel);
+    return emitKernel(builder, c, panel, choice.kernel, at);
   Value condition = terms.front();
   for (Value term : ArrayRef<Value>(terms).drop_front())
     condition = arith::AndIOp::create(builder, loc, condition, term);
   return emitIf(
       builder, condition,
       [&](OpBuilder &then) {
-        return SmallVector<Value>(emitKernel(then, c, panel, choice.kernel));
+        return SmallVector<Value>(
+            emitKernel(then, c, panel, choice.kernel, at));
       },
       [&](OpBuilder &otherwise) {
         return SmallVector<Value>(
-            emitKernels(otherwise, c, panel, choices.drop_front()));
+            emitKernels(otherwise, c, panel, choices.drop_front(), at));
       });
 }
 
 scf::ValueVector ContractionEmitter::emitKernel(OpBuilder &builder, Value c,
                                                 Value panel,
-                                                ContractionKernel kernel) {
+                                                ContractionKernel kernel,
+                                                const LoopIndices &at) {
   switch (kernel) {
   case ContractionKernel::Packed:
-    return emitPacked(builder, c, panel);
+    return emitPacked(builder, c, panel, at);
   case ContractionKernel::Direct:
-    return {emitDirect(builder, c), panel};
+    return {emitDirect(builder, c, at), panel};
   case ContractionKernel::Dots:
-    return {emitDots(builder, c), panel};
+    return {emitDots(builder, c, at), panel};
   case ContractionKernel::Swapped:
-    return emitSwapped(builder, c, panel);
+    return emitSwapped(builder, c, panel, at);
   }
   llvm_unreachable("unknown contraction kernel");
 }
@@ -318,7 +321,7 @@ SmallVector<Value> ContractionEmitter::emitIf(OpBuilder &builder,
 }
 
 Value ContractionEmitter::applyConsumer(OpBuilder &b, Value value,
-                                        int64_t width) {
+                                        int64_t width, const LoopIndices &at) {
   auto widened = [&](Type type) -> Type {
     return width ? VectorType::get({width}, type) : type;
   };
@@ -343,11 +346,11 @@ Value ContractionEmitter::applyConsumer(OpBuilder &b, Value value,
         argument,
         width ? vector::TransferReadOp::create(
                     b, loc, cast<VectorType>(widened(element)), source,
-                    indicesOf(2),
+                    indicesOf(2, at),
                     arith::ConstantOp::create(b, loc, b.getZeroAttr(element)),
                     ArrayRef<bool>{columnsInBounds})
                     .getResult()
-              : tensor::ExtractOp::create(b, loc, source, indicesOf(2))
+              : tensor::ExtractOp::create(b, loc, source, indicesOf(2, at))
                     .getResult());
   }
   for (Operation &scalar : body.without_terminator()) {
@@ -377,23 +380,22 @@ SmallVector<Value> ContractionEmitter::successors(OpBuilder &builder,
   return values;
 }
 
-SmallVector<Value> ContractionEmitter::indicesOf(unsigned index) {
+SmallVector<Value> ContractionEmitter::indicesOf(unsigned index,
+                                                 const LoopIndices &at) {
   SmallVector<Value> indices;
   for (AffineExpr expr : maps[index].getResults())
-    indices.push_back(dimValues[cast<AffineDimExpr>(expr).getPosition()]);
+    indices.push_back(at[cast<AffineDimExpr>(expr).getPosition()]);
   return indices;
 }
 
-SmallVector<Value> ContractionEmitter::emitEpilogue(OpBuilder &builder,
-                                                    ArrayRef<Value> rowValues,
-                                                    Value kStart, Value kCount,
-                                                    ArrayRef<Value> sums,
-                                                    int64_t width) {
+SmallVector<Value> ContractionEmitter::emitEpilogue(
+    OpBuilder &builder, ArrayRef<Value> rowValues, Value kStart, Value kCount,
+    ArrayRef<Value> sums, int64_t width, LoopIndices at) {
   auto apply = [&](OpBuilder &b) {
     SmallVector<Value> results;
     for (auto [r, sum] : llvm::enumerate(sums)) {
-      dimValues[plan.m] = rowValues[r];
-      results.push_back(applyConsumer(b, sum, width));
+      at[plan.m] = rowValues[r];
+      results.push_back(applyConsumer(b, sum, width, at));
     }
     return results;
   };

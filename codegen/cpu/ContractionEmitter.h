@@ -79,6 +79,11 @@ private:
     SmallVector<OpFoldResult> offsets, sizes, strides;
   };
 
+  /// The value of every loop dim of the product at a point of the emitted
+  /// loops (null where no loop runs yet), passed explicitly to each
+  /// function that reads or sets it.
+  using LoopIndices = SmallVector<Value, 6>;
+
   /// `value` restricted to [first, first + width) along dim `dim`.
   Slice slice(OpBuilder &builder, Value value, unsigned dim, Value first,
               Value width);
@@ -92,11 +97,12 @@ private:
   /// `choices` that applies (tested at run time, or here when the sizes
   /// say); yields (C, panel).
   scf::ValueVector emitKernels(OpBuilder &builder, Value c, Value panel,
-                               ArrayRef<KernelChoice> choices);
+                               ArrayRef<KernelChoice> choices,
+                               const LoopIndices &at);
 
   /// One 2-D product by `kernel`; yields (C, panel).
   scf::ValueVector emitKernel(OpBuilder &builder, Value c, Value panel,
-                              ContractionKernel kernel);
+                              ContractionKernel kernel, const LoopIndices &at);
 
   using BranchBuilder = function_ref<SmallVector<Value>(OpBuilder &)>;
 
@@ -114,14 +120,16 @@ private:
   /// rows. The tile is transposed back in registers before C is written
   /// (and read back, between k blocks). The terms of each output are summed
   /// in k order.
-  scf::ValueVector emitSwapped(OpBuilder &builder, Value c, Value panel);
+  scf::ValueVector emitSwapped(OpBuilder &builder, Value c, Value panel,
+                               const LoopIndices &at);
 
   /// One tile of emitSwapped: C[0 .. m, column .. column + lanes) over the
   /// k block [kStart, kStart + kCount), whose A^T is the panel's rows.
   Value emitSwappedTile(OpBuilder &builder, Value c, Value column, Value kStart,
-                        Value kCount, Value packed);
+                        Value kCount, Value packed, LoopIndices at);
 
-  scf::ValueVector emitPacked(OpBuilder &builder, Value c, Value panel);
+  scf::ValueVector emitPacked(OpBuilder &builder, Value c, Value panel,
+                              LoopIndices at);
 
   /// Before the product's parallel loop: when it will take the packed path
   /// (enough rows) and the cache is stale, every panel of B is packed into
@@ -148,23 +156,24 @@ private:
   /// (then single columns) and each pair of rows, one vector of partial
   /// sums per output, reduced at the end. The terms are summed in lanes, not in
   /// k order (the same on every run and thread count).
-  Value emitDots(OpBuilder &builder, Value c);
+  Value emitDots(OpBuilder &builder, Value c, const LoopIndices &at);
 
   /// emitDots for the columns [firstColumn, firstColumn + count): pairs of
   /// rows share each vector read from B (then the last row alone), with
   /// vectors of one register so that 2 x kDotGroup sums stay in registers.
   Value emitDotGroup(OpBuilder &builder, Value c, Value firstColumn,
-                     unsigned count);
+                     unsigned count, const LoopIndices &at);
 
   /// Rows [row, row + rowCount) x `columnValues` of C as dot products.
   Value emitDotRows(OpBuilder &builder, Value c, Value row, unsigned rowCount,
-                    ArrayRef<Value> columnValues);
+                    ArrayRef<Value> columnValues, LoopIndices at);
 
   /// The consumer's body on a finished part of C at the current indices:
   /// one element (`width` 0) or `width` elements along n as a vector. Its
   /// other inputs are read there; constants (in the body or from outside
   /// it) are copied here and, for vectors, splat.
-  Value applyConsumer(OpBuilder &b, Value value, int64_t width);
+  Value applyConsumer(OpBuilder &b, Value value, int64_t width,
+                      const LoopIndices &at);
 
   /// A copy, here, of a constant from outside the consumer's body (the
   /// consumer may come after the product, and the constant with it).
@@ -180,14 +189,15 @@ private:
   /// dX = dY W at 16 rows over a [512, 512] weight from L3 ran 96-147 us
   /// in a C model, 75-85 us in blocks of 32 rows (whose 16 pages the
   /// column tiles sweep in ascending order); blocks of 256 did not help.
-  Value emitDirect(OpBuilder &builder, Value c);
+  Value emitDirect(OpBuilder &builder, Value c, LoopIndices at);
 
   /// B[k, n .. n + columns) at the current indices, zero past n's end.
-  Value readRowOfB(OpBuilder &builder);
+  Value readRowOfB(OpBuilder &builder, const LoopIndices &at);
 
   /// Copies B[kStart .. kStart + kCount, column .. column + columns) into
   /// the panel's first kCount rows.
-  Value emitPack(OpBuilder &builder, Value panel, Value kStart, Value kCount);
+  Value emitPack(OpBuilder &builder, Value panel, Value kStart, Value kCount,
+                 LoopIndices at);
 
   /// Copies operand[index][first + j, kStart + kk] (the dim `dim` and k of
   /// the operand `operand`, whose indexing map is operand `index`'s) to
@@ -200,7 +210,7 @@ private:
   /// stores: 38% of a 64-row forward product's time.)
   Value packTransposed(OpBuilder &builder, Value panel, Value operand,
                        unsigned index, unsigned dim, Value first, Value kStart,
-                       Value kCount, int64_t halves);
+                       Value kCount, int64_t halves, LoopIndices at);
 
   /// Transposes the square block whose row j is `block[j]` (as many rows
   /// as lanes, a power of two) in place: afterwards block[i][j] is the old
@@ -214,7 +224,7 @@ private:
                                 unsigned count);
 
   /// The indices into operand `index` with the current loop values.
-  SmallVector<Value> indicesOf(unsigned index);
+  SmallVector<Value> indicesOf(unsigned index, const LoopIndices &at);
 
   using RowReader = function_ref<Value(OpBuilder &, Value)>;
 
@@ -222,18 +232,19 @@ private:
   /// when the row count is static (a 6-filter convolution is one 6-row
   /// tile), else one row at a time.
   Value emitRowTiles(OpBuilder &builder, Value c, Value kStart, Value kCount,
-                     RowReader readRow);
+                     RowReader readRow, const LoopIndices &at);
 
   /// Rows [row, row + count) x the current columns of C, accumulated over
   /// k in [kStart, kStart + kCount); readRow(kk) gives B's row kStart + kk.
   Value emitTile(OpBuilder &builder, Value row, unsigned count, Value c,
-                 Value kStart, Value kCount, RowReader readRow);
+                 Value kStart, Value kCount, RowReader readRow, LoopIndices at);
 
   /// The consumer's body applied to each row's finished sums (after the
   /// last k block; earlier blocks store the partial sums unchanged).
   SmallVector<Value> emitEpilogue(OpBuilder &builder, ArrayRef<Value> rowValues,
                                   Value kStart, Value kCount,
-                                  ArrayRef<Value> sums, int64_t width);
+                                  ArrayRef<Value> sums, int64_t width,
+                                  LoopIndices at);
 
   linalg::GenericOp op;
   ContractionPlan plan;
@@ -248,7 +259,7 @@ private:
   Value cachedPanels, columnOffset;
   SmallVector<AffineMap> maps;
   Value a, b, zero, one, padding;
-  SmallVector<Value> sizes, dimValues;
+  SmallVector<Value> sizes;
   VectorType vectorType;
   bool columnsInBounds = false;
   /// Whether k is at most the config's wide_rows max_k (an i1, constant

@@ -17,7 +17,7 @@ using namespace mlir;
 namespace odt::cpu {
 
 scf::ValueVector ContractionEmitter::emitPacked(OpBuilder &builder, Value c,
-                                                Value panel) {
+                                                Value panel, LoopIndices at) {
   Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);
   Value columnStep = arith::ConstantIndexOp::create(builder, loc, columns);
   auto blocks = scf::ForOp::create(
@@ -28,16 +28,18 @@ scf::ValueVector ContractionEmitter::emitPacked(OpBuilder &builder, Value c,
         auto tiles = scf::ForOp::create(
             kb, loc, zero, sizes[plan.n], columnStep, blockArgs,
             [&](OpBuilder &jb, Location, Value column, ValueRange args) {
-              dimValues[plan.n] = column;
+              at[plan.n] = column;
               Value packed = cachedPanels
                                  ? cachedPanel(jb, column, kStart, kCount)
-                                 : emitPack(jb, args[1], kStart, kCount);
+                                 : emitPack(jb, args[1], kStart, kCount, at);
               Value result = emitRowTiles(
-                  jb, args[0], kStart, kCount, [&](OpBuilder &kb2, Value k) {
+                  jb, args[0], kStart, kCount,
+                  [&](OpBuilder &kb2, Value k) {
                     return vector::TransferReadOp::create(
                         kb2, loc, vectorType, packed, ValueRange{k, zero},
                         padding, ArrayRef<bool>{true});
-                  });
+                  },
+                  at);
               // A cached panel is not carried: the loop's panel stays.
               scf::YieldOp::create(
                   jb, loc, ValueRange{result, cachedPanels ? args[1] : packed});
@@ -49,14 +51,14 @@ scf::ValueVector ContractionEmitter::emitPacked(OpBuilder &builder, Value c,
 }
 
 Value ContractionEmitter::emitPack(OpBuilder &builder, Value panel,
-                                   Value kStart, Value kCount) {
-  Value column = dimValues[plan.n];
+                                   Value kStart, Value kCount, LoopIndices at) {
+  Value column = at[plan.n];
   if (!plan.transposeB) {
     auto loop = scf::ForOp::create(
         builder, loc, zero, kCount, one, ValueRange{panel},
         [&](OpBuilder &nested, Location, Value kk, ValueRange args) {
-          dimValues[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
-          Value row = readRowOfB(nested);
+          at[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
+          Value row = readRowOfB(nested, at);
           Value written = vector::TransferWriteOp::create(
                               nested, loc, row, args[0], ValueRange{kk, zero},
                               ArrayRef<bool>{true})
@@ -66,14 +68,14 @@ Value ContractionEmitter::emitPack(OpBuilder &builder, Value panel,
     return loop.getResult(0);
   }
   return packTransposed(builder, panel, b, 1, plan.n, column, kStart, kCount,
-                        /*halves=*/2);
+                        /*halves=*/2, at);
 }
 
 Value ContractionEmitter::packTransposed(OpBuilder &builder, Value panel,
                                          Value operand, unsigned index,
                                          unsigned dim, Value first,
                                          Value kStart, Value kCount,
-                                         int64_t halves) {
+                                         int64_t halves, LoopIndices at) {
   int64_t lanes = columns / 2;
   Value laneCount = arith::ConstantIndexOp::create(builder, loc, lanes);
   Value fullK = arith::SubIOp::create(
@@ -86,21 +88,21 @@ Value ContractionEmitter::packTransposed(OpBuilder &builder, Value panel,
   auto blocksLoop = scf::ForOp::create(
       builder, loc, zero, fullK, laneCount, ValueRange{panel},
       [&](OpBuilder &kb, Location, Value kk, ValueRange blockArgs) {
-        dimValues[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
+        at[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
         Value written = blockArgs[0];
         for (int64_t half = 0; half < halves; ++half) {
           // Row j of the block: operand[first + half * lanes + j, k .. k
           // + lanes), zeros past dim's end.
           SmallVector<Value> block;
           for (int64_t j = 0; j < lanes; ++j) {
-            Value at = arith::AddIOp::create(
+            Value position = arith::AddIOp::create(
                 kb, loc, first,
                 arith::ConstantIndexOp::create(kb, loc, half * lanes + j));
             Value inside = arith::CmpIOp::create(
-                kb, loc, arith::CmpIPredicate::ult, at, sizes[dim]);
-            dimValues[dim] = arith::MinUIOp::create(kb, loc, at, last);
+                kb, loc, arith::CmpIPredicate::ult, position, sizes[dim]);
+            at[dim] = arith::MinUIOp::create(kb, loc, position, last);
             Value row = vector::TransferReadOp::create(
-                kb, loc, laneType, operand, indicesOf(index), padding,
+                kb, loc, laneType, operand, indicesOf(index, at), padding,
                 ArrayRef<bool>{true});
             block.push_back(
                 arith::SelectOp::create(kb, loc, inside, row, zeroLanes));
@@ -126,16 +128,16 @@ Value ContractionEmitter::packTransposed(OpBuilder &builder, Value panel,
   auto columnsLoop = scf::ForOp::create(
       builder, loc, zero, columnCount, one, ValueRange{panel},
       [&](OpBuilder &cb, Location, Value offset, ValueRange columnArgs) {
-        Value at = arith::AddIOp::create(cb, loc, first, offset);
+        Value position = arith::AddIOp::create(cb, loc, first, offset);
         Value inside = arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::ult,
-                                             at, sizes[dim]);
-        dimValues[dim] = arith::MinUIOp::create(cb, loc, at, last);
+                                             position, sizes[dim]);
+        at[dim] = arith::MinUIOp::create(cb, loc, position, last);
         auto kLoop = scf::ForOp::create(
             cb, loc, fullK, kCount, one, columnArgs,
             [&](OpBuilder &kb, Location, Value kk, ValueRange args) {
-              dimValues[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
-              Value element =
-                  tensor::ExtractOp::create(kb, loc, operand, indicesOf(index));
+              at[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
+              Value element = tensor::ExtractOp::create(kb, loc, operand,
+                                                        indicesOf(index, at));
               element =
                   arith::SelectOp::create(kb, loc, inside, element, padding);
               Value written = tensor::InsertOp::create(
@@ -144,7 +146,6 @@ Value ContractionEmitter::packTransposed(OpBuilder &builder, Value panel,
             });
         scf::YieldOp::create(cb, loc, kLoop.getResults());
       });
-  dimValues[dim] = first;
   return columnsLoop.getResult(0);
 }
 
@@ -176,7 +177,8 @@ void ContractionEmitter::transposeInRegisters(OpBuilder &builder,
 
 Value ContractionEmitter::emitRowTiles(OpBuilder &builder, Value c,
                                        Value kStart, Value kCount,
-                                       RowReader readRow) {
+                                       RowReader readRow,
+                                       const LoopIndices &at) {
   Value m = sizes[plan.m];
   Value tileStep = arith::ConstantIndexOp::create(builder, loc, rows);
   Value remainder = arith::RemUIOp::create(builder, loc, m, tileStep);
@@ -186,36 +188,37 @@ Value ContractionEmitter::emitRowTiles(OpBuilder &builder, Value c,
       [&](OpBuilder &nested, Location, Value row, ValueRange args) {
         scf::YieldOp::create(
             nested, loc,
-            emitTile(nested, row, rows, args[0], kStart, kCount, readRow));
+            emitTile(nested, row, rows, args[0], kStart, kCount, readRow, at));
       });
   if (std::optional<int64_t> staticM = getConstantIntValue(m)) {
     int64_t left = *staticM % rows;
     if (left == 0)
       return tiles.getResult(0);
     return emitTile(builder, fullEnd, left, tiles.getResult(0), kStart, kCount,
-                    readRow);
+                    readRow, at);
   }
   auto rest = scf::ForOp::create(
       builder, loc, fullEnd, m, one, tiles.getResults(),
       [&](OpBuilder &nested, Location, Value row, ValueRange args) {
         scf::YieldOp::create(
             nested, loc,
-            emitTile(nested, row, 1, args[0], kStart, kCount, readRow));
+            emitTile(nested, row, 1, args[0], kStart, kCount, readRow, at));
       });
   return rest.getResult(0);
 }
 
 Value ContractionEmitter::emitTile(OpBuilder &builder, Value row,
                                    unsigned count, Value c, Value kStart,
-                                   Value kCount, RowReader readRow) {
+                                   Value kCount, RowReader readRow,
+                                   LoopIndices at) {
   SmallVector<bool> inBounds = {columnsInBounds};
   SmallVector<Value> rowValues = successors(builder, row, count);
   SmallVector<Value> accumulators;
   Value splat, firstBlock;
   if (bias) {
     splat = vector::TransferReadOp::create(builder, loc, vectorType, bias,
-                                           ValueRange{dimValues[plan.n]},
-                                           padding, inBounds);
+                                           ValueRange{at[plan.n]}, padding,
+                                           inBounds);
     std::optional<int64_t> start = getConstantIntValue(kStart);
     if (!start || *start != 0)
       firstBlock = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
@@ -228,10 +231,10 @@ Value ContractionEmitter::emitTile(OpBuilder &builder, Value row,
                                          kStart, zero);
   }
   for (unsigned r = 0; r < count; ++r) {
-    dimValues[plan.m] = rowValues[r];
+    at[plan.m] = rowValues[r];
     auto read = [&](OpBuilder &b) -> Value {
-      return vector::TransferReadOp::create(b, loc, vectorType, c, indicesOf(2),
-                                            padding, inBounds);
+      return vector::TransferReadOp::create(
+          b, loc, vectorType, c, indicesOf(2, at), padding, inBounds);
     };
     if (!splat) {
       accumulators.push_back(read(builder));
@@ -253,12 +256,12 @@ Value ContractionEmitter::emitTile(OpBuilder &builder, Value row,
       builder, loc, zero, kCount, one, accumulators,
       [&](OpBuilder &nested, Location, Value kk, ValueRange sums) {
         Value rowOfB = readRow(nested, kk);
-        dimValues[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
+        at[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
         SmallVector<Value> next;
         for (unsigned r = 0; r < count; ++r) {
-          dimValues[plan.m] = rowValues[r];
+          at[plan.m] = rowValues[r];
           Value element =
-              tensor::ExtractOp::create(nested, loc, a, indicesOf(0));
+              tensor::ExtractOp::create(nested, loc, a, indicesOf(0, at));
           Value broadcast =
               vector::BroadcastOp::create(nested, loc, vectorType, element);
           next.push_back(
@@ -268,11 +271,12 @@ Value ContractionEmitter::emitTile(OpBuilder &builder, Value row,
       });
   SmallVector<Value> finals(kLoop.getResults());
   if (epilogue.consumer)
-    finals = emitEpilogue(builder, rowValues, kStart, kCount, finals, columns);
+    finals =
+        emitEpilogue(builder, rowValues, kStart, kCount, finals, columns, at);
   for (unsigned r = 0; r < count; ++r) {
-    dimValues[plan.m] = rowValues[r];
+    at[plan.m] = rowValues[r];
     c = vector::TransferWriteOp::create(builder, loc, finals[r], c,
-                                        indicesOf(2), inBounds)
+                                        indicesOf(2, at), inBounds)
             ->getResult(0);
   }
   return c;

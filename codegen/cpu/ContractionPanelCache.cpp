@@ -17,7 +17,6 @@ using namespace mlir;
 namespace odt::cpu {
 
 void ContractionEmitter::emitPanelCache(OpBuilder &builder) {
-  dimValues.assign(sizes.size(), Value());
   Value enoughRows = arith::CmpIOp::create(
       builder, loc, arith::CmpIPredicate::uge, sizes[plan.m],
       arith::ConstantIndexOp::create(builder, loc, config.packedMinRows()));
@@ -44,6 +43,7 @@ void ContractionEmitter::emitPanelCache(OpBuilder &builder) {
 }
 
 Value ContractionEmitter::emitFill(OpBuilder &builder, Value panels) {
+  LoopIndices at(sizes.size());
   auto type = cast<RankedTensorType>(panels.getType());
   int64_t tiles = type.getDimSize(0), k = type.getDimSize(1);
   auto forall = scf::ForallOp::create(
@@ -78,8 +78,8 @@ Value ContractionEmitter::emitFill(OpBuilder &builder, Value panels) {
         SmallVector<OpFoldResult> ones(2, kb.getIndexAttr(1));
         Value block = tensor::ExtractSliceOp::create(
             kb, loc, args[0], blockOffsets, blockSizes, ones);
-        dimValues[plan.n] = column;
-        Value packed = emitPack(kb, block, kStart, kCount);
+        at[plan.n] = column;
+        Value packed = emitPack(kb, block, kStart, kCount, at);
         Value updated = tensor::InsertSliceOp::create(
             kb, loc, packed, args[0], blockOffsets, blockSizes, ones);
         scf::YieldOp::create(kb, loc, updated);

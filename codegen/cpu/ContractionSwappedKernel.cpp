@@ -17,7 +17,8 @@ using namespace mlir;
 namespace odt::cpu {
 
 scf::ValueVector ContractionEmitter::emitSwapped(OpBuilder &builder, Value c,
-                                                 Value panel) {
+                                                 Value panel,
+                                                 const LoopIndices &at) {
   Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);
   Value lanes = arith::ConstantIndexOp::create(builder, loc, columns / 2);
   auto blocks = scf::ForOp::create(
@@ -26,13 +27,13 @@ scf::ValueVector ContractionEmitter::emitSwapped(OpBuilder &builder, Value c,
         Value left = arith::SubIOp::create(kb, loc, sizes[plan.k], kStart);
         Value kCount = arith::MinUIOp::create(kb, loc, depthStep, left);
         Value packed = packTransposed(kb, blockArgs[1], a, 0, plan.m, zero,
-                                      kStart, kCount, /*halves=*/1);
+                                      kStart, kCount, /*halves=*/1, at);
         auto tiles = scf::ForOp::create(
             kb, loc, zero, sizes[plan.n], lanes, ValueRange{blockArgs[0]},
             [&](OpBuilder &tb, Location, Value column, ValueRange args) {
-              scf::YieldOp::create(
-                  tb, loc,
-                  emitSwappedTile(tb, args[0], column, kStart, kCount, packed));
+              scf::YieldOp::create(tb, loc,
+                                   emitSwappedTile(tb, args[0], column, kStart,
+                                                   kCount, packed, at));
             });
         scf::YieldOp::create(kb, loc, ValueRange{tiles.getResult(0), packed});
       });
@@ -42,7 +43,8 @@ scf::ValueVector ContractionEmitter::emitSwapped(OpBuilder &builder, Value c,
 
 Value ContractionEmitter::emitSwappedTile(OpBuilder &builder, Value c,
                                           Value column, Value kStart,
-                                          Value kCount, Value packed) {
+                                          Value kCount, Value packed,
+                                          LoopIndices at) {
   int64_t lanes = columns / 2;
   auto laneType = VectorType::get({lanes}, builder.getF32Type());
   SmallVector<bool> inBounds = {columnsInBounds};
@@ -61,11 +63,11 @@ Value ContractionEmitter::emitSwappedTile(OpBuilder &builder, Value c,
   // accumulators[j]: column + j, one lane per row.
   auto readC = [&](OpBuilder &b) {
     SmallVector<Value> block;
-    dimValues[plan.n] = column;
+    at[plan.n] = column;
     for (Value row : readRows) {
-      dimValues[plan.m] = row;
+      at[plan.m] = row;
       block.push_back(vector::TransferReadOp::create(
-          b, loc, laneType, c, indicesOf(2), padding, inBounds));
+          b, loc, laneType, c, indicesOf(2, at), padding, inBounds));
     }
     transposeInRegisters(b, block);
     return block;
@@ -98,12 +100,12 @@ Value ContractionEmitter::emitSwappedTile(OpBuilder &builder, Value c,
         Value rowOfPanel = vector::TransferReadOp::create(
             nested, loc, laneType, packed, ValueRange{kk, zero}, padding,
             ArrayRef<bool>{true});
-        dimValues[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
+        at[plan.k] = arith::AddIOp::create(nested, loc, kStart, kk);
         SmallVector<Value> next;
         for (auto [n, sum] : llvm::zip(columnValues, sums)) {
-          dimValues[plan.n] = n;
+          at[plan.n] = n;
           Value element =
-              tensor::ExtractOp::create(nested, loc, b, indicesOf(1));
+              tensor::ExtractOp::create(nested, loc, b, indicesOf(1, at));
           Value broadcast =
               vector::BroadcastOp::create(nested, loc, laneType, element);
           next.push_back(
@@ -113,9 +115,9 @@ Value ContractionEmitter::emitSwappedTile(OpBuilder &builder, Value c,
       });
   SmallVector<Value> finals(kLoop.getResults());
   transposeInRegisters(builder, finals); // finals[i]: row i of C
-  dimValues[plan.n] = column;
+  at[plan.n] = column;
   if (epilogue.consumer)
-    finals = emitEpilogue(builder, readRows, kStart, kCount, finals, lanes);
+    finals = emitEpilogue(builder, readRows, kStart, kCount, finals, lanes, at);
   // Rows past m's end write row m - 1 again, with its own values: no
   // branches (a chain of scf.if yielding C made one-shot bufferization's
   // analysis quadratic: the MLP's compile time went 3.5 -> 11 s).
@@ -124,8 +126,8 @@ Value ContractionEmitter::emitSwappedTile(OpBuilder &builder, Value c,
     Value inside =
         arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, row, m);
     kept = arith::SelectOp::create(builder, loc, inside, rowOfC, kept);
-    dimValues[plan.m] = readRow;
-    c = vector::TransferWriteOp::create(builder, loc, kept, c, indicesOf(2),
+    at[plan.m] = readRow;
+    c = vector::TransferWriteOp::create(builder, loc, kept, c, indicesOf(2, at),
                                         inBounds)
             ->getResult(0);
   }
