@@ -243,39 +243,39 @@ def VectorizeContractions
     (then one row at a time for the rest), and over k innermost, where the
     rows x columns accumulator stays in vector registers (scf.for iter_args)
     and each k adds one broadcast element of A times one vector row of B
-    (vector.fma). Tiles at the edge of n are masked transfers. With at
-    least 2 x `rows` rows, or when B's innermost dim is k (a transposed
-    weight, Gemm transB), k is cut in blocks of `depth` and each block of B
-    under a column tile is first packed into a contiguous zero-padded
-    [depth, columns] panel that all row tiles then read; otherwise the row
-    tiles read B's rows in place. A product summed over several dims that
+    (vector.fma). Tiles at the edge of n are masked transfers. The packed
+    kernel cuts k in blocks of `depth` and first packs each block of B
+    under a column tile into a contiguous zero-padded [depth, columns]
+    panel that all row tiles then read; the direct kernel's row tiles read
+    B's rows in place. Which kernel runs for which row counts is the
+    config's (thresholds and their measurements:
+    codegen/cpu/ContractionSelection.cpp). A product summed over several dims that
     lie side by side in the same order in A and in B (a weight gradient
     summed over batch and sequence) is first rewritten as a product over
     one dim, collapsing those dims of both operands.
     Each output element still sums its terms in k order, so results change
     only by the rounding of a fused multiply-add.
 
-    Few rows times a transposed B with k innermost in A (a linear layer at
-    a small batch), below 4 row tiles: from 3/4 of a vector of rows up to
-    one vector (12-16 rows on AVX-512), the product is computed transposed,
-    C^T = B A^T: A's rows are transposed into the panel by register
+    The swapped kernel (a few rows times a transposed B with k innermost
+    in A: a linear layer at a small batch; at most one vector of rows)
+    computes the product transposed, C^T = B A^T: A's rows are transposed into the panel by register
     shuffles, each tile of `vector-width` columns keeps one vector of all
     the rows per column and adds a broadcast element of B (read in place)
     times the panel's row k, and the tile is transposed back before the
-    epilogue and the store (sums still in k order). Fewer rows: each output
-    is a dot product along k (vectors of A's and B's rows, reduced at the
+    epilogue and the store (sums still in k order). The dots kernel makes
+    each output a dot product along k (vectors of A's and B's rows, reduced at the
     end; the terms summed in lanes, the same way on every run).
 
-    Short k (at most 32, a weight gradient over a small batch) with at
-    least 256 rows and a static n: writing C costs more than the products,
-    so the parallel iterations are blocks of 64 whole rows of C, written
-    row after row with B read in place, instead of 64-column chunks of 256
-    rows with packed panels. When k is dynamic the block shapes and the
-    path are chosen at run time in the same loop nest.
+    Wide rows (the config's wide_rows, for a short k: a weight gradient
+    over a small batch, where writing C costs more than the products): the
+    parallel iterations are blocks of whole rows of C, written row after
+    row with B read in place, instead of column chunks of many rows with
+    packed panels. When k is dynamic the block shapes and the path are
+    chosen at run time in the same loop nest.
 
-    Kept panels (cache-panels): when B is an argument of the entry point
-    with odt.role = "parameter" and a static shape (a weight used as it
-    is), the panels of B live in two arguments the pass adds, the panels
+    Kept panels (the config's kept_panels, when B is a parameter of the
+    entry point with a static shape: a weight used as it is): the panels
+    of B live in two arguments the pass adds, the panels
     ([column tiles, k, columns]) and a bool[1] stale flag (roles
     packed_panels and panels_stale), both returned updated (odt.tied).
     Before the product, when it will take the packed path and the flag is
