@@ -37,9 +37,10 @@ Value ContractionEmitter::emitDirect(OpBuilder &builder, Value c,
     return tiles.getResult(0);
   };
   std::optional<int64_t> staticK = getConstantIntValue(sizes[plan.k]);
-  if (staticK && *staticK <= kDirectDepth)
+  if (staticK && *staticK <= config.directDepth)
     return blockOfK(builder, c, zero, sizes[plan.k]);
-  Value depthStep = arith::ConstantIndexOp::create(builder, loc, kDirectDepth);
+  Value depthStep =
+      arith::ConstantIndexOp::create(builder, loc, config.directDepth);
   auto blocks = scf::ForOp::create(
       builder, loc, zero, sizes[plan.k], depthStep, ValueRange{c},
       [&](OpBuilder &kb, Location, Value kStart, ValueRange args) {

@@ -18,7 +18,7 @@ namespace odt::cpu {
 
 Value ContractionEmitter::emitDots(OpBuilder &builder, Value c,
                                    const LoopIndices &at) {
-  Value group = arith::ConstantIndexOp::create(builder, loc, kDotGroup);
+  Value group = arith::ConstantIndexOp::create(builder, loc, config.dotGroup);
   Value n = sizes[plan.n];
   Value full = arith::SubIOp::create(
       builder, loc, n, arith::RemUIOp::create(builder, loc, n, group));
@@ -26,7 +26,8 @@ Value ContractionEmitter::emitDots(OpBuilder &builder, Value c,
       builder, loc, zero, full, group, ValueRange{c},
       [&](OpBuilder &nested, Location, Value column, ValueRange args) {
         scf::YieldOp::create(
-            nested, loc, emitDotGroup(nested, args[0], column, kDotGroup, at));
+            nested, loc,
+            emitDotGroup(nested, args[0], column, config.dotGroup, at));
       });
   auto rest = scf::ForOp::create(
       builder, loc, full, n, one, groups.getResults(),

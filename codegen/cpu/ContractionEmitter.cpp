@@ -74,7 +74,7 @@ ContractionEmitter::planDistribution(OpBuilder &builder,
       shortK =
           arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
   }
-  int64_t chunkColumns = columns * kTilesPerChunk;
+  int64_t chunkColumns = columns * config.chunkTiles;
 
   // The parallel iterations (scf.forall; after bufferization they run on
   // the runtime's thread pool): chunks of columns, or, when the columns
@@ -104,8 +104,9 @@ ContractionEmitter::planDistribution(OpBuilder &builder,
   // columns instead of streaming all of A once per chunk.
   // A row count known to fit one block stays static (a 6-filter
   // convolution keeps its one 6-row tile instead of 6 one-row passes).
-  d.blockRows = byColumns && (shortK || !(staticM && *staticM <= kRowBlock));
-  d.rowStep = arith::ConstantIndexOp::create(builder, loc, kRowBlock);
+  d.blockRows =
+      byColumns && (shortK || !(staticM && *staticM <= config.rowBlock));
+  d.rowStep = arith::ConstantIndexOp::create(builder, loc, config.rowBlock);
   if (shortK)
     d.rowStep = arith::SelectOp::create(
         builder, loc, shortK,

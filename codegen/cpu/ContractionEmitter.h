@@ -45,15 +45,6 @@ public:
         rows(config.rows), columns(config.columns), depth(config.depth),
         loc(op.getLoc()), cache(cache) {}
 
-  /// Column tiles per unit of parallel work: each chunk of columns is an
-  /// independent product (its own slice of C and of B, its own panel), as
-  /// is each entry of the first outer dim when that is what runs in
-  /// parallel.
-  static constexpr int64_t kTilesPerChunk = 2;
-  /// Rows of one parallel iteration when the columns are cut in chunks:
-  /// with a k block of 256, A's block is 256 KB (L2).
-  static constexpr int64_t kRowBlock = 256;
-
   Value emit(OpBuilder &builder);
 
 private:
@@ -147,12 +138,8 @@ private:
   Value cachedPanel(OpBuilder &builder, Value column, Value kStart,
                     Value kCount);
 
-  /// Outputs of one row computed together by emitDots: each has its own
-  /// accumulator, and they share each vector of A.
-  static constexpr int64_t kDotGroup = 8;
-
   /// C[m, n] = C's start + sum over k of A[m, k] * B[n, k], with A's and B's
-  /// rows read as vectors along k: for each group of kDotGroup columns
+  /// rows read as vectors along k: for each group of dot_group columns
   /// (then single columns) and each pair of rows, one vector of partial
   /// sums per output, reduced at the end. The terms are summed in lanes, not in
   /// k order (the same on every run and thread count).
@@ -160,7 +147,7 @@ private:
 
   /// emitDots for the columns [firstColumn, firstColumn + count): pairs of
   /// rows share each vector read from B (then the last row alone), with
-  /// vectors of one register so that 2 x kDotGroup sums stay in registers.
+  /// vectors of one register so that 2 x dot_group sums stay in registers.
   Value emitDotGroup(OpBuilder &builder, Value c, Value firstColumn,
                      unsigned count, const LoopIndices &at);
 
@@ -179,16 +166,9 @@ private:
   /// consumer may come after the product, and the constant with it).
   Value cloneConstant(OpBuilder &b, Value constant);
 
-  /// k values per block of the direct path (see emitDirect).
-  static constexpr int64_t kDirectDepth = 32;
-
-  /// B's rows read in place: k in blocks of kDirectDepth, and in each block
-  /// the column tiles, each tile's row tiles summing the block's k values.
-  /// Without the blocks each column tile walked down all of B's rows
-  /// (2 lines in each), a pattern the hardware prefetchers did not follow:
-  /// dX = dY W at 16 rows over a [512, 512] weight from L3 ran 96-147 us
-  /// in a C model, 75-85 us in blocks of 32 rows (whose 16 pages the
-  /// column tiles sweep in ascending order); blocks of 256 did not help.
+  /// B's rows read in place: k in blocks of the config's direct_depth, and
+  /// in each block the column tiles, each tile's row tiles summing the
+  /// block's k values (ContractionSelection.cpp says why blocks).
   Value emitDirect(OpBuilder &builder, Value c, LoopIndices at);
 
   /// B[k, n .. n + columns) at the current indices, zero past n's end.

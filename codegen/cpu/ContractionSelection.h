@@ -14,6 +14,8 @@
 //                {kernel = "swapped", min_rows = 6, max_rows = 8},
 //                {kernel = "dots"}],
 //     tile = [6, 16], depth = 256,
+//     distribution = {chunk_tiles = 2, row_block = 256},
+//     blocking = {dot_group = 8, direct_depth = 32},
 //     kept_panels,                        // optional
 //     wide_rows = {max_k = 32, row_block = 64}}   // optional
 //
@@ -73,6 +75,11 @@ struct ContractionConfig {
   /// > 0: the parallel iterations are blocks of wideRowBlock whole rows
   /// when k <= wideRowsMaxK (known at run time or compile time).
   int64_t wideRowsMaxK = 0, wideRowBlock = 0;
+  /// The parallel iterations otherwise: chunks of chunkTiles column tiles
+  /// (or the first outer dim), times blocks of rowBlock rows.
+  int64_t chunkTiles = 0, rowBlock = 0;
+  /// The dots kernel's columns per group and the direct kernel's k block.
+  int64_t dotGroup = 0, directDepth = 0;
 
   /// The rows from which the packed kernel runs (its entry's min_rows), or
   /// -1 when no entry is packed.

@@ -108,3 +108,39 @@ func.func @kept_panels_of_an_activation(%a: tensor<?x64xf32>, %b: tensor<32x64xf
   } -> tensor<?x32xf32>
   return %r : tensor<?x32xf32>
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @no_rows_per_block(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{odt.contraction: distribution.row_block must be a positive integer}}
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<32x64xf32>) outs(%c : tensor<?x32xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, distribution = {row_block = 0 : i64}, kernels = [{kernel = "packed"}], tile = array<i64: 6, 16>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @blocking_of_another_kind(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{odt.contraction: blocking: unknown key 'row_block'}}
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<32x64xf32>) outs(%c : tensor<?x32xf32>)
+      attrs = {odt.contraction = {blocking = {row_block = 64 : i64}, depth = 256 : i64, kernels = [{kernel = "packed"}], tile = array<i64: 6, 16>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}

@@ -3,7 +3,8 @@
 // RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-select-contraction-kernels{vector-width=8 rows=6 force-kernel=dots remarks}))' 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // The selection's decisions, as attributes only (an AVX2 tile: 8 lanes,
-// 6 rows, so 16 columns). What the kernels emit is tested in
+// 6 rows, so 16 columns; the parallel distribution and the kernels' inner
+// blocking ride along). What the kernels emit is tested in
 // vectorize-contractions*.mlir; that every kernel gives the same numbers,
 // in contraction-kernels-agree.test.
 
@@ -15,10 +16,10 @@
 // B transposed, k innermost in A, rows known at run time: packed from 4
 // row tiles, swapped from 3/4 of a vector to one, dot products below.
 // CHECK-LABEL: func.func @transposed_dynamic_rows
-// CHECK: odt.contraction = {depth = 256 : i64, kernels = [{kernel = "packed", min_rows = 24 : i64}, {kernel = "swapped", max_rows = 8 : i64, min_rows = 6 : i64}, {kernel = "dots"}], tile = array<i64: 6, 16>}
+// CHECK: odt.contraction = {blocking = {direct_depth = 32 : i64, dot_group = 8 : i64}, depth = 256 : i64, distribution = {chunk_tiles = 2 : i64, row_block = 256 : i64}, kernels = [{kernel = "packed", min_rows = 24 : i64}, {kernel = "swapped", max_rows = 8 : i64, min_rows = 6 : i64}, {kernel = "dots"}], tile = array<i64: 6, 16>}
 // Forced: every row count by dot products.
 // DOTS-LABEL: func.func @transposed_dynamic_rows
-// DOTS: odt.contraction = {depth = 256 : i64, kernels = [{kernel = "dots"}], tile = array<i64: 6, 16>}
+// DOTS: odt.contraction = {blocking = {direct_depth = 32 : i64, dot_group = 8 : i64}, depth = 256 : i64, distribution = {chunk_tiles = 2 : i64, row_block = 256 : i64}, kernels = [{kernel = "dots"}], tile = array<i64: 6, 16>}
 // REMARK: select-contraction-kernels.mlir:[[@LINE+2]]:8: remark: Forced: dots.
 func.func @transposed_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
   %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -102,7 +103,7 @@ func.func @rows_along_n(%a: tensor<?x64xf32>, %b: tensor<64x32xf32>, %c: tensor<
 // time): whole-row blocks of 64 when k <= 32, and then B is read in place
 // (the packed kernel needs k >= 33).
 // CHECK-LABEL: func.func @weight_gradient
-// CHECK: odt.contraction = {depth = 256 : i64, kernels = [{kernel = "packed", min_k = 33 : i64, min_rows = 12 : i64}, {kernel = "direct"}], tile = array<i64: 6, 16>, wide_rows = {max_k = 32 : i64, row_block = 64 : i64}}
+// CHECK: odt.contraction = {blocking = {direct_depth = 32 : i64, dot_group = 8 : i64}, depth = 256 : i64, distribution = {chunk_tiles = 2 : i64, row_block = 256 : i64}, kernels = [{kernel = "packed", min_k = 33 : i64, min_rows = 12 : i64}, {kernel = "direct"}], tile = array<i64: 6, 16>, wide_rows = {max_k = 32 : i64, row_block = 64 : i64}}
 func.func @weight_gradient(%dy: tensor<?x512xf32>, %x: tensor<?x784xf32>, %c: tensor<512x784xf32>) -> tensor<512x784xf32> {
   %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%dy, %x : tensor<?x512xf32>, tensor<?x784xf32>) outs(%c : tensor<512x784xf32>) {
@@ -124,7 +125,7 @@ func.func @weight_gradient(%dy: tensor<?x512xf32>, %x: tensor<?x784xf32>, %c: te
 // parameter and layout (the second product of the same weight packs its
 // own).
 // CHECK-LABEL: func.func @kept_panels
-// CHECK: odt.contraction = {depth = 256 : i64, kept_panels, kernels = [{kernel = "packed", min_rows = 24 : i64}, {kernel = "swapped", max_rows = 8 : i64, min_rows = 6 : i64}, {kernel = "dots"}]
+// CHECK: odt.contraction = {blocking = {direct_depth = 32 : i64, dot_group = 8 : i64}, depth = 256 : i64, distribution = {chunk_tiles = 2 : i64, row_block = 256 : i64}, kept_panels, kernels = [{kernel = "packed", min_rows = 24 : i64}, {kernel = "swapped", max_rows = 8 : i64, min_rows = 6 : i64}, {kernel = "dots"}]
 // CHECK-NOT: kept_panels
 // CHECK: return
 func.func @kept_panels(%a: tensor<?x64xf32>, %w: tensor<32x64xf32> {odt.role = "parameter", odt.name = "fc.weight", odt.param = 0 : i64},
