@@ -477,9 +477,7 @@ struct LowerRecurrentGrad : OpConversionPattern<OpT> {
   matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type element;
-    if (failed(checkTypes(op, rewriter, element)))
-      return failure();
-    FailureOr<Config> config = readConfig(op, cell);
+    FailureOr<Config> config = readCellOp(op, cell, rewriter, element);
     if (failed(config))
       return failure();
     if (config->inputForget)

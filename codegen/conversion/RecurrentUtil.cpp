@@ -207,6 +207,14 @@ LogicalResult checkTypes(Operation *op, ConversionPatternRewriter &rewriter,
   return success();
 }
 
+FailureOr<Config> readCellOp(Operation *op, Cell cell,
+                             ConversionPatternRewriter &rewriter,
+                             Type &element) {
+  if (failed(checkTypes(op, rewriter, element)))
+    return failure();
+  return readConfig(op, cell);
+}
+
 void replaceWithResults(ConversionPatternRewriter &rewriter, Operation *op,
                         SmallVector<Value> replacements) {
   for (auto [value, result] : llvm::zip(replacements, op->getResults()))

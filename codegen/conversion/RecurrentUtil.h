@@ -293,6 +293,12 @@ int64_t hiddenSizeOf(Operation *op);
 LogicalResult checkTypes(Operation *op, ConversionPatternRewriter &rewriter,
                          Type &element);
 
+/// The element type (checkTypes) and the attributes (readConfig) of a
+/// recurrent op of `cell`, or failure.
+FailureOr<Config> readCellOp(Operation *op, Cell cell,
+                             ConversionPatternRewriter &rewriter,
+                             Type &element);
+
 /// Replaces `op` by `replacements`, each cast to its result's type.
 void replaceWithResults(ConversionPatternRewriter &rewriter, Operation *op,
                         SmallVector<Value> replacements);
