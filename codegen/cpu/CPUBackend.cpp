@@ -208,12 +208,12 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // 0. The target, on the module, for the passes that size kernels.
   //    Signedness is in the ops now; the types become signless.
   SetCPUTargetOptions target;
-  target.triple = options.triple;
-  target.cpu = options.cpu;
-  target.features = options.features;
-  target.vectorWidth = options.vectorWidth;
-  target.rows = options.rows;
-  target.nativeBFloat16 = options.nativeBFloat16;
+  target.triple = options.target.triple;
+  target.cpu = options.target.cpu;
+  target.features = options.target.features;
+  target.vectorWidth = options.target.vectorWidth;
+  target.rows = options.target.tileRows;
+  target.nativeBFloat16 = options.target.nativeBFloat16;
   pm.addPass(createSetCPUTarget(target));
   pm.addPass(createEraseUnsignedTypes());
   // 1. Matrix products become register-tiled vector loops, on tensors (the
@@ -276,7 +276,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addPass(createOutlineParallelLoops());
   if (options.optimize)
     pm.addPass(createApproximateMath());
-  if (!options.nativeBFloat16)
+  if (!options.target.nativeBFloat16)
     pm.addPass(createExpandBFloat16());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertVectorToLLVMPass());
@@ -304,11 +304,13 @@ FailureOr<CPUPipelineOptions> getCPUPipelineOptions(const CodegenTarget &target,
     return failure();
   CPUPipelineOptions options;
   options.optimize = optimize;
-  std::tie(options.vectorWidth, options.rows) = targetVectorTile(*machine);
-  options.nativeBFloat16 = hasNativeBFloat16(*machine);
-  options.triple = machine->getTargetTriple().str();
-  options.cpu = machine->getTargetCPU().str();
-  options.features = machine->getTargetFeatureString().str();
+  auto [vectorWidth, rows] = targetVectorTile(*machine);
+  options.target = {machine->getTargetTriple().str(),
+                    machine->getTargetCPU().str(),
+                    machine->getTargetFeatureString().str(),
+                    vectorWidth,
+                    rows,
+                    hasNativeBFloat16(*machine)};
   options.prefix = prefix;
   return options;
 }
@@ -339,11 +341,11 @@ struct CPUPipelineCLOptions : public PassPipelineOptions<CPUPipelineCLOptions> {
   Option<unsigned> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of a vector register (AVX2: 8)"),
-      llvm::cl::init(CPUPipelineOptions().vectorWidth)};
+      llvm::cl::init(CPUPipelineOptions().target.vectorWidth)};
   Option<unsigned> rows{
       *this, "rows",
       llvm::cl::desc("Rows of a product kernel's register tile (AVX2: 6)"),
-      llvm::cl::init(CPUPipelineOptions().rows)};
+      llvm::cl::init(CPUPipelineOptions().target.tileRows)};
   Option<bool> nativeBFloat16{
       *this, "native-bf16",
       llvm::cl::desc("The target converts f32 <-> bf16 in hardware"),
@@ -369,12 +371,8 @@ void registerCPUPipeline() {
       [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
         CPUPipelineOptions options;
         options.optimize = cl.optimize;
-        options.vectorWidth = cl.vectorWidth;
-        options.rows = cl.rows;
-        options.nativeBFloat16 = cl.nativeBFloat16;
-        options.triple = cl.triple;
-        options.cpu = cl.cpu;
-        options.features = cl.features;
+        options.target = {cl.triple,      cl.cpu,  cl.features,
+                          cl.vectorWidth, cl.rows, cl.nativeBFloat16};
         options.prefix = cl.prefix;
         buildCPUPipeline(pm, options);
       });

@@ -12,6 +12,7 @@
 #ifndef ODT_CODEGEN_CPU_CPUBACKEND_H
 #define ODT_CODEGEN_CPU_CPUBACKEND_H
 
+#include "codegen/cpu/CPUTarget.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -52,15 +53,16 @@ struct CPUPipelineOptions {
   /// Without it, products stay plain loops and exp calls libm: the
   /// reference build that the optimized one is checked against.
   bool optimize = true;
-  /// The product kernels' register tile: f32 lanes of a vector register
-  /// and rows of the tile (AVX-512: 16 x 8; AVX/AVX2: 8 x 6; NEON: 4 x 8).
-  unsigned vectorWidth = 8, rows = 6;
-  /// Whether f32 <-> bf16 conversions exist in hardware (else odt-expand-bf16
-  /// expands them into integer ops).
-  bool nativeBFloat16 = false;
-  /// The resolved target, recorded with the above in the module's
-  /// odt.target (odt-set-cpu-target, CPUTarget.h) for the passes to read.
-  std::string triple, cpu, features;
+  /// The resolved target (its vector tile and bf16 support, CPUTarget.h),
+  /// recorded in the module's odt.target by odt-set-cpu-target for the
+  /// passes to read; without bf16 in hardware odt-expand-bf16 expands the
+  /// conversions into integer ops.
+  CPUTargetInfo target{"",
+                       "",
+                       "",
+                       /*vectorWidth=*/8,
+                       /*tileRows=*/6,
+                       /*nativeBFloat16=*/false};
   /// Packed entry points are named `<prefix>_<entry>`.
   std::string prefix = "odt_model";
   /// Non-empty: every product that this kernel (packed, direct, dots,

@@ -454,7 +454,7 @@ readConfigAttr(linalg::GenericOp op, const ContractionPlan &plan,
   return std::optional<ContractionConfig>(config);
 }
 
-LogicalResult selectContractionConfigs(
+FailureOr<SmallVector<ContractionConfig>> selectContractionConfigs(
     func::FuncOp func,
     ArrayRef<std::pair<linalg::GenericOp, ContractionPlan>> products,
     const SelectionOptions &options) {
@@ -465,11 +465,14 @@ LogicalResult selectContractionConfigs(
     auto weight = cast<BlockArgument>(op.getDpsInputs()[1]);
     return std::make_pair(weight.getArgNumber(), plan.transposeB);
   };
+  // Per product: its given config, or nothing until it is selected below.
+  SmallVector<std::optional<ContractionConfig>> configs;
   for (auto [op, plan] : products) {
     FailureOr<std::optional<ContractionConfig>> given =
         readConfigAttr(op, plan, options.target);
     if (failed(given))
       return failure();
+    configs.push_back(*given);
     if (*given && (*given)->keptPanels) {
       if (!canKeepPanels(func, op) || !kept.insert(weightKey(op, plan)).second)
         return op.emitError()
@@ -478,8 +481,9 @@ LogicalResult selectContractionConfigs(
                   "point with a static 2-D shape, kept by no other product";
     }
   }
-  for (auto [op, plan] : products) {
-    if (op->hasAttr(kContractionConfigAttr))
+  for (auto [index, product] : llvm::enumerate(products)) {
+    auto [op, plan] = product;
+    if (configs[index])
       continue;
     bool keep = options.cachePanels && canKeepPanels(func, op) &&
                 !kept.count(weightKey(op, plan));
@@ -503,8 +507,12 @@ LogicalResult selectContractionConfigs(
                 buildConfigAttr(op.getContext(), config));
     if (options.remarks)
       op.emitRemark() << why;
+    configs[index] = config;
   }
-  return success();
+  SmallVector<ContractionConfig> result;
+  for (std::optional<ContractionConfig> &config : configs)
+    result.push_back(*config);
+  return result;
 }
 
 } // namespace odt::cpu

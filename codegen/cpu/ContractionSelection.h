@@ -141,8 +141,9 @@ struct SelectionOptions {
 };
 
 /// Gives every product of `products` (normalizeProducts of `func`) that
-/// has no config one, and checks those that have one (errors at the op).
-mlir::LogicalResult selectContractionConfigs(
+/// has no config one, and checks those that have one (errors at the op);
+/// returns each product's config, in the order of `products`.
+mlir::FailureOr<llvm::SmallVector<ContractionConfig>> selectContractionConfigs(
     mlir::func::FuncOp func,
     llvm::ArrayRef<std::pair<mlir::linalg::GenericOp, ContractionPlan>>
         products,

@@ -60,9 +60,13 @@ struct VectorizeContractionsPass
     selection.target =
         resolveContractionTarget(getOperation(), vectorWidth, rows, depth);
     selection.cachePanels = cachePanels;
-    if (failed(selectContractionConfigs(getOperation(), work, selection)))
+    FailureOr<SmallVector<ContractionConfig>> configs =
+        selectContractionConfigs(getOperation(), work, selection);
+    if (failed(configs))
       return signalPassFailure();
-    for (auto &[op, plan] : work) {
+    for (auto [index, entry] : llvm::enumerate(work)) {
+      auto &[op, plan] = entry;
+      const ContractionConfig &config = (*configs)[index];
       ContractionEpilogue epilogue;
       if (fuseEpilogues) {
         epilogue.bias = broadcastRow(op.getDpsInits()[0]);
@@ -89,7 +93,6 @@ struct VectorizeContractionsPass
           });
       rewriter.setInsertionPoint(consumerInputsReady ? op.getOperation()
                                                      : replaced);
-      ContractionConfig config = **readConfigAttr(op, plan, selection.target);
       PanelCache *cache = nullptr;
       if (config.keptPanels && !(cache = panelCacheFor(op, plan, config)))
         return signalPassFailure();
