@@ -73,8 +73,7 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
 
   progress.phase("llvm");
   if (failed(runLLVMPipeline(*module, options.prefix, options.optimize,
-                             options.target, options.forceContractionKernel,
-                             options.contractionRemarks)))
+                             options.target, options.kernels)))
     return failure();
   reportArenas(*module, progress);
   FailureOr<ModelDescriptor> descriptor = buildDescriptor(

@@ -43,11 +43,8 @@ struct CompileOptions {
   /// thread); the object does not depend on it.
   unsigned threads = 0;
   CompileStop stop = CompileStop::Object;
-  /// Non-empty: every product this kernel can compute gets it
-  /// (CPUPipelineOptions::forceContractionKernel).
-  std::string forceContractionKernel;
-  /// Remarks at each product: its kernels and why.
-  bool contractionRemarks = false;
+  /// Kernel overrides and remarks (CPUPipelineOptions::selection).
+  KernelSelection kernels;
 };
 
 /// What compileArtifacts made.

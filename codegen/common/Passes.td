@@ -11,16 +11,13 @@ def VerifyMiddle : Pass<"odt-verify-middle", "mlir::ModuleOp"> {
     Run at the end of the linalg stage (docs/middle-contract.md): every
     backend starts from this IR, so it must hold no target decision and
     nothing of the stages before or after it. Refused, each with an error
-    at the op: an op of a dialect outside builtin, func (func, return),
-    linalg, tensor, arith, math, scf (for, if, while, condition, yield,
-    forall, forall.in_parallel) and bufferization.alloc_tensor (a
-    loop-carried state's own buffer); an onnx op that was not lowered; a
-    value, block argument or function signature of memref or vector type
-    (buffers and vector widths are the backends'); an scf.forall that does
-    not carry `odt.cpu_decision` (the conversion's per-image convolution
-    products and the filter gradient's image groups, the CPU decisions the
-    conversion still makes: named so that the IR shows them, and listed in
-    the contract to move to codegen/cpu).
+    at the outermost offending op: an op of a dialect outside builtin,
+    func (func, return), linalg, tensor, arith, math, scf (for, if, while,
+    condition, yield) and bufferization.alloc_tensor (a loop-carried
+    state's own buffer); an onnx op that was not lowered; a parallel loop
+    (scf.forall, scf.parallel: how work is distributed is a backend's
+    decision); a value, block argument or function signature of memref or
+    vector type (buffers and vector widths are the backends').
   }];
 }
 

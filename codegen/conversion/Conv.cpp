@@ -55,11 +55,9 @@ struct LowerConv : OpConversionPattern<onnx::ConvOp> {
                              createScalar(rewriter, loc, elementType, 0.0));
     Value bias = onnx::isNoValue(adaptor.getB()) ? Value() : adaptor.getB();
     Value init = createBiasInit(rewriter, loc, bias, outSizes, accType);
-    // A Relu that is the convolution's only reader runs inside it (on the
-    // product's register tiles); it then lowers to its operand.
     Value result =
         buildConvolution(rewriter, loc, padded, w, init, attrs->strides,
-                         attrs->dilations, op.getGroup(), convAbsorbsRelu(op));
+                         attrs->dilations, op.getGroup());
     result = convertTensor(rewriter, loc, result, elementType);
     rewriter.replaceOp(op, castTensor(rewriter, loc, result, resultType));
     return success();

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/common/MiddleContract.h"
 #include "codegen/conversion/NNUtil.h"
 #include "codegen/conversion/TrainingUtil.h"
 #include "dialects/onnx/ops/TrainingOpHelpers.h"
@@ -22,59 +23,6 @@ using namespace mlir;
 
 namespace odt::codegen {
 namespace {
-
-/// dW over the domain (m, c, k..., nb, o...) as one summing generic: for
-/// groups, other element types and other ranks than the matrix-product
-/// form handles.
-Value filterGradientLoops(OpBuilder &rewriter, Location loc, Value dY,
-                          Value padded, ArrayRef<OpFoldResult> dySizes,
-                          const onnx::GradWindow &window,
-                          ArrayRef<int64_t> kernel, int64_t filters, int64_t cg,
-                          int64_t mg, Type type) {
-  MLIRContext *context = rewriter.getContext();
-  int64_t n = kernel.size();
-  int64_t rank = 3 + 2 * n;
-  auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
-  AffineExpr m = d(0), c = d(1), nb = d(2 + n);
-  SmallVector<AffineExpr> dyExprs = {nb, m},
-                          xExprs = {nb, m.floorDiv(mg) * cg + c};
-  SmallVector<OpFoldResult> domain = {rewriter.getIndexAttr(filters),
-                                      rewriter.getIndexAttr(cg)};
-  for (int64_t i = 0; i < n; ++i)
-    domain.push_back(rewriter.getIndexAttr(kernel[i]));
-  domain.push_back(dySizes[0]);
-  SmallVector<int64_t> positions;
-  for (int64_t i = 0; i < n; ++i) {
-    AffineExpr o = d(3 + n + i), k = d(2 + i);
-    dyExprs.push_back(o);
-    xExprs.push_back(o * window.strides[i] + k * window.dilations[i]);
-    domain.push_back(dySizes[2 + i]);
-    positions.push_back(3 + n + i);
-  }
-  // Per image, one running sum over its output positions (a row of dY
-  // against a shifted row of X: vectorized along the row), then the
-  // images' sums: [m, c, k..., nb] holds only filter-sized partials, where
-  // staging the positions' dims too made one per output row.
-  Value perImage = sumOver(
-                       rewriter, loc, domain, positions, {dY, padded},
-                       {AffineMap::get(rank, 0, dyExprs, context),
-                        AffineMap::get(rank, 0, xExprs, context)},
-                       {type},
-                       [](OpBuilder &b, Location l, ValueRange args) {
-                         return SmallVector<Value>{
-                             arith::MulFOp::create(b, l, args[0], args[1])};
-                       },
-                       /*staged=*/false)
-                       .front();
-  SmallVector<OpFoldResult> partialSizes(domain.begin(),
-                                         domain.begin() + 3 + n);
-  return sumOver(rewriter, loc, partialSizes, {2 + n}, {perImage},
-                 {identityMap(context, 3 + n)}, {type},
-                 [](OpBuilder &, Location, ValueRange args) {
-                   return SmallVector<Value>{args[0]};
-                 })
-      .front();
-}
 
 /// What the parts of ConvGrad's lowering share.
 struct ConvGradShape {
@@ -100,8 +48,9 @@ Value biasGradient(OpBuilder &rewriter, Location loc, const ConvGradShape &g) {
       .front();
 }
 
-/// dW: an im2col product per image group where the product form takes it
-/// (buildFilterGradientProduct), else one summing generic.
+/// dW as the middle's filter-gradient generic (MiddleContract.h): one
+/// sum over every image and output position. How it is split and run (per
+/// image, in products) is the backend's.
 Value filterGradient(OpBuilder &rewriter, Location loc,
                      const ConvGradShape &g) {
   SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0),
@@ -115,14 +64,29 @@ Value filterGradient(OpBuilder &rewriter, Location loc,
   Value padded = tensor::PadOp::create(rewriter, loc, Type(), g.x, low, high,
                                        zero, /*nofold=*/false)
                      .getResult();
-  if (convolvesAsProduct(padded, g.w, g.dY, g.group))
-    return buildFilterGradientProduct(
-        rewriter, loc, padded, g.dY,
-        cast<RankedTensorType>(g.w.getType()).getShape(), g.window.strides,
-        g.window.dilations);
-  else
-    return filterGradientLoops(rewriter, loc, g.dY, padded, g.dySizes, g.window,
-                               g.kernel, g.filters, g.cg, g.mg, g.type);
+  // Loops (m, c, k..., nb, o...), the last 1 + n summed.
+  SmallVector<OpFoldResult> domain = {rewriter.getIndexAttr(g.filters),
+                                      rewriter.getIndexAttr(g.cg)};
+  for (int64_t i = 0; i < g.n; ++i)
+    domain.push_back(rewriter.getIndexAttr(g.kernel[i]));
+  domain.push_back(g.dySizes[0]);
+  SmallVector<int64_t> reduced = {2 + g.n};
+  for (int64_t i = 0; i < g.n; ++i) {
+    domain.push_back(g.dySizes[2 + i]);
+    reduced.push_back(3 + g.n + i);
+  }
+  return sumOver(
+             rewriter, loc, domain, reduced, {g.dY, padded},
+             getFilterGradientInputMaps(rewriter.getContext(), g.window.strides,
+                                        g.window.dilations, g.group, g.mg,
+                                        g.cg),
+             {g.type},
+             [](OpBuilder &b, Location l, ValueRange args) {
+               return SmallVector<Value>{
+                   arith::MulFOp::create(b, l, args[0], args[1])};
+             },
+             /*staged=*/false)
+      .front();
 }
 
 /// dX as a correlation of dY (spread out by the strides, zero-padded)
@@ -164,10 +128,10 @@ Value inputGradientCorrelation(OpBuilder &rewriter, Location loc,
   Value paddedDY = tensor::PadOp::create(rewriter, loc, Type(), spreadDY, low,
                                          high, zero, /*nofold=*/false)
                        .getResult();
-  if (convolvesAsProduct(paddedDY, g.w, g.dY, g.group)) {
+  if (g.group == 1 && g.n == 2) {
     // The correlation is a convolution of paddedDY with the flipped,
-    // transposed filter Wt[c, m, k] = W[m, c, K - 1 - k]: the matrix
-    // product form of buildConvolution.
+    // transposed filter Wt[c, m, k] = W[m, c, K - 1 - k]: a
+    // linalg.conv_2d_nchw_fchw (which the CPU computes as products).
     SmallVector<int64_t> flippedShape = {g.cg, g.filters, g.kernel[0],
                                          g.kernel[1]};
     Value flippedEmpty = createEmpty(

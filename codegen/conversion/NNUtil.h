@@ -86,52 +86,13 @@ Value createBiasInit(OpBuilder &b, Location loc, Value bias,
 /// A convolution of `input` [N, C, L1..Ln] (already padded) with `filter`
 /// [M, C/group, k1..kn], accumulated into `init` [N, M, o1..on] (whose
 /// element type may be wider than the operands'): output position o reads
-/// input position o * stride + k * dilation. f32 2-D convolutions with one
-/// group are a matrix product of the filter with the input's ImageMajor
-/// columns (which odt-vectorize-contractions turns into its kernel); the
-/// others use linalg's named NC* convolutions (plain for 1-3 spatial dims,
-/// depthwise for group == C == M, grouped for 2 spatial dims), else a
-/// linalg.generic.
-/// With `relu`, the result is max(y, 0): on a product, applied to the
-/// product's own result, so odt-vectorize-contractions runs it on each
-/// finished register tile (the Relu that reads a convolution, see
-/// convAbsorbsRelu).
+/// input position o * stride + k * dilation. linalg's named NC*
+/// convolutions (plain for 1-3 spatial dims, depthwise for group == C == M,
+/// grouped for 2 spatial dims), else a linalg.generic; how they run is the
+/// backend's (the CPU computes f32 2-D ones as products, odt.convolution).
 Value buildConvolution(OpBuilder &b, Location loc, Value input, Value filter,
                        Value init, llvm::ArrayRef<int64_t> strides,
-                       llvm::ArrayRef<int64_t> dilations, int64_t group,
-                       bool relu = false);
-
-/// Whether the lowering of `conv` applies the Relu that is its only user
-/// (f32 only); that Relu then lowers to its operand.
-bool convAbsorbsRelu(onnx::ConvOp conv);
-
-/// The windows of a 2-D `input` [N, C, H, W] (already padded) as the columns
-/// of a matrix, for computing f32 convolutions as matrix products: the
-/// column for output position (oh, ow) holds input[n, c, oh * s + kh * d,
-/// ow * s + kw * d] for every (c, kh, kw). ImageMajor gives
-/// [N, C*KH*KW, OH*OW] (one matrix per image, for the forward product);
-/// PositionMajor gives [N*OH*OW, C*KH*KW] (one row per output position of
-/// every image, for the filter gradient: a product summed over images and
-/// positions whose rows are contiguous along (c, kh, kw)).
-enum class ColumnLayout { ImageMajor, PositionMajor };
-Value buildImageColumns(OpBuilder &b, Location loc, Value input,
-                        llvm::ArrayRef<int64_t> kernel,
-                        llvm::ArrayRef<OpFoldResult> outSpatial,
-                        llvm::ArrayRef<int64_t> strides,
-                        llvm::ArrayRef<int64_t> dilations, ColumnLayout layout);
-
-/// Whether a convolution of these operands is computed as a matrix product
-/// (buildConvolution and the convolution gradients): f32 throughout, two
-/// spatial dims, one group, a static filter.
-bool convolvesAsProduct(Value input, Value filter, Value init, int64_t group);
-
-/// The filter gradient of a 2-D f32 convolution as one matrix product:
-/// dW[f, (c,kh,kw)] = sum over (n, oh, ow) of dY[n, f, oh, ow] times the
-/// PositionMajor columns of `paddedInput`; returns [F, C, KH, KW].
-Value buildFilterGradientProduct(OpBuilder &b, Location loc, Value paddedInput,
-                                 Value dY, llvm::ArrayRef<int64_t> filterShape,
-                                 llvm::ArrayRef<int64_t> strides,
-                                 llvm::ArrayRef<int64_t> dilations);
+                       llvm::ArrayRef<int64_t> dilations, int64_t group);
 
 enum class PoolKind { Max, MaxUnsigned, Sum };
 

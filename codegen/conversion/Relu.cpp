@@ -1,7 +1,6 @@
 //===- Relu.cpp - onnx.Relu and onnx.ms.ReluGrad -> linalg ----------------===//
 
 #include "codegen/conversion/ElementwiseUtil.h"
-#include "codegen/conversion/NNUtil.h"
 
 using namespace mlir;
 
@@ -14,12 +13,6 @@ struct LowerRelu : OpConversionPattern<onnx::ReluOp> {
   LogicalResult
   matchAndRewrite(onnx::ReluOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    // Already applied by the convolution it reads (convAbsorbsRelu).
-    if (auto conv = op.getX().getDefiningOp<onnx::ConvOp>();
-        conv && convAbsorbsRelu(conv)) {
-      rewriter.replaceOp(op, adaptor.getX());
-      return success();
-    }
     return lowerToElementwise(
         rewriter, op, {adaptor.getX()},
         [&](OpBuilder &b, Location loc, ValueRange args) -> SmallVector<Value> {

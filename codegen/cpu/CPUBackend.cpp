@@ -216,14 +216,24 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   target.nativeBFloat16 = options.target.nativeBFloat16;
   pm.addPass(createSetCPUTarget(target));
   pm.addPass(createEraseUnsignedTypes());
-  // 1. Matrix products become register-tiled vector loops, on tensors (the
-  //    accumulators are loop-carried values, not memory).
+  // 1. Convolutions the CPU computes with kernels of its own (im2col
+  //    products, per-image partial sums), then matrix products as
+  //    register-tiled vector loops, on tensors (the accumulators are
+  //    loop-carried values, not memory). Each is decided first, as an
+  //    attribute (ConvolutionSelection.h, ContractionSelection.h), then
+  //    built.
   if (options.optimize) {
-    // Each product's kernels, tile and distribution are decided first, as
-    // an attribute (ContractionSelection.h), then emitted.
+    SelectConvolutionKernelsOptions convolutions;
+    convolutions.forceKernel = options.selection.convolutionKernel;
+    convolutions.remarks = options.selection.convolutionRemarks;
+    pm.addNestedPass<func::FuncOp>(
+        createSelectConvolutionKernels(convolutions));
+    pm.addNestedPass<func::FuncOp>(createLowerConvolutions());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
     SelectContractionKernelsOptions selection;
-    selection.forceKernel = options.forceContractionKernel;
-    selection.remarks = options.contractionRemarks;
+    selection.forceKernel = options.selection.contractionKernel;
+    selection.remarks = options.selection.contractionRemarks;
     pm.addNestedPass<func::FuncOp>(createSelectContractionKernels(selection));
     pm.addNestedPass<func::FuncOp>(createVectorizeContractions());
   }
@@ -317,15 +327,13 @@ FailureOr<CPUPipelineOptions> getCPUPipelineOptions(const CodegenTarget &target,
 
 LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
                               bool optimize, const CodegenTarget &target,
-                              const std::string &forceContractionKernel,
-                              bool contractionRemarks) {
+                              const KernelSelection &selection) {
   std::string error;
   FailureOr<CPUPipelineOptions> options =
       getCPUPipelineOptions(target, optimize, prefix, error);
   if (failed(options))
     return module.emitError(error);
-  options->forceContractionKernel = forceContractionKernel;
-  options->contractionRemarks = contractionRemarks;
+  options->selection = selection;
   return runPassPipeline(
       module, [&](OpPassManager &pm) { buildCPUPipeline(pm, *options); });
 }

@@ -48,6 +48,21 @@ createTargetMachine(const CodegenTarget &target, std::string &error);
 llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
                                       std::string &error);
 
+/// What odt-compile's kernel options override, to compare kernels on one
+/// model: every product (convolution) that the named kernel can compute
+/// gets it, the others keep the selected ones; remarks say at each op what
+/// it got and why.
+struct KernelSelection {
+  /// packed, direct, dots or swapped (odt-select-contraction-kernels'
+  /// force-kernel); empty: the selection's.
+  std::string contractionKernel;
+  bool contractionRemarks = false;
+  /// linalg, image_columns or image_partials
+  /// (odt-select-convolution-kernels' force-kernel); empty: the selection's.
+  std::string convolutionKernel;
+  bool convolutionRemarks = false;
+};
+
 /// What the CPU backend's pass pipeline needs to know of the target.
 struct CPUPipelineOptions {
   /// Without it, products stay plain loops and exp calls libm: the
@@ -65,12 +80,8 @@ struct CPUPipelineOptions {
                        /*nativeBFloat16=*/false};
   /// Packed entry points are named `<prefix>_<entry>`.
   std::string prefix = "odt_model";
-  /// Non-empty: every product that this kernel (packed, direct, dots,
-  /// swapped) can compute gets it (odt-select-contraction-kernels'
-  /// force-kernel), to compare kernels on one model.
-  std::string forceContractionKernel;
-  /// Remarks saying why each product got its kernels.
-  bool contractionRemarks = false;
+  /// Overrides of the kernel selection, and its remarks.
+  KernelSelection selection;
 };
 
 /// Stage 3 as a pass pipeline: tensors -> buffers -> LLVM dialect with
@@ -86,13 +97,11 @@ getCPUPipelineOptions(const CodegenTarget &target, bool optimize,
                       const std::string &prefix, std::string &error);
 
 /// Stage 3 run for `target` on the module.
-/// `forceContractionKernel` and `contractionRemarks`: as in
-/// CPUPipelineOptions.
-mlir::LogicalResult
-runLLVMPipeline(mlir::ModuleOp module, const std::string &prefix,
-                bool optimize = true, const CodegenTarget &target = {},
-                const std::string &forceContractionKernel = "",
-                bool contractionRemarks = false);
+mlir::LogicalResult runLLVMPipeline(mlir::ModuleOp module,
+                                    const std::string &prefix,
+                                    bool optimize = true,
+                                    const CodegenTarget &target = {},
+                                    const KernelSelection &selection = {});
 
 /// Translates the LLVM-dialect module to LLVM IR for the target and adds the
 /// descriptor as the exported globals `<prefix>_descriptor` and

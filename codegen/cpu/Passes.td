@@ -227,6 +227,61 @@ def SelectContractionKernels
                            "mlir::tensor::TensorDialect"];
 }
 
+def SelectConvolutionKernels
+    : Pass<"odt-select-convolution-kernels", "mlir::func::FuncOp"> {
+  let summary = "Decide how each convolution is computed, as an attribute";
+  let description = [{
+    The CPU backend's selection place for convolutions
+    (codegen/cpu/ConvolutionSelection.h and .cpp, with the constants and
+    their rationale). Each forward `linalg.conv_2d_nchw_fchw` that is f32
+    with a static filter, and each filter gradient of the middle's form
+    (codegen/common/MiddleContract.h), gets `odt.convolution`: the kernel
+    (`image_columns`: im2col products per image; `image_partials`: a
+    partial sum per image), for a filter gradient's products the image
+    groups summed in parallel, and for a forward convolution whose only
+    reader is a Relu, `epilogue = "relu"`. An op that already has one keeps
+    it (odt-lower-convolutions checks it). Other convolutions get none and
+    keep linalg's lowering. `force-kernel` gives every convolution that
+    kernel where it can compute it (`linalg`: none gets a config);
+    `remarks` says at each op why it got its config.
+  }];
+  let options = [
+    Option<"forceKernel", "force-kernel", "std::string", "\"\"",
+           "linalg, image_columns or image_partials: every convolution that "
+           "kernel can compute gets it">,
+    Option<"remarks", "remarks", "bool", "false",
+           "A remark at each convolution: why it got its config">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def LowerConvolutions
+    : Pass<"odt-lower-convolutions", "mlir::func::FuncOp"> {
+  let summary = "Compute each convolution with the kernel its config names";
+  let description = [{
+    On tensors, first in the CPU backend (before
+    odt-select-contraction-kernels, which then sees the kernels' matrix
+    products). Each op with `odt.convolution` (odt-select-convolution-kernels
+    or the input IR) becomes the kernel it names
+    (codegen/cpu/ConvolutionKernels.cpp):
+    - `image_columns`, forward: an scf.forall over the images, each
+      writing its columns ([C*KH*KW, OH*OW]) and multiplying the filter
+      ([F, C*KH*KW]) by them into its slice of the output; with
+      `epilogue = "relu"` the Relu generic reading the convolution is
+      applied to each image's product and replaced;
+    - `image_columns`, filter gradient: an scf.forall over `image_groups`
+      groups of images, each summing dY's rows times each image's
+      position-major columns, then the groups' sums added;
+    - `image_partials`, filter gradient: the generic with its image loop
+      parallel (a partial per image), then a sum over the images.
+    A config that cannot be carried out (a kernel for another form, a
+    Relu epilogue without a Relu, unknown fields) is an error at the op.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def VectorizeContractions
     : Pass<"odt-vectorize-contractions", "mlir::func::FuncOp"> {
   let summary = "Register-tiled vector kernels for f32 matrix products";

@@ -114,7 +114,8 @@ bool isZeroConstant(Value value) {
 /// A ReLU gradient's mask X > 0 reads Relu(X) instead of X when the graph
 /// computes Relu(X) before it: Relu(X) > 0 exactly when X > 0 (NaN and -0
 /// included). X (a convolution's output) is then read by the Relu alone,
-/// so the convolution's kernel can apply the Relu (convAbsorbsRelu).
+/// so a backend can apply the Relu in the convolution's kernel (the CPU
+/// does: odt.convolution's relu epilogue).
 void maskFromReluOutput(onnx::GreaterOp greater) {
   Value x = greater.getA();
   if (!isZeroConstant(greater.getB()))

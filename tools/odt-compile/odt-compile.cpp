@@ -81,7 +81,8 @@ static cl::opt<bool> quiet("quiet", cl::desc("No progress lines"),
                            cl::cat(category));
 static cl::opt<bool> simpleCodegen(
     "simple-codegen",
-    cl::desc("No fusion, product kernels or math approximations: plain loops "
+    cl::desc("No fusion, product or convolution kernels or math "
+             "approximations: plain loops "
              "(a reference build to check the optimized code against)"),
     cl::cat(category));
 static cl::opt<std::string> contractionKernel(
@@ -93,6 +94,17 @@ static cl::opt<std::string> contractionKernel(
 static cl::opt<bool> contractionRemarks(
     "contraction-remarks",
     cl::desc("Say at each matrix product which kernels it got, and why"),
+    cl::cat(category));
+static cl::opt<std::string> convolutionKernel(
+    "convolution-kernel",
+    cl::desc("Compute every convolution that this kernel can with it "
+             "(image_columns, image_partials; linalg: none of them, linalg's "
+             "loops), to compare kernels on one model; the others keep the "
+             "selected ones"),
+    cl::value_desc("KERNEL"), cl::cat(category));
+static cl::opt<bool> convolutionRemarks(
+    "convolution-remarks",
+    cl::desc("Say at each convolution which kernel it got, and why"),
     cl::cat(category));
 static cl::opt<std::string> targetTriple(
     "target",
@@ -486,11 +498,10 @@ uint64_t cacheLimitBytes() {
 
 /// The cache key of compiling `paths` with these options, or nullopt when an
 /// input cannot be read (the compilation then says what is wrong).
-std::optional<std::string> computeCacheKey(const odt::ArtifactPaths &paths,
-                                           const odt::CodegenTarget &target,
-                                           const std::string &prefix,
-                                           bool simpleCodegen,
-                                           const std::string &kernel) {
+std::optional<std::string>
+computeCacheKey(const odt::ArtifactPaths &paths,
+                const odt::CodegenTarget &target, const std::string &prefix,
+                bool simpleCodegen, const odt::KernelSelection &kernels) {
   odt::CacheKey key;
   std::string error;
   // The compiler itself: odt's code is linked into the executable; MLIR and
@@ -510,7 +521,8 @@ std::optional<std::string> computeCacheKey(const odt::ArtifactPaths &paths,
   key.addText("features", machine->getTargetFeatureString());
   key.addText("name", prefix);
   key.addText("simple-codegen", simpleCodegen ? "1" : "0");
-  key.addText("contraction-kernel", kernel);
+  key.addText("contraction-kernel", kernels.contractionKernel);
+  key.addText("convolution-kernel", kernels.convolutionKernel);
   for (auto [label, path] :
        {std::pair<const char *, const std::string *>{"train", &paths.train},
         {"eval", &paths.eval},
@@ -554,8 +566,12 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   // parts, linking the library), resets every llvm::cl option.
   const std::string emit = ::emit, prefix = ::prefix;
   const bool simpleCodegen = ::simpleCodegen;
-  const std::string kernel = ::contractionKernel;
-  const bool remarks = ::contractionRemarks;
+  odt::KernelSelection kernels;
+  kernels.contractionKernel = ::contractionKernel;
+  kernels.contractionRemarks = ::contractionRemarks;
+  kernels.convolutionKernel = ::convolutionKernel;
+  kernels.convolutionRemarks = ::convolutionRemarks;
+  const bool remarks = kernels.contractionRemarks || kernels.convolutionRemarks;
   auto start = std::chrono::steady_clock::now();
   std::string error;
 
@@ -565,7 +581,7 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   // (Remarks come from compiling: with them, nothing is taken from it.)
   if (emit.empty() && !noCache && !remarks) {
     std::string folder = odt::CompileCache::resolveFolder(cacheDir);
-    cacheKey = computeCacheKey(paths, target, prefix, simpleCodegen, kernel);
+    cacheKey = computeCacheKey(paths, target, prefix, simpleCodegen, kernels);
     if (!folder.empty() && cacheKey)
       cache.emplace(folder, cacheLimitBytes());
   }
@@ -613,8 +629,7 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   options.optimize = !simpleCodegen;
   options.target = target;
   options.threads = jobs;
-  options.forceContractionKernel = kernel;
-  options.contractionRemarks = remarks;
+  options.kernels = kernels;
   options.stop = emit == "onnx"     ? odt::CompileStop::Onnx
                  : emit == "linalg" ? odt::CompileStop::Linalg
                  : emit == "llvm"   ? odt::CompileStop::LLVM
@@ -959,6 +974,15 @@ int main(int argc, char **argv) {
   if ((!contractionKernel.empty() || contractionRemarks) && simpleCodegen)
     return fail("--contraction-kernel and --contraction-remarks choose among "
                 "product kernels, which --simple-codegen does not use");
+  static const char *kConvolutionKernels[] = {"linalg", "image_columns",
+                                              "image_partials"};
+  if (!convolutionKernel.empty() &&
+      !llvm::is_contained(kConvolutionKernels, convolutionKernel))
+    return fail("unknown --convolution-kernel '" + convolutionKernel +
+                "' (linalg, image_columns, image_partials)");
+  if ((!convolutionKernel.empty() || convolutionRemarks) && simpleCodegen)
+    return fail("--convolution-kernel and --convolution-remarks choose among "
+                "convolution kernels, which --simple-codegen does not use");
   static const char *kStages[] = {"onnx", "linalg", "llvm", "asm", "obj"};
   if (!emit.empty() && !llvm::is_contained(kStages, emit))
     return fail("unknown --emit stage '" + emit +

@@ -2,7 +2,7 @@
 
 // What the middle's contract allows (docs/middle-contract.md): linalg,
 // tensor, arith and math on tensors and scalars, scf loops, a loop-carried
-// state's own buffer, and an scf.forall that names the CPU decision it is.
+// state's own buffer.
 // CHECK-LABEL: func.func @allowed
 func.func @allowed(%x: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
   %c0 = arith.constant 0 : index
@@ -21,13 +21,7 @@ func.func @allowed(%x: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
     } -> tensor<?x4xf32>
     scf.yield %sum : tensor<?x4xf32>
   }
-  %images = scf.forall (%i) in (%d) shared_outs(%out = %loop) -> tensor<?x4xf32> {
-    %row = tensor.extract_slice %x[%i, 0] [1, 4] [1, 1] : tensor<?x4xf32> to tensor<1x4xf32>
-    scf.forall.in_parallel {
-      tensor.parallel_insert_slice %row into %out[%i, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<?x4xf32>
-    }
-  } {odt.cpu_decision = "test"}
-  return %images : tensor<?x4xf32>
+  return %loop : tensor<?x4xf32>
 }
 
 // -----
@@ -40,8 +34,9 @@ func.func @onnx_left(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A parallel loop the conversion did not name as its CPU decision.
-func.func @untagged_forall(%x: tensor<8xf32>) -> tensor<8xf32> {
+// Parallel loops are the backends' decision (the CPU's image loops are made
+// by odt-lower-convolutions, after the middle).
+func.func @forall(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'scf.forall' breaks the middle's contract (docs/middle-contract.md): a parallel loop is a backend's decision}}
   %r = scf.forall (%i) in (8) shared_outs(%out = %x) -> tensor<8xf32> {
     %e = tensor.extract_slice %x[%i] [1] [1] : tensor<8xf32> to tensor<1xf32>

@@ -5,18 +5,15 @@
 
 // ConvTranspose with stride 2: the input spread with zeros between its
 // pixels (inserted into a zero fill), padded by kernel - 1, then convolved
-// with the flipped, transposed filter (the per-image product the conversion
-// still builds for the CPU, named by odt.cpu_decision).
+// with the flipped, transposed filter (a linalg.conv_2d_nchw_fchw, which
+// the CPU computes as per-image products: odt-lower-convolutions).
 // CHECK-LABEL: func.func @conv_transpose(
 // CHECK:         linalg.fill
 // CHECK:         tensor.insert_slice %{{.*}}[0, 0, 0, 0] [1, 4, 3, 3] [1, 1, 2, 2]
-// CHECK:         tensor.pad %{{.*}} low[0, 0, 2, 2] high[0, 0, 2, 2]
+// CHECK:         %[[PADDED:.*]] = tensor.pad %{{.*}} low[0, 0, 2, 2] high[0, 0, 2, 2]
 // CHECK:         linalg.generic
-// CHECK:         scf.forall
-// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
-// CHECK:             arith.mulf
-// CHECK:             arith.addf
-// CHECK:         odt.cpu_decision = "convolution as an im2col product per image, images in parallel"
+// CHECK:         linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[PADDED]], %{{.*}} : tensor<1x4x9x9xf32>, tensor<2x4x3x3xf32>)
+// CHECK-NOT:     scf.forall
 func.func @conv_transpose(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32> {
   %none = onnx.NoValue
   %0 = onnx.ConvTranspose(%x, %w, %none) {strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>, none) -> tensor<1x2x7x7xf32>

@@ -1,11 +1,21 @@
-// RUN: odt-opt %s --split-input-file --odt-convert-onnx-to-linalg | FileCheck %s
-// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(odt-convert-onnx-to-linalg, canonicalize, cse, odt-fuse-elementwise, canonicalize, cse, func.func(odt-vectorize-contractions{vector-width=16 rows=8 depth=256}))' | FileCheck %s --check-prefix=KERNEL
+// RUN: odt-opt %s --split-input-file --odt-linalg-pipeline | FileCheck %s --check-prefix=MIDDLE
+// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(odt-linalg-pipeline, func.func(odt-select-convolution-kernels, odt-lower-convolutions))' | FileCheck %s
+// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(odt-linalg-pipeline, func.func(odt-select-convolution-kernels, odt-lower-convolutions), canonicalize, cse, func.func(odt-vectorize-contractions{vector-width=16 rows=8 depth=256}))' | FileCheck %s --check-prefix=KERNEL
 
-// A Relu that is a convolution's only reader is applied by the convolution:
-// on each image's product, inside the loop over images, and the Relu itself
-// lowers to nothing. odt-vectorize-contractions then runs it on the
-// product's register tiles (its epilogue, seen through the expansion of the
-// image's [filters, positions] result), so no elementwise loop is left.
+// The middle keeps the convolution and its Relu apart (the Relu reading a
+// convolution is a backend's fusion).
+// MIDDLE-LABEL: func.func @conv_relu
+// MIDDLE:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw
+// MIDDLE:         linalg.generic {{.*}} ins(%[[CONV]] :
+// MIDDLE:           arith.maximumf
+// MIDDLE-LABEL: func.func @conv_relu_and_more
+
+// The CPU applies a Relu that is a convolution's only reader in the
+// convolution's kernel (odt.convolution's epilogue = "relu"): on each
+// image's product, inside the loop over images, and the Relu's own loop is
+// gone. odt-vectorize-contractions then runs it on the product's register
+// tiles (its epilogue, seen through the expansion of the image's
+// [filters, positions] result), so no elementwise loop is left.
 // CHECK-LABEL: func.func @conv_relu
 // CHECK:         scf.forall
 // CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]

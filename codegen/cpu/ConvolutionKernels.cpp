@@ -1,0 +1,336 @@
+//===- ConvolutionKernels.cpp - the CPU's convolution kernels -------------===//
+//
+// The kernels odt.convolution names (ConvolutionSelection.h), on tensors:
+// image columns (im2col) and matrix products that odt-vectorize-contractions
+// then turns into its register-tiled kernels, under scf.forall loops that
+// odt-outline-parallel-loops hands to the runtime's thread pool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cpu/ConvolutionSelection.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace odt::cpu {
+namespace {
+
+Value createZeros(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                  Type elementType) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, elementType);
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 0.0));
+  return linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{empty})
+      .getResult(0);
+}
+
+/// Image `n` of an [N, ...] tensor, as [1, ...].
+Value sliceImage(OpBuilder &b, Location loc, Value tensor, Value n) {
+  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[0] = n;
+  sizes[0] = b.getIndexAttr(1);
+  return tensor::ExtractSliceOp::create(b, loc, tensor, offsets, sizes,
+                                        strides);
+}
+
+/// The windows of a 2-D `input` [N, C, H, W] (already padded) as the columns
+/// of a matrix: the column for output position (oh, ow) holds
+/// input[n, c, oh * s + kh * d, ow * s + kw * d] for every (c, kh, kw).
+/// ImageMajor gives [N, C*KH*KW, OH*OW] (one matrix per image, for the
+/// forward product); PositionMajor gives [N*OH*OW, C*KH*KW] (one row per
+/// output position, for the filter gradient: its rows are contiguous along
+/// (c, kh, kw)).
+enum class ColumnLayout { ImageMajor, PositionMajor };
+Value buildImageColumns(OpBuilder &b, Location loc, Value input,
+                        ArrayRef<int64_t> kernel,
+                        ArrayRef<OpFoldResult> outSpatial,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                        ColumnLayout layout) {
+  MLIRContext *context = b.getContext();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(b, loc, input);
+  // Loop dims in the order of the (uncollapsed) result.
+  enum { N, C, KH, KW, OH, OW };
+  SmallVector<int> order = layout == ColumnLayout::ImageMajor
+                               ? SmallVector<int>{N, C, KH, KW, OH, OW}
+                               : SmallVector<int>{N, OH, OW, C, KH, KW};
+  SmallVector<OpFoldResult> extent = {inSizes[0],
+                                      inSizes[1],
+                                      b.getIndexAttr(kernel[0]),
+                                      b.getIndexAttr(kernel[1]),
+                                      outSpatial[0],
+                                      outSpatial[1]};
+  SmallVector<AffineExpr> dim(6);
+  SmallVector<OpFoldResult> sizes;
+  for (auto [position, which] : llvm::enumerate(order)) {
+    dim[which] = getAffineDimExpr(position, context);
+    sizes.push_back(extent[which]);
+  }
+  AffineMap read = AffineMap::get(
+      6, 0,
+      {dim[N], dim[C], dim[OH] * strides[0] + dim[KH] * dilations[0],
+       dim[OW] * strides[1] + dim[KW] * dilations[1]},
+      context);
+  Value empty =
+      tensor::EmptyOp::create(b, loc, sizes, inputType.getElementType());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, ValueRange{input}, ValueRange{empty},
+      ArrayRef<AffineMap>{read, AffineMap::getMultiDimIdentityMap(6, context)},
+      SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, args[0]);
+      });
+  SmallVector<ReassociationIndices> groups =
+      layout == ColumnLayout::ImageMajor
+          ? SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}}
+          : SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}};
+  return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), groups);
+}
+
+/// init += lhs * rhs over `maps` (lhs, rhs, init) and `iterators`.
+Value buildMultiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                              Value init, ArrayRef<AffineMap> maps,
+                              ArrayRef<utils::IteratorType> iterators) {
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
+             ValueRange{init}, maps, iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+               linalg::YieldOp::create(
+                   nb, l,
+                   ValueRange{arith::AddFOp::create(nb, l, args[2], product)});
+             })
+      .getResult(0);
+}
+
+/// max(x, 0) of an f32 tensor, elementwise (as the middle's Relu).
+Value applyRelu(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *context = b.getContext();
+  Value empty = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, x), type.getElementType());
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), context);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{x}, ValueRange{empty},
+             ArrayRef<AffineMap>{identity, identity},
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value zero = arith::ConstantOp::create(
+                   nb, l, nb.getFloatAttr(type.getElementType(), 0.0));
+               linalg::YieldOp::create(
+                   nb, l,
+                   ValueRange{arith::MaximumFOp::create(nb, l, args[0], zero)});
+             })
+      .getResult(0);
+}
+
+} // namespace
+
+/// Y[n, f, (oh,ow)] += W[f, (c,kh,kw)] * Col_n[(c,kh,kw), (oh,ow)], one image
+/// per parallel iteration.
+Value buildForwardImageColumns(OpBuilder &b, const ConvolutionForm &form,
+                               const ConvolutionConfig &config) {
+  MLIRContext *context = b.getContext();
+  Location loc = form.op->getLoc();
+  Value input = form.input, filter = form.filterOrGradient, init = form.init;
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  SmallVector<OpFoldResult> initSizes = tensor::getMixedSizes(b, loc, init);
+  Value matrix = tensor::CollapseShapeOp::create(
+      b, loc, filter, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  auto forall =
+      scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{initSizes[0]},
+                            ValueRange{init}, std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  Value n = forall.getInductionVar(0);
+  Value out = forall.getRegionIterArgs()[0];
+  Value image = sliceImage(b, loc, input, n);
+  auto outImage =
+      sliceImage(b, loc, out, n).getDefiningOp<tensor::ExtractSliceOp>();
+  Value columns =
+      buildImageColumns(b, loc, image, filterType.getShape().drop_front(2),
+                        {initSizes[2], initSizes[3]}, form.strides,
+                        form.dilations, ColumnLayout::ImageMajor);
+  SmallVector<ReassociationIndices> outGroups = {{0}, {1}, {2, 3}};
+  Value outMatrix =
+      tensor::CollapseShapeOp::create(b, loc, outImage.getResult(), outGroups);
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  // Loops (n, f, p, k) with n of size 1.
+  Value product = buildMultiplyAccumulate(
+      b, loc, matrix, columns, outMatrix,
+      {AffineMap::get(4, 0, {d(1), d(3)}, context),
+       AffineMap::get(4, 0, {d(0), d(3), d(2)}, context),
+       AffineMap::get(4, 0, {d(0), d(1), d(2)}, context)},
+      {utils::IteratorType::parallel, utils::IteratorType::parallel,
+       utils::IteratorType::parallel, utils::IteratorType::reduction});
+  if (config.reluEpilogue)
+    product = applyRelu(b, loc, product);
+  Value result = tensor::ExpandShapeOp::create(
+      b, loc, outImage.getType(), product, outGroups, outImage.getMixedSizes());
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, result, out, outImage.getMixedOffsets(), outImage.getMixedSizes(),
+      outImage.getMixedStrides());
+  return forall.getResult(0);
+}
+
+/// dW[f, (c,kh,kw)] = sum over (n, oh, ow) of dY[n, f, oh, ow] times the
+/// PositionMajor columns of the padded input, per group of images in
+/// parallel (each image's columns stay in L2), then the groups' partial
+/// sums added.
+Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
+                                      const ConvolutionConfig &config) {
+  MLIRContext *context = b.getContext();
+  Location loc = form.op->getLoc();
+  Value paddedInput = form.input, dY = form.filterOrGradient;
+  auto dwType = cast<RankedTensorType>(form.op->getResult(0).getType());
+  ArrayRef<int64_t> filterShape = dwType.getShape();
+  Type f32 = dwType.getElementType();
+  SmallVector<OpFoldResult> dySizes = tensor::getMixedSizes(b, loc, dY);
+  int64_t filters = filterShape[0];
+  int64_t inner = filterShape[1] * filterShape[2] * filterShape[3];
+  int64_t groups = config.imageGroups;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  Value partials = createZeros(
+      b, loc,
+      {b.getIndexAttr(groups), b.getIndexAttr(filters), b.getIndexAttr(inner)},
+      f32);
+  Value images = getValueOrCreateConstantIndexOp(b, loc, dySizes[0]);
+  Value groupCount = arith::ConstantIndexOp::create(b, loc, groups);
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(groups)},
+      ValueRange{partials}, std::nullopt);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forall.getBody());
+    Value group = forall.getInductionVar(0);
+    Value out = forall.getRegionIterArgs()[0];
+    auto boundary = [&](Value g) -> Value {
+      return arith::DivUIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, images, g), groupCount);
+    };
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value first = boundary(group);
+    Value last = boundary(arith::AddIOp::create(b, loc, group, one));
+    SmallVector<OpFoldResult> offsets = {group, b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {
+        b.getIndexAttr(1), b.getIndexAttr(filters), b.getIndexAttr(inner)};
+    SmallVector<OpFoldResult> unit(3, b.getIndexAttr(1));
+    auto sliceType = RankedTensorType::get({filters, inner}, f32);
+    Value start = tensor::ExtractSliceOp::create(b, loc, sliceType, out,
+                                                 offsets, sizes, unit);
+    auto loop = scf::ForOp::create(
+        b, loc, first, last, one, ValueRange{start},
+        [&](OpBuilder &nb, Location l, Value n, ValueRange args) {
+          Value image = sliceImage(nb, l, paddedInput, n);
+          Value columns = buildImageColumns(
+              nb, l, image, filterShape.drop_front(2), {dySizes[2], dySizes[3]},
+              form.strides, form.dilations, ColumnLayout::PositionMajor);
+          Value gradients = tensor::CollapseShapeOp::create(
+              nb, l, sliceImage(nb, l, dY, n),
+              ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+          // Loops (f, k, q).
+          Value sum = buildMultiplyAccumulate(
+              nb, l, gradients, columns, args[0],
+              {AffineMap::get(3, 0, {d(0), d(2)}, context),
+               AffineMap::get(3, 0, {d(2), d(1)}, context),
+               AffineMap::get(3, 0, {d(0), d(1)}, context)},
+              {utils::IteratorType::parallel, utils::IteratorType::parallel,
+               utils::IteratorType::reduction});
+          scf::YieldOp::create(nb, l, sum);
+        });
+    b.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(b, loc, loop.getResult(0), out,
+                                          offsets, sizes, unit);
+  }
+  Value init = createZeros(
+      b, loc, {b.getIndexAttr(filters), b.getIndexAttr(inner)}, f32);
+  Value total =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{forall.getResult(0)},
+          ValueRange{init},
+          ArrayRef<AffineMap>{AffineMap::get(3, 0, {d(0), d(1), d(2)}, context),
+                              AffineMap::get(3, 0, {d(1), d(2)}, context)},
+          ArrayRef<utils::IteratorType>{utils::IteratorType::reduction,
+                                        utils::IteratorType::parallel,
+                                        utils::IteratorType::parallel},
+          [](OpBuilder &nb, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, l,
+                ValueRange{arith::AddFOp::create(nb, l, args[1], args[0])
+                               .getResult()});
+          })
+          .getResult(0);
+  return tensor::ExpandShapeOp::create(
+      b, loc, dwType, total, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}},
+      getAsIndexOpFoldResult(context, filterShape));
+}
+
+/// The filter gradient's generic with its image loop made parallel (one
+/// partial sum per image, [m, c, k..., nb]), then a sum over the images.
+Value buildFilterGradientImagePartials(OpBuilder &b,
+                                       const ConvolutionForm &form) {
+  MLIRContext *context = b.getContext();
+  Location loc = form.op->getLoc();
+  auto generic = cast<linalg::GenericOp>(form.op);
+  auto dwType = cast<RankedTensorType>(generic->getResult(0).getType());
+  int64_t n = dwType.getRank() - 2;
+  unsigned rank = 3 + 2 * n, imageDim = 2 + n;
+  auto projection = [&](unsigned count) {
+    SmallVector<AffineExpr> dims;
+    for (unsigned i = 0; i < count; ++i)
+      dims.push_back(getAffineDimExpr(i, context));
+    return AffineMap::get(rank, 0, dims, context);
+  };
+  SmallVector<OpFoldResult> partialSizes =
+      getAsIndexOpFoldResult(context, dwType.getShape());
+  partialSizes.push_back(
+      tensor::getMixedSizes(b, loc, form.filterOrGradient)[0]);
+  Value partialInit =
+      createZeros(b, loc, partialSizes, dwType.getElementType());
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  maps.back() = projection(imageDim + 1);
+  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
+  iterators[imageDim] = utils::IteratorType::parallel;
+  auto perImage = linalg::GenericOp::create(
+      b, loc, TypeRange{partialInit.getType()}, generic.getDpsInputs(),
+      ValueRange{partialInit}, maps, iterators);
+  IRMapping mapping;
+  generic.getRegion().cloneInto(&perImage.getRegion(), mapping);
+  unsigned partialRank = imageDim + 1;
+  SmallVector<AffineExpr> kept;
+  for (unsigned i = 0; i < imageDim; ++i)
+    kept.push_back(getAffineDimExpr(i, context));
+  SmallVector<utils::IteratorType> sumIterators(partialRank,
+                                                utils::IteratorType::parallel);
+  sumIterators[imageDim] = utils::IteratorType::reduction;
+  Value init =
+      createZeros(b, loc, getAsIndexOpFoldResult(context, dwType.getShape()),
+                  dwType.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{dwType}, ValueRange{perImage.getResult(0)},
+             ValueRange{init},
+             ArrayRef<AffineMap>{
+                 AffineMap::getMultiDimIdentityMap(partialRank, context),
+                 AffineMap::get(partialRank, 0, kept, context)},
+             sumIterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l,
+                   ValueRange{arith::AddFOp::create(nb, l, args[1], args[0])
+                                  .getResult()});
+             })
+      .getResult(0);
+}
+
+} // namespace odt::cpu

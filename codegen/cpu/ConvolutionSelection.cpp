@@ -1,0 +1,314 @@
+//===- ConvolutionSelection.cpp - how the CPU computes a convolution ------===//
+//
+// See ConvolutionSelection.h. The constants of the CPU's convolution
+// kernels live here, with why they are what they are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cpu/ConvolutionSelection.h"
+#include "codegen/common/MiddleContract.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace odt::cpu {
+namespace {
+
+/// Image groups a filter gradient's products are summed in: a fixed count,
+/// not the thread count, so the order of the sums (and the result) does
+/// not depend on how many threads run them; 4 keeps 2 to 4 threads busy
+/// and the partial sums small (4 filter-sized buffers).
+constexpr int64_t kFilterGradientImageGroups = 4;
+
+bool isF32(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.getElementType().isF32();
+}
+
+/// Whether `generic` is max(x, +0) of its one input, elementwise: the
+/// middle's Relu.
+bool isRelu(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return false;
+  auto maximum = dyn_cast<arith::MaximumFOp>(body.front());
+  return maximum && maximum.getLhs() == body.getArgument(0) &&
+         matchPattern(maximum.getRhs(), m_PosZeroFloat()) &&
+         body.getTerminator()->getOperand(0) == maximum.getResult();
+}
+
+std::optional<ConvolutionForm> matchForward(linalg::Conv2DNchwFchwOp conv) {
+  ConvolutionForm form;
+  form.kind = ConvolutionForm::Kind::Forward;
+  form.op = conv;
+  form.input = conv.getInputs()[0];
+  form.filterOrGradient = conv.getInputs()[1];
+  form.init = conv.getOutputs()[0];
+  for (int64_t stride : conv.getStrides().getValues<int64_t>())
+    form.strides.push_back(stride);
+  for (int64_t dilation : conv.getDilations().getValues<int64_t>())
+    form.dilations.push_back(dilation);
+  auto filterType = cast<RankedTensorType>(form.filterOrGradient.getType());
+  form.productShaped = isF32(form.input) && isF32(form.filterOrGradient) &&
+                       isF32(form.init) && filterType.hasStaticShape();
+  Value result = conv->getResult(0);
+  if (result.hasOneUse())
+    if (auto user = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+        user && isRelu(user) &&
+        user->getResult(0).getType() == result.getType())
+      form.relu = user;
+  return form;
+}
+
+/// The value of `map`'s result `index` at the point whose dims are all 0
+/// but `dim`, which is `value`.
+int64_t evaluateAt(AffineMap map, unsigned index, unsigned dim, int64_t value) {
+  SmallVector<int64_t> point(map.getNumDims(), 0);
+  point[dim] = value;
+  return map.compose(point)[index];
+}
+
+std::optional<ConvolutionForm> matchFilterGradient(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
+      generic->getNumResults() != 1)
+    return std::nullopt;
+  auto outputType = dyn_cast<RankedTensorType>(generic->getResult(0).getType());
+  if (!outputType || !outputType.hasStaticShape() || outputType.getRank() < 3)
+    return std::nullopt;
+  int64_t n = outputType.getRank() - 2;
+  unsigned rank = 3 + 2 * n;
+  if (generic.getNumLoops() != rank)
+    return std::nullopt;
+  for (auto [index, iterator] :
+       llvm::enumerate(generic.getIteratorTypesArray()))
+    if ((iterator == utils::IteratorType::parallel) !=
+        (static_cast<int64_t>(index) < 2 + n))
+      return std::nullopt;
+  // The body: acc + a * b.
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return std::nullopt;
+  auto product = dyn_cast<arith::MulFOp>(body.front());
+  auto sum = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
+  if (!product || !sum || product.getLhs() != body.getArgument(0) ||
+      product.getRhs() != body.getArgument(1) ||
+      sum.getLhs() != body.getArgument(2) ||
+      sum.getRhs() != product.getResult() ||
+      body.getTerminator()->getOperand(0) != sum.getResult())
+    return std::nullopt;
+  // dW starts at zero: the kernels compute the sum, not an accumulation.
+  Value init = generic.getDpsInits()[0];
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill || !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+    return std::nullopt;
+  // The strides, dilations and groups the maps are built from, read off
+  // them, then the maps compared with the contract's.
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  AffineMap xMap = maps[1];
+  if (xMap.getNumResults() != 2 + n)
+    return std::nullopt;
+  ConvolutionForm form;
+  form.kind = ConvolutionForm::Kind::FilterGradient;
+  form.op = generic;
+  form.filterOrGradient = generic.getDpsInputs()[0];
+  form.input = generic.getDpsInputs()[1];
+  form.init = init;
+  for (int64_t i = 0; i < n; ++i) {
+    form.strides.push_back(evaluateAt(xMap, 2 + i, 3 + n + i, 1));
+    form.dilations.push_back(evaluateAt(xMap, 2 + i, 2 + i, 1));
+    if (form.strides.back() < 1 || form.dilations.back() < 1)
+      return std::nullopt;
+  }
+  // One group when the filter does not move the channel, else the first
+  // filter of the second group moves it.
+  int64_t filters = outputType.getDimSize(0);
+  form.channelsPerGroup = outputType.getDimSize(1);
+  form.filtersPerGroup = filters;
+  for (int64_t m = 1; m < filters; ++m)
+    if (evaluateAt(xMap, 1, 0, m) != 0) {
+      form.filtersPerGroup = m;
+      break;
+    }
+  if (filters % form.filtersPerGroup != 0)
+    return std::nullopt;
+  SmallVector<AffineMap, 2> expected =
+      getFilterGradientInputMaps(generic.getContext(), form.strides,
+                                 form.dilations, filters / form.filtersPerGroup,
+                                 form.filtersPerGroup, form.channelsPerGroup);
+  SmallVector<AffineExpr> kept;
+  for (int64_t i = 0; i < 2 + n; ++i)
+    kept.push_back(getAffineDimExpr(i, generic.getContext()));
+  if (maps[0] != expected[0] || maps[1] != expected[1] ||
+      maps[2] != AffineMap::get(rank, 0, kept, generic.getContext()))
+    return std::nullopt;
+  form.productShaped = n == 2 && form.filtersPerGroup == filters &&
+                       isF32(form.input) && isF32(form.filterOrGradient) &&
+                       isF32(init);
+  return form;
+}
+
+StringRef getKernelName(ConvolutionKernel kernel) {
+  return kernel == ConvolutionKernel::ImageColumns ? "image_columns"
+                                                   : "image_partials";
+}
+
+} // namespace
+
+std::optional<ConvolutionForm> matchConvolution(Operation *op) {
+  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
+    return matchForward(conv);
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return matchFilterGradient(generic);
+  return std::nullopt;
+}
+
+bool isConvolutionKernelName(StringRef name) {
+  return name == "linalg" || name == "image_columns" ||
+         name == "image_partials";
+}
+
+/// The config the selection makes, without a forced kernel.
+static std::optional<ConvolutionConfig>
+selectUnforced(const ConvolutionForm &form, std::string &why);
+
+std::optional<ConvolutionConfig>
+selectConvolutionConfig(const ConvolutionForm &form, StringRef force,
+                        std::string &why) {
+  std::optional<ConvolutionConfig> selected = selectUnforced(form, why);
+  if (force.empty())
+    return selected;
+  bool forward = form.kind == ConvolutionForm::Kind::Forward;
+  ConvolutionConfig config;
+  if (force == "linalg") {
+    why = "Forced: linalg.";
+    return std::nullopt;
+  }
+  if (force == "image_columns" && form.productShaped) {
+    config.kernel = ConvolutionKernel::ImageColumns;
+    config.imageGroups = forward ? 0 : kFilterGradientImageGroups;
+    config.reluEpilogue = forward && form.relu;
+  } else if (force == "image_partials" && !forward) {
+    config.kernel = ConvolutionKernel::ImagePartials;
+  } else {
+    why += " The forced " + force.str() +
+           " kernel cannot compute this convolution.";
+    return selected;
+  }
+  why = "Forced: " + force.str() + ".";
+  return config;
+}
+
+static std::optional<ConvolutionConfig>
+selectUnforced(const ConvolutionForm &form, std::string &why) {
+  ConvolutionConfig config;
+  if (form.kind == ConvolutionForm::Kind::Forward) {
+    if (!form.productShaped) {
+      why = "Not an f32 convolution with a static filter: linalg's loops.";
+      return std::nullopt;
+    }
+    // One image's columns ([C*KH*KW, OH*OW], a few hundred KB at most) are
+    // written and read while they sit in L2, instead of all images' columns
+    // going through memory; the product is odt-vectorize-contractions'.
+    config.kernel = ConvolutionKernel::ImageColumns;
+    config.reluEpilogue = static_cast<bool>(form.relu);
+    why = config.reluEpilogue
+              ? "image_columns: a product per image; the Relu reading it "
+                "runs on the product's result."
+              : "image_columns: a product per image.";
+    return config;
+  }
+  if (form.productShaped) {
+    config.kernel = ConvolutionKernel::ImageColumns;
+    config.imageGroups = kFilterGradientImageGroups;
+    why = "image_columns: a product per image, summed in 4 image groups in "
+          "parallel.";
+    return config;
+  }
+  // One running sum per image over its positions (a row of dY against a
+  // shifted row of X: vectorized along the row), then the images' sums:
+  // only filter-sized partials, where staging the positions' dims too made
+  // one per output row.
+  config.kernel = ConvolutionKernel::ImagePartials;
+  why = "image_partials (grouped, not f32 or not 2-D): a partial sum per "
+        "image, then the images'.";
+  return config;
+}
+
+DictionaryAttr getConvolutionConfigAttr(MLIRContext *context,
+                                        const ConvolutionConfig &config) {
+  Builder b(context);
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("kernel", b.getStringAttr(getKernelName(config.kernel)))};
+  if (config.imageGroups > 0)
+    fields.push_back(b.getNamedAttr("image_groups",
+                                    b.getI64IntegerAttr(config.imageGroups)));
+  if (config.reluEpilogue)
+    fields.push_back(b.getNamedAttr("epilogue", b.getStringAttr("relu")));
+  return b.getDictionaryAttr(fields);
+}
+
+FailureOr<std::optional<ConvolutionConfig>>
+readConvolutionConfig(const ConvolutionForm &form) {
+  Operation *op = form.op;
+  Attribute attr = op->getAttr(kConvolutionConfigAttr);
+  if (!attr)
+    return std::optional<ConvolutionConfig>();
+  auto fail = [&](const Twine &why) {
+    op->emitError() << "'" << kConvolutionConfigAttr << "': " << why;
+    return failure();
+  };
+  auto dictionary = dyn_cast<DictionaryAttr>(attr);
+  if (!dictionary)
+    return fail("expected a dictionary");
+  for (NamedAttribute field : dictionary)
+    if (!llvm::is_contained({"kernel", "image_groups", "epilogue"},
+                            field.getName().strref()))
+      return fail("unknown field '" + field.getName().strref() + "'");
+  auto kernel = dictionary.getAs<StringAttr>("kernel");
+  if (!kernel)
+    return fail("expected a string 'kernel'");
+  bool forward = form.kind == ConvolutionForm::Kind::Forward;
+  ConvolutionConfig config;
+  if (kernel.getValue() == "image_columns") {
+    config.kernel = ConvolutionKernel::ImageColumns;
+    if (!form.productShaped)
+      return fail("image_columns computes f32 2-D convolutions of one group "
+                  "with a static filter only");
+  } else if (kernel.getValue() == "image_partials") {
+    config.kernel = ConvolutionKernel::ImagePartials;
+    if (forward)
+      return fail("image_partials computes filter gradients only");
+  } else {
+    return fail("unknown kernel '" + kernel.getValue() +
+                "' (image_columns, image_partials)");
+  }
+  if (Attribute groups = dictionary.get("image_groups")) {
+    auto value = dyn_cast<IntegerAttr>(groups);
+    if (forward || config.kernel != ConvolutionKernel::ImageColumns)
+      return fail("image_groups applies to image_columns filter gradients");
+    if (!value || value.getInt() < 1)
+      return fail("image_groups must be a positive integer");
+    config.imageGroups = value.getInt();
+  } else if (!forward && config.kernel == ConvolutionKernel::ImageColumns) {
+    return fail("an image_columns filter gradient needs image_groups");
+  }
+  if (Attribute epilogue = dictionary.get("epilogue")) {
+    auto name = dyn_cast<StringAttr>(epilogue);
+    if (!forward || !name || name.getValue() != "relu")
+      return fail("the only epilogue is \"relu\", on a forward convolution");
+    if (!form.relu)
+      return fail("epilogue \"relu\" but the result's only reader is not a "
+                  "Relu");
+    config.reluEpilogue = true;
+  }
+  return std::optional<ConvolutionConfig>(config);
+}
+
+} // namespace odt::cpu

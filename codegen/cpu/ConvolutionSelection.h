@@ -1,0 +1,110 @@
+//===- ConvolutionSelection.h - how the CPU computes a convolution -*- C++
+//-*-===//
+//
+// The middle hands the backend convolutions as linalg ops: forward ones as
+// linalg.conv_2d_nchw_fchw (and the other named convolutions), filter
+// gradients as the generic of MiddleContract.h. The CPU backend computes
+// some of them with kernels of its own; which one, and how, is decided here
+// and written on the op as a dictionary attribute (kConvolutionConfigAttr)
+// by odt-select-convolution-kernels, then carried out by
+// odt-lower-convolutions. A config already in the input IR forces one.
+//
+//   odt.convolution = {kernel = "image_columns", epilogue = "relu"}
+//       a forward convolution as one matrix product per image (the
+//       filter times the image's columns, im2col), images in parallel; the
+//       Relu that is its only reader applied to the product's result
+//   odt.convolution = {kernel = "image_columns", image_groups = 4}
+//       a filter gradient as a product per image (dY's rows times the
+//       image's columns), summed in image_groups groups of images in
+//       parallel, then the groups' sums added
+//   odt.convolution = {kernel = "image_partials"}
+//       a filter gradient summed over each image's positions (one partial
+//       per image and filter element), then over the images
+//
+// Convolutions without a config keep linalg's lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ODT_CODEGEN_CPU_CONVOLUTIONSELECTION_H
+#define ODT_CODEGEN_CPU_CONVOLUTIONSELECTION_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace odt::cpu {
+
+inline constexpr llvm::StringLiteral kConvolutionConfigAttr = "odt.convolution";
+
+/// A convolution of the middle, as the CPU backend reads it.
+struct ConvolutionForm {
+  enum class Kind {
+    /// linalg.conv_2d_nchw_fchw: output[n, f, o] += input[n, c, window] *
+    /// filter[f, c, k].
+    Forward,
+    /// The filter-gradient generic (MiddleContract.h).
+    FilterGradient,
+  };
+  Kind kind;
+  mlir::Operation *op;
+  /// Forward: the (padded) input, the filter and the accumulator.
+  /// FilterGradient: the padded input, dY, and dW's zero-filled init.
+  mlir::Value input, filterOrGradient, init;
+  llvm::SmallVector<int64_t, 2> strides, dilations;
+  /// FilterGradient: filters and input channels per group.
+  int64_t filtersPerGroup = 0, channelsPerGroup = 0;
+  /// Forward: the Relu generic that is the result's only reader, if any.
+  mlir::linalg::GenericOp relu;
+  /// f32 throughout, two spatial dims, one group, a static filter: the
+  /// forms the image-columns products compute.
+  bool productShaped = false;
+};
+
+/// `op` as a convolution the CPU backend may lower itself, or nothing.
+std::optional<ConvolutionForm> matchConvolution(mlir::Operation *op);
+
+enum class ConvolutionKernel { ImageColumns, ImagePartials };
+
+struct ConvolutionConfig {
+  ConvolutionKernel kernel;
+  /// FilterGradient with ImageColumns: groups of images summed in parallel.
+  int64_t imageGroups = 0;
+  /// Forward: the Relu reading the result is applied in the kernel.
+  bool reluEpilogue = false;
+};
+
+/// The config for `form`, or nothing (linalg's lowering); `why` says why.
+/// `force` (a kernel name, or "linalg" for none) replaces the choice where
+/// that kernel can compute the convolution.
+std::optional<ConvolutionConfig>
+selectConvolutionConfig(const ConvolutionForm &form, llvm::StringRef force,
+                        std::string &why);
+
+/// Whether `name` is a kernel, or "linalg".
+bool isConvolutionKernelName(llvm::StringRef name);
+
+mlir::DictionaryAttr getConvolutionConfigAttr(mlir::MLIRContext *context,
+                                              const ConvolutionConfig &config);
+
+/// The config on `form`'s op, checked against the form (an error at the op
+/// and failure when it cannot be carried out), or nothing when it has none.
+mlir::FailureOr<std::optional<ConvolutionConfig>>
+readConvolutionConfig(const ConvolutionForm &form);
+
+/// The kernels (ConvolutionKernels.cpp). Each returns the value replacing
+/// the op's result (or its Relu's).
+mlir::Value buildForwardImageColumns(mlir::OpBuilder &b,
+                                     const ConvolutionForm &form,
+                                     const ConvolutionConfig &config);
+mlir::Value buildFilterGradientImageColumns(mlir::OpBuilder &b,
+                                            const ConvolutionForm &form,
+                                            const ConvolutionConfig &config);
+mlir::Value buildFilterGradientImagePartials(mlir::OpBuilder &b,
+                                             const ConvolutionForm &form);
+
+} // namespace odt::cpu
+
+#endif // ODT_CODEGEN_CPU_CONVOLUTIONSELECTION_H

@@ -1,0 +1,85 @@
+// RUN: odt-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(odt-lower-convolutions))'
+
+// A config given in the input is checked against the convolution it is on;
+// each mistake is an error at the op.
+
+func.func @partials_forward(%x: tensor<?x3x10x10xf32>, %w: tensor<4x3x3x3xf32>, %init: tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32> {
+  // expected-error @+1 {{'odt.convolution': image_partials computes filter gradients only}}
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, odt.convolution = {kernel = "image_partials"}}
+      ins(%x, %w : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+func.func @columns_dynamic_filter(%x: tensor<?x3x10x10xf32>, %w: tensor<?x3x3x3xf32>, %init: tensor<?x?x8x8xf32>) -> tensor<?x?x8x8xf32> {
+  // expected-error @+1 {{'odt.convolution': image_columns computes f32 2-D convolutions of one group with a static filter only}}
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, odt.convolution = {kernel = "image_columns"}}
+      ins(%x, %w : tensor<?x3x10x10xf32>, tensor<?x3x3x3xf32>) outs(%init : tensor<?x?x8x8xf32>) -> tensor<?x?x8x8xf32>
+  return %0 : tensor<?x?x8x8xf32>
+}
+
+// -----
+
+func.func @relu_without_relu(%x: tensor<?x3x10x10xf32>, %w: tensor<4x3x3x3xf32>, %init: tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32> {
+  // expected-error @+1 {{'odt.convolution': epilogue "relu" but the result's only reader is not a Relu}}
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, odt.convolution = {kernel = "image_columns", epilogue = "relu"}}
+      ins(%x, %w : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+func.func @unknown_kernel(%x: tensor<?x3x10x10xf32>, %w: tensor<4x3x3x3xf32>, %init: tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32> {
+  // expected-error @+1 {{'odt.convolution': unknown kernel 'winograd' (image_columns, image_partials)}}
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, odt.convolution = {kernel = "winograd"}}
+      ins(%x, %w : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+func.func @unknown_field(%x: tensor<?x3x10x10xf32>, %w: tensor<4x3x3x3xf32>, %init: tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32> {
+  // expected-error @+1 {{'odt.convolution': unknown field 'tile'}}
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, odt.convolution = {kernel = "image_columns", tile = 4}}
+      ins(%x, %w : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+func.func @groups_on_forward(%x: tensor<?x3x10x10xf32>, %w: tensor<4x3x3x3xf32>, %init: tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32> {
+  // expected-error @+1 {{'odt.convolution': image_groups applies to image_columns filter gradients}}
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, odt.convolution = {kernel = "image_columns", image_groups = 4}}
+      ins(%x, %w : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+#dy = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d5, d6)>
+#x = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d1, d5 + d2, d6 + d3)>
+#dw = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+func.func @no_groups(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x3x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+  // expected-error @+1 {{'odt.convolution': an image_columns filter gradient needs image_groups}}
+  %dw = linalg.generic {indexing_maps = [#dy, #x, #dw], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<?x4x6x6xf32>, tensor<?x3x8x8xf32>) outs(%init : tensor<4x3x3x3xf32>)
+      attrs = {odt.convolution = {kernel = "image_columns"}} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3x3x3xf32>
+  return %dw : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+func.func @not_a_convolution(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'odt.convolution' on an op that is not a convolution the CPU kernels compute (linalg.conv_2d_nchw_fchw or the middle's filter-gradient generic)}}
+  %0 = linalg.matmul {odt.convolution = {kernel = "image_columns"}} ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}

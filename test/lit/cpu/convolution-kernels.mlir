@@ -1,0 +1,64 @@
+// RUN: odt-opt %s --split-input-file --odt-convert-onnx-to-linalg --canonicalize --odt-select-convolution-kernels --odt-lower-convolutions --canonicalize --cse | FileCheck %s
+
+// What odt-lower-convolutions builds for each odt.convolution kernel
+// (codegen/cpu/ConvolutionKernels.cpp), from the middle's convolutions.
+
+// A forward convolution, image_columns: per image, in parallel, the
+// image's columns [C*KH*KW, OH*OW] and the filter [F, C*KH*KW] times them
+// into the image's slice of the output.
+// CHECK-LABEL: func.func @forward
+// CHECK:         %[[FILTER:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
+// CHECK:         scf.forall (%[[N:.*]]) in (%{{.*}}) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<?x4x8x8xf32>)
+// CHECK:           %[[IMAGE:.*]] = tensor.extract_slice %{{.*}}[%[[N]], 0, 0, 0] [1, 3, 10, 10]
+// CHECK:           %[[COLS:.*]] = linalg.generic {{.*}} ins(%[[IMAGE]] : tensor<1x3x10x10xf32>) outs(%{{.*}} : tensor<1x3x3x3x8x8xf32>)
+// CHECK:           tensor.collapse_shape %[[COLS]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x8x8xf32> into tensor<1x27x64xf32>
+// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[FILTER]], %{{.*}} : tensor<4x27xf32>, tensor<1x27x64xf32>)
+// CHECK:           tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[N]], 0, 0, 0] [1, 4, 8, 8]
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+func.func @forward(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  %none = onnx.NoValue
+  %0 = onnx.Conv(%x, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+// A filter gradient, image_columns with 4 image groups (a fixed count, so
+// the sums' order does not depend on the thread count): each group sums
+// its images' products one image at a time into its own partial sum; then
+// the partial sums are added.
+// CHECK-LABEL: func.func @filter_gradient
+// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<4x4x27xf32>
+// CHECK:         %[[PARTIALS:.*]] = scf.forall (%[[G:.*]]) in (4) shared_outs(%[[OUT:.*]] = %[[ZEROS]]) -> (tensor<4x4x27xf32>)
+// CHECK:           %[[FIRST:.*]] = arith.divui %{{.*}}, %c4 : index
+// CHECK:           %[[LAST:.*]] = arith.divui %{{.*}}, %c4 : index
+// CHECK:           %[[MINE:.*]] = tensor.extract_slice %[[OUT]][%[[G]], 0, 0] [1, 4, 27] [1, 1, 1]
+// CHECK:           %[[SUM:.*]] = scf.for %{{.*}} = %[[FIRST]] to %[[LAST]] step %c1 iter_args(%{{.*}} = %[[MINE]]) -> (tensor<4x27xf32>)
+// CHECK:             tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x6x6x3x3x3xf32> into tensor<36x27xf32>
+// CHECK:             linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:           tensor.parallel_insert_slice %[[SUM]] into %[[OUT]][%[[G]], 0, 0] [1, 4, 27] [1, 1, 1]
+// CHECK:         %[[TOTAL:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[PARTIALS]] : tensor<4x4x27xf32>)
+// CHECK:         tensor.expand_shape %[[TOTAL]] {{.*}} into tensor<4x3x3x3xf32>
+func.func @filter_gradient(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x3x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32> {
+  %0:3 = onnx.ms.ConvGrad(%dy, %x, %w) {auto_pad = "NOTSET", group = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
+      : (tensor<?x4x6x6xf32>, tensor<?x3x6x6xf32>, tensor<4x3x3x3xf32>) -> (tensor<?x3x6x6xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
+  return %0#1 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+// A depthwise filter gradient, image_partials: the middle's generic with
+// its image loop parallel ([m, c, kh, kw, n] partials: one running sum per
+// image over its positions), then the images' sums.
+// CHECK-DAG:   #[[PARTIAL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @depthwise_filter_gradient
+// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x1x3x3x?xf32>
+// CHECK:         %[[PARTIALS:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[PARTIAL]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} {{.*}} outs(%[[ZEROS]] : tensor<8x1x3x3x?xf32>)
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[PARTIALS]] : tensor<8x1x3x3x?xf32>) outs(%{{.*}} : tensor<8x1x3x3xf32>)
+func.func @depthwise_filter_gradient(%x: tensor<?x8x6x6xf32>, %w: tensor<8x1x3x3xf32>, %dy: tensor<?x8x6x6xf32>) -> tensor<8x1x3x3xf32> {
+  %0:3 = onnx.ms.ConvGrad(%dy, %x, %w) {auto_pad = "NOTSET", group = 8 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
+      : (tensor<?x8x6x6xf32>, tensor<?x8x6x6xf32>, tensor<8x1x3x3xf32>) -> (tensor<?x8x6x6xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>)
+  return %0#1 : tensor<8x1x3x3xf32>
+}
