@@ -3,6 +3,7 @@
 #include "codegen/Driver.h"
 #include "codegen/Pipeline.h"
 #include "codegen/common/Descriptor.h"
+#include "codegen/gpu/GPUBackend.h"
 #include "compiler/training/Roles.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -68,6 +69,21 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
     return failure();
   if (options.stop == CompileStop::Linalg) {
     module->print(irOutput);
+    return success();
+  }
+
+  if (options.stop == CompileStop::PTX) {
+    progress.phase("gpu");
+    GPUPipelineOptions gpu;
+    gpu.chips = options.gpuChips;
+    FailureOr<std::vector<GPUKernelImage>> images =
+        compileGPUKernels(*module, gpu);
+    if (failed(images))
+      return failure();
+    for (const GPUKernelImage &image : *images)
+      irOutput << "// odt PTX for " << image.chip << ": " << image.kernels
+               << " kernels\n"
+               << image.ptx << "\n";
     return success();
   }
 

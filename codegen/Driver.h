@@ -30,6 +30,7 @@ enum class CompileStop {
   Linalg, ///< the shared middle: linalg on tensors
   LLVM,   ///< LLVM IR, optimized as one module
   Asm,    ///< the target's assembly
+  PTX,    ///< the GPU backend's kernels, PTX for each of `gpuChips`
 };
 
 struct CompileOptions {
@@ -45,6 +46,8 @@ struct CompileOptions {
   CompileStop stop = CompileStop::Object;
   /// Kernel overrides and remarks (CPUPipelineOptions::selection).
   KernelSelection kernels;
+  /// CompileStop::PTX: the GPU chips (GPUPipelineOptions::chips).
+  std::vector<std::string> gpuChips = {"sm_80"};
 };
 
 /// What compileArtifacts made.

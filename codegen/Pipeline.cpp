@@ -5,6 +5,8 @@
 #include "codegen/common/RunPipeline.h"
 #include "codegen/conversion/Passes.h"
 #include "codegen/cpu/Passes.h"
+#include "codegen/gpu/GPUBackend.h"
+#include "codegen/gpu/Passes.h"
 #include "compiler/passes/Passes.h"
 #include "dialects/onnx/ONNXOps.h"
 
@@ -41,6 +43,7 @@ void registerCompilerPasses() {
     registerODTConversionPasses();
     registerODTCodegenCommonPasses();
     registerODTCodegenCPUPasses();
+    registerODTCodegenGPUPasses();
     registerCompilerPipelines();
   });
 }
@@ -113,6 +116,7 @@ void registerCompilerPipelines() {
         buildLinalgPipeline(pm, options.optimize);
       });
   registerCPUPipeline();
+  registerGPUPipeline();
 }
 
 } // namespace odt

@@ -15,6 +15,7 @@
 #include "codegen/Driver.h"
 #include "codegen/Pipeline.h"
 #include "codegen/common/Descriptor.h"
+#include "codegen/gpu/GPUBackend.h"
 #include "compiler/autodiff/GradientBuilder.h"
 #include "compiler/export/ModelExporter.h"
 #include "compiler/import/ArtifactImporter.h"
@@ -72,8 +73,15 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     emit("emit",
          cl::desc("Print one stage and stop: onnx, linalg, llvm (LLVM IR), "
-                  "asm, or obj (write OUT_DIR/model.o only)"),
+                  "asm, obj (write OUT_DIR/model.o only), or ptx (the GPU "
+                  "kernels, for --gpu-arch)"),
          cl::cat(category));
+static cl::list<std::string>
+    gpuArch("gpu-arch",
+            cl::desc("With --emit=ptx: the NVIDIA chips to compile the GPU "
+                     "kernels for, comma-separated (sm_80, sm_86, sm_87, "
+                     "sm_89, sm_90; default sm_80)"),
+            cl::CommaSeparated, cl::cat(category));
 static cl::opt<std::string> prefix("name",
                                    cl::desc("Prefix of the exported symbols"),
                                    cl::init("odt_model"), cl::cat(category));
@@ -634,7 +642,10 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
                  : emit == "linalg" ? odt::CompileStop::Linalg
                  : emit == "llvm"   ? odt::CompileStop::LLVM
                  : emit == "asm"    ? odt::CompileStop::Asm
+                 : emit == "ptx"    ? odt::CompileStop::PTX
                                     : odt::CompileStop::Object;
+  if (!gpuArch.empty())
+    options.gpuChips.assign(gpuArch.begin(), gpuArch.end());
   odt::CompiledModel model;
   if (failed(odt::compileArtifacts(session.context, paths, options, model,
                                    error, llvm::outs(), &progress)))
@@ -983,10 +994,19 @@ int main(int argc, char **argv) {
   if ((!convolutionKernel.empty() || convolutionRemarks) && simpleCodegen)
     return fail("--convolution-kernel and --convolution-remarks choose among "
                 "convolution kernels, which --simple-codegen does not use");
-  static const char *kStages[] = {"onnx", "linalg", "llvm", "asm", "obj"};
+  static const char *kStages[] = {"onnx", "linalg", "llvm",
+                                  "asm",  "obj",    "ptx"};
   if (!emit.empty() && !llvm::is_contained(kStages, emit))
     return fail("unknown --emit stage '" + emit +
-                "' (onnx, linalg, llvm, asm, obj)");
+                "' (onnx, linalg, llvm, asm, obj, ptx)");
+  for (const std::string &chip : gpuArch)
+    if (!llvm::is_contained(odt::getSupportedGPUChips(), chip))
+      return fail("unknown --gpu-arch '" + chip + "' (" +
+                  llvm::join(odt::getSupportedGPUChips(), ", ") + ")");
+  if (!gpuArch.empty() && emit != "ptx")
+    return fail("--gpu-arch needs --emit=ptx: the GPU backend makes the "
+                "kernels only so far (no host side or CUDA runtime path "
+                "yet)");
   bool printsOnly = !emit.empty() && emit != "obj";
   if (!printsOnly && outDir.empty())
     return fail("no output folder (-o OUT_DIR)");

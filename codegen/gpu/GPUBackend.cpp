@@ -1,0 +1,138 @@
+//===- GPUBackend.cpp - linalg to PTX kernels for NVIDIA GPUs -------------===//
+
+#include "codegen/gpu/GPUBackend.h"
+#include "codegen/common/Passes.h"
+#include "codegen/common/RunPipeline.h"
+#include "codegen/gpu/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace odt {
+
+const std::vector<std::string> &getSupportedGPUChips() {
+  static const std::vector<std::string> chips = {"sm_80", "sm_86", "sm_87",
+                                                 "sm_89", "sm_90"};
+  return chips;
+}
+
+void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+  // 1. Buffers, as on the CPU: entry points read and write caller buffers,
+  //    final results are computed in place, intermediates are allocations.
+  pm.addNestedPass<func::FuncOp>(createSplitSharedFills());
+  pm.addPass(createDestinationPassing());
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createOrderConstantGlobals());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // 2. Each linalg op a parallel loop over its parallel dims (reductions
+  //    are sequential loops inside), spread over blocks of threads, then a
+  //    gpu.launch outlined as a kernel. Index arithmetic moves into the
+  //    kernels first, so that constants are not kernel arguments.
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  DistributeParallelLoopsOptions distribute;
+  distribute.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createDistributeParallelLoops(distribute));
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMergeKernelModules());
+  // 3. The kernels to NVVM, math as polynomials and NVPTX instructions
+  //    (convert-gpu-to-nvvm would call libdevice's __nv_* functions, linked
+  //    only where a CUDA toolkit is found), then PTX for each chip, in
+  //    process.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createLowerKernelMath());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createCheckKernelCalls());
+  for (const std::string &chip : options.chips) {
+    // Empty features: the lowest PTX ISA that the chip accepts, so that
+    // older drivers can load it.
+    GpuNVVMAttachTargetOptions target;
+    target.chip = chip;
+    target.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+  }
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+namespace {
+struct GPUPipelineCLOptions : public PassPipelineOptions<GPUPipelineCLOptions> {
+  ListOption<std::string> chips{*this, "chips",
+                                llvm::cl::desc("Chips to compile the kernels "
+                                               "for (sm_80, sm_86, sm_87, "
+                                               "sm_89, sm_90)")};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("Threads per block"),
+                            llvm::cl::init(256)};
+};
+} // namespace
+
+void registerGPUPipeline() {
+  PassPipelineRegistration<GPUPipelineCLOptions>(
+      "odt-gpu-pipeline",
+      "odt-compile's GPU backend: linalg on tensors to PTX kernels "
+      "(gpu.binary ops)",
+      [](OpPassManager &pm, const GPUPipelineCLOptions &cl) {
+        GPUPipelineOptions options;
+        if (!cl.chips.empty())
+          options.chips.assign(cl.chips.begin(), cl.chips.end());
+        options.blockSize = cl.blockSize;
+        buildGPUPipeline(pm, options);
+      });
+}
+
+FailureOr<std::vector<GPUKernelImage>>
+compileGPUKernels(ModuleOp module, const GPUPipelineOptions &options) {
+  for (const std::string &chip : options.chips)
+    if (!llvm::is_contained(getSupportedGPUChips(), chip))
+      return module.emitError()
+             << "unknown GPU chip '" << chip << "' ("
+             << llvm::join(getSupportedGPUChips(), ", ") << ")";
+  if (failed(runPassPipeline(
+          module, [&](OpPassManager &pm) { buildGPUPipeline(pm, options); })))
+    return failure();
+  // One gpu.binary (odt-gpu-merge-kernel-modules), one object per chip.
+  std::vector<GPUKernelImage> images;
+  for (auto binary : module.getOps<gpu::BinaryOp>()) {
+    for (Attribute attr : binary.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(attr);
+      auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget());
+      StringRef ptx = object.getObject().getValue();
+      images.push_back({target ? target.getChip().str() : std::string(),
+                        ptx.str(), ptx.count("\n.visible .entry ")});
+    }
+  }
+  auto rank = [&](const GPUKernelImage &image) {
+    return llvm::find(options.chips, image.chip) - options.chips.begin();
+  };
+  llvm::sort(images, [&](const GPUKernelImage &a, const GPUKernelImage &b) {
+    return rank(a) < rank(b);
+  });
+  return images;
+}
+
+} // namespace odt

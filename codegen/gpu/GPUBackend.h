@@ -1,0 +1,63 @@
+//===- GPUBackend.h - linalg to PTX kernels for NVIDIA GPUs -----*- C++ -*-===//
+//
+// The GPU backend, a sibling of codegen/cpu starting from the same middle
+// (linalg on tensors, docs/middle-contract.md):
+//   buffers     destination passing and one-shot bufferization, as the CPU
+//   kernels     every linalg op a parallel loop nest, its parallel dims
+//               collapsed and spread over blocks of threads (a grid sized
+//               at run time for symbolic dims), each loop outlined as a
+//               gpu.func
+//   PTX         the kernels lowered to NVVM (transcendentals through odt's
+//               own approximations: no libdevice) and compiled to PTX in
+//               process for each requested chip
+// What is built so far is the kernels: the host side (launches through a
+// table the runtime supplies) and the runtime's CUDA path are not, so
+// odt-compile stops at the PTX (--emit=ptx).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ODT_CODEGEN_GPU_GPUBACKEND_H
+#define ODT_CODEGEN_GPU_GPUBACKEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+#include <vector>
+
+namespace odt {
+
+struct GPUPipelineOptions {
+  /// The chips to compile for (sm_80, sm_86, sm_87, sm_89, sm_90); each
+  /// kernel gets PTX for each.
+  std::vector<std::string> chips = {"sm_80"};
+  /// Threads per block of the element loops.
+  int64_t blockSize = 256;
+};
+
+/// The chips odt compiles for, in order: Ampere (sm_80 A100, sm_86, sm_87
+/// Jetson Orin), Ada (sm_89) and Hopper (sm_90).
+const std::vector<std::string> &getSupportedGPUChips();
+
+/// The GPU stage as a pass pipeline: linalg on tensors to gpu.binary ops
+/// holding each kernel's PTX. Registered as odt-gpu-pipeline{chips=...}.
+void buildGPUPipeline(mlir::OpPassManager &pm,
+                      const GPUPipelineOptions &options);
+void registerGPUPipeline();
+
+/// The PTX module of every kernel of the model for one chip.
+struct GPUKernelImage {
+  std::string chip;
+  std::string ptx;
+  /// Kernels in it (gpu.func <entry>_kernel[_N]).
+  size_t kernels = 0;
+};
+
+/// Runs the GPU stage on the module and returns its PTX for each chip, in
+/// the order asked; failure with errors at the ops.
+mlir::FailureOr<std::vector<GPUKernelImage>>
+compileGPUKernels(mlir::ModuleOp module, const GPUPipelineOptions &options);
+
+} // namespace odt
+
+#endif // ODT_CODEGEN_GPU_GPUBACKEND_H

@@ -1,0 +1,76 @@
+//===- Passes.td - the GPU backend's passes ----------------*- tablegen -*-===//
+
+#ifndef ODT_CODEGEN_GPU_PASSES
+#define ODT_CODEGEN_GPU_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def DistributeParallelLoops
+    : Pass<"odt-gpu-distribute-parallel-loops", "mlir::func::FuncOp"> {
+  let summary = "Map each outermost parallel loop to blocks of GPU threads";
+  let description = [{
+    On memrefs, after convert-linalg-to-parallel-loops, before
+    convert-parallel-loops-to-gpu. Each outermost scf.parallel (one per
+    linalg op: its parallel dims; its reductions are scf.for inside) has
+    its dims collapsed into one, so that consecutive threads take
+    consecutive elements of the innermost dim (coalesced accesses), and is
+    tiled by `block-size` without min/max bounds: the outer loop, over
+    ceil(elements / block-size) blocks, is mapped to the grid's x
+    dimension (a grid sized at run time for symbolic dims), the inner one
+    to the threads of a block, its body guarded by a bounds check. A
+    parallel loop nested in another runs sequentially in its thread.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def MergeKernelModules
+    : Pass<"odt-gpu-merge-kernel-modules", "mlir::ModuleOp"> {
+  let summary = "Put every outlined kernel in one gpu.module";
+  let description = [{
+    After gpu-kernel-outlining, which makes a gpu.module per kernel: their
+    functions move into the first one (named `kernels`), and every
+    gpu.launch_func refers to it. One module per model means one PTX image
+    per chip: the runtime loads it once, and ptxas assembles it in one
+    call.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def LowerKernelMath
+    : Pass<"odt-gpu-lower-kernel-math", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Math in kernels as arithmetic and NVPTX's own instructions";
+  let description = [{
+    Before convert-gpu-to-nvvm, which turns math ops into calls of
+    libdevice's __nv_* functions (linked only when a CUDA toolkit's
+    libdevice is found at compile time: the PTX would then depend on the
+    machine that compiled it). Transcendentals (exp, log, tanh, erf, sin,
+    ...) become upstream's polynomial approximations (f16/bf16 computed in
+    f32), powf and the hyperbolic functions their expansions, and the rest
+    (sqrt, fma, floor, abs, ...) LLVM intrinsics that NVPTX has
+    instructions for. Then any external function a kernel would call is an
+    error naming it.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def CheckKernelCalls
+    : Pass<"odt-gpu-check-kernel-calls", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Refuse kernels that call functions the PTX does not define";
+  let description = [{
+    After convert-gpu-to-nvvm: an external function in the kernel module
+    (a libdevice __nv_* function for a math op odt-gpu-lower-kernel-math
+    did not lower, or anything else) is an error at its declaration. The
+    PTX then never depends on a libdevice found on the compiling machine.
+  }];
+}
+
+#endif // ODT_CODEGEN_GPU_PASSES
