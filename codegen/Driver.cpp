@@ -6,7 +6,9 @@
 #include "codegen/gpu/GPUBackend.h"
 #include "compiler/training/Roles.h"
 
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
@@ -88,8 +90,18 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
   }
 
   progress.phase("llvm");
-  if (failed(runLLVMPipeline(*module, options.prefix, options.optimize,
-                             options.target, options.kernels)))
+  FailureOr<CPUPipelineOptions> cpu = getCPUPipelineOptions(
+      options.target, options.optimize && !options.gpuLoopsOnCPU,
+      options.prefix, error);
+  if (failed(cpu))
+    return module->emitError(error);
+  cpu->selection = options.kernels;
+  if (options.gpuLoopsOnCPU)
+    cpu->buildLoops = [](OpPassManager &pm) {
+      buildGPULoops(pm, GPUPipelineOptions().blockSize);
+      pm.addPass(createParallelForToNestedForsPass());
+    };
+  if (failed(runLLVMPipeline(*module, *cpu)))
     return failure();
   reportArenas(*module, progress);
   FailureOr<ModelDescriptor> descriptor = buildDescriptor(

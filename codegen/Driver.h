@@ -48,6 +48,11 @@ struct CompileOptions {
   KernelSelection kernels;
   /// CompileStop::PTX: the GPU chips (GPUPipelineOptions::chips).
   std::vector<std::string> gpuChips = {"sm_80"};
+  /// A CPU object whose loops are the GPU backend's (blocks and threads,
+  /// run one after another; buildGPULoops) instead of the CPU's, without
+  /// the CPU's kernels: trained, it checks the GPU distribution's numerics
+  /// on a machine without a GPU.
+  bool gpuLoopsOnCPU = false;
 };
 
 /// What compileArtifacts made.

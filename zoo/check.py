@@ -3,6 +3,7 @@ Runtime 1.19.2, and compares the losses.
 
     <peers python> zoo/check.py MODEL EXPORTER --bin BUILD/bin --work DIR
         [--steps 8] [--ort] [--time] [--json FILE]
+        [--compile-option=OPTION ...]
 
 1. export: the PyTorch module (zoo/models.py, seeded) goes through
    torch.onnx.export with EXPORTER (zoo/export.py) into DIR/forward.onnx;
@@ -160,7 +161,8 @@ def odt_train(args, spec, work, batch_files, record):
         record["odt"] = {"stage": "generate-artifacts", "error": message}
         return None
     ok, out, message = run_tool(
-        [os.path.join(args.bin, "odt-compile"), artifacts, "-o", compiled])
+        [os.path.join(args.bin, "odt-compile"), artifacts, "-o", compiled]
+        + args.compile_option)
     if not ok:
         record["odt"] = {"stage": "compile", "error": message}
         return None
@@ -346,6 +348,9 @@ def main():
     parser.add_argument("--threads", type=int, default=0,
                         help="PyTorch's threads for --time (default: its own)")
     parser.add_argument("--json", help="also write the record here")
+    parser.add_argument("--compile-option", action="append", default=[],
+                        help="an extra odt-compile option for the training "
+                             "build (e.g. --gpu-loops-on-cpu)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -272,12 +272,16 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   //    affine.apply for dynamic offsets (slices at run-time positions), so
   //    it runs before lower-affine.
   pm.addPass(createExpandStridedCopies());
-  pm.addPass(createInterchangeReductions());
-  if (options.optimize) {
-    // Large elementwise loops (the optimizer update) run over threads.
-    pm.addNestedPass<func::FuncOp>(createParallelizeElementwise());
-    // Window reductions over short rows: the row as a vector value.
-    pm.addNestedPass<func::FuncOp>(createVectorizeRows());
+  if (options.buildLoops) {
+    options.buildLoops(pm);
+  } else {
+    pm.addPass(createInterchangeReductions());
+    if (options.optimize) {
+      // Large elementwise loops (the optimizer update) run over threads.
+      pm.addNestedPass<func::FuncOp>(createParallelizeElementwise());
+      // Window reductions over short rows: the row as a vector value.
+      pm.addNestedPass<func::FuncOp>(createVectorizeRows());
+    }
   }
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -325,17 +329,10 @@ FailureOr<CPUPipelineOptions> getCPUPipelineOptions(const CodegenTarget &target,
   return options;
 }
 
-LogicalResult runLLVMPipeline(ModuleOp module, const std::string &prefix,
-                              bool optimize, const CodegenTarget &target,
-                              const KernelSelection &selection) {
-  std::string error;
-  FailureOr<CPUPipelineOptions> options =
-      getCPUPipelineOptions(target, optimize, prefix, error);
-  if (failed(options))
-    return module.emitError(error);
-  options->selection = selection;
+LogicalResult runLLVMPipeline(ModuleOp module,
+                              const CPUPipelineOptions &options) {
   return runPassPipeline(
-      module, [&](OpPassManager &pm) { buildCPUPipeline(pm, *options); });
+      module, [&](OpPassManager &pm) { buildCPUPipeline(pm, options); });
 }
 
 namespace {

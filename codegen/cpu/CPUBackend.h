@@ -18,6 +18,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +83,10 @@ struct CPUPipelineOptions {
   std::string prefix = "odt_model";
   /// Overrides of the kernel selection, and its remarks.
   KernelSelection selection;
+  /// Non-null: builds the loops of the linalg ops left after bufferization
+  /// instead of the CPU's own (step 5), to run another backend's loop
+  /// structure on this CPU (GPU loops on the CPU: Driver.h).
+  std::function<void(mlir::OpPassManager &)> buildLoops;
 };
 
 /// Stage 3 as a pass pipeline: tensors -> buffers -> LLVM dialect with
@@ -96,12 +101,9 @@ mlir::FailureOr<CPUPipelineOptions>
 getCPUPipelineOptions(const CodegenTarget &target, bool optimize,
                       const std::string &prefix, std::string &error);
 
-/// Stage 3 run for `target` on the module.
+/// Stage 3 run on the module with these options.
 mlir::LogicalResult runLLVMPipeline(mlir::ModuleOp module,
-                                    const std::string &prefix,
-                                    bool optimize = true,
-                                    const CodegenTarget &target = {},
-                                    const KernelSelection &selection = {});
+                                    const CPUPipelineOptions &options);
 
 /// Translates the LLVM-dialect module to LLVM IR for the target and adds the
 /// descriptor as the exported globals `<prefix>_descriptor` and

@@ -25,6 +25,13 @@ const std::vector<std::string> &getSupportedGPUChips() {
   return chips;
 }
 
+void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  DistributeParallelLoopsOptions distribute;
+  distribute.blockSize = blockSize;
+  pm.addNestedPass<func::FuncOp>(createDistributeParallelLoops(distribute));
+}
+
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   // 1. Buffers, as on the CPU: entry points read and write caller buffers,
   //    final results are computed in place, intermediates are allocations.
@@ -45,10 +52,7 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   //    are sequential loops inside), spread over blocks of threads, then a
   //    gpu.launch outlined as a kernel. Index arithmetic moves into the
   //    kernels first, so that constants are not kernel arguments.
-  pm.addPass(createConvertLinalgToParallelLoopsPass());
-  DistributeParallelLoopsOptions distribute;
-  distribute.blockSize = options.blockSize;
-  pm.addNestedPass<func::FuncOp>(createDistributeParallelLoops(distribute));
+  buildGPULoops(pm, options.blockSize);
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());

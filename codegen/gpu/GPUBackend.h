@@ -35,6 +35,14 @@ struct GPUPipelineOptions {
   int64_t blockSize = 256;
 };
 
+/// The GPU's loop structure on memrefs: each linalg op a parallel loop
+/// over its parallel dims, collapsed and tiled into blocks of `blockSize`
+/// threads mapped to the grid (odt-gpu-distribute-parallel-loops). The
+/// GPU pipeline outlines these loops as kernels; the same loops run
+/// sequentially on a CPU check the distribution's numerics without a GPU
+/// (CompileOptions::gpuLoopsOnCPU).
+void buildGPULoops(mlir::OpPassManager &pm, int64_t blockSize);
+
 /// The chips odt compiles for, in order: Ampere (sm_80 A100, sm_86, sm_87
 /// Jetson Orin), Ada (sm_89) and Hopper (sm_90).
 const std::vector<std::string> &getSupportedGPUChips();

@@ -82,6 +82,12 @@ static cl::list<std::string>
                      "kernels for, comma-separated (sm_80, sm_86, sm_87, "
                      "sm_89, sm_90; default sm_80)"),
             cl::CommaSeparated, cl::cat(category));
+static cl::opt<bool> gpuLoopsOnCPU(
+    "gpu-loops-on-cpu",
+    cl::desc("A CPU build whose loops are the GPU backend's blocks and "
+             "threads, run one after another, without the CPU's kernels: "
+             "trained, it checks the GPU code's numerics without a GPU"),
+    cl::cat(category));
 static cl::opt<std::string> prefix("name",
                                    cl::desc("Prefix of the exported symbols"),
                                    cl::init("odt_model"), cl::cat(category));
@@ -531,6 +537,7 @@ computeCacheKey(const odt::ArtifactPaths &paths,
   key.addText("simple-codegen", simpleCodegen ? "1" : "0");
   key.addText("contraction-kernel", kernels.contractionKernel);
   key.addText("convolution-kernel", kernels.convolutionKernel);
+  key.addText("gpu-loops-on-cpu", gpuLoopsOnCPU ? "1" : "0");
   for (auto [label, path] :
        {std::pair<const char *, const std::string *>{"train", &paths.train},
         {"eval", &paths.eval},
@@ -638,6 +645,7 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   options.target = target;
   options.threads = jobs;
   options.kernels = kernels;
+  options.gpuLoopsOnCPU = ::gpuLoopsOnCPU;
   options.stop = emit == "onnx"     ? odt::CompileStop::Onnx
                  : emit == "linalg" ? odt::CompileStop::Linalg
                  : emit == "llvm"   ? odt::CompileStop::LLVM
