@@ -1,6 +1,7 @@
 //===- CPUBackend.cpp - linalg to a loadable object for a CPU -------------===//
 
 #include "codegen/cpu/CPUBackend.h"
+#include "codegen/common/Bufferize.h"
 #include "codegen/common/Passes.h"
 #include "codegen/common/RunPipeline.h"
 #include "codegen/cpu/Passes.h"
@@ -237,25 +238,10 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     pm.addNestedPass<func::FuncOp>(createSelectContractionKernels(selection));
     pm.addNestedPass<func::FuncOp>(createVectorizeContractions());
   }
-  // 2. Entry points read and write caller buffers; results tied to an
-  //    argument are written into it. A fill shared by several accumulating
-  //    ops becomes one fill each (no copies).
-  pm.addNestedPass<func::FuncOp>(createSplitSharedFills());
-  pm.addPass(createDestinationPassing());
-  // 3. Final results are computed straight into the caller's buffers.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
-  // 4. Tensors to buffers; intermediates become allocations. A loop may
-  //    yield a new tensor each iteration (a recurrent cell's state): it is
-  //    allocated per iteration and freed by the deallocation pipeline.
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  bufferize.allowReturnAllocsFromLoops = true;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // Its constant globals come in an order that varies run to run.
-  pm.addPass(createOrderConstantGlobals());
+  // 2-4. Caller buffers, results computed in place, then buffers
+  //      (codegen/common/Bufferize.h); intermediates are allocations, freed
+  //      by the deallocation pipeline.
+  buildBufferizationPasses(pm);
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

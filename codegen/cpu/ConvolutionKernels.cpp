@@ -133,6 +133,40 @@ Value applyRelu(OpBuilder &b, Location loc, Value x) {
       .getResult(0);
 }
 
+/// The sum of `partials` along `dim` into a zero-filled tensor of the other
+/// dims, which are static (each element out + in, in the order of `dim`).
+Value sumAlongDim(OpBuilder &b, Location loc, Value partials, unsigned dim) {
+  MLIRContext *context = b.getContext();
+  auto type = cast<RankedTensorType>(partials.getType());
+  unsigned rank = type.getRank();
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<AffineExpr> kept;
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators[dim] = utils::IteratorType::reduction;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (i == dim)
+      continue;
+    sizes.push_back(b.getIndexAttr(type.getDimSize(i)));
+    kept.push_back(getAffineDimExpr(i, context));
+  }
+  Value init = createZeros(b, loc, sizes, type.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{partials},
+             ValueRange{init},
+             ArrayRef<AffineMap>{
+                 AffineMap::getMultiDimIdentityMap(rank, context),
+                 AffineMap::get(rank, 0, kept, context)},
+             iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l,
+                   ValueRange{arith::AddFOp::create(nb, l, args[1], args[0])
+                                  .getResult()});
+             })
+      .getResult(0);
+}
+
 } // namespace
 
 /// Y[n, f, (oh,ow)] += W[f, (c,kh,kw)] * Col_n[(c,kh,kw), (oh,ow)], one image
@@ -253,24 +287,7 @@ Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
     tensor::ParallelInsertSliceOp::create(b, loc, loop.getResult(0), out,
                                           offsets, sizes, unit);
   }
-  Value init = createZeros(
-      b, loc, {b.getIndexAttr(filters), b.getIndexAttr(inner)}, f32);
-  Value total =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{init.getType()}, ValueRange{forall.getResult(0)},
-          ValueRange{init},
-          ArrayRef<AffineMap>{AffineMap::get(3, 0, {d(0), d(1), d(2)}, context),
-                              AffineMap::get(3, 0, {d(1), d(2)}, context)},
-          ArrayRef<utils::IteratorType>{utils::IteratorType::reduction,
-                                        utils::IteratorType::parallel,
-                                        utils::IteratorType::parallel},
-          [](OpBuilder &nb, Location l, ValueRange args) {
-            linalg::YieldOp::create(
-                nb, l,
-                ValueRange{arith::AddFOp::create(nb, l, args[1], args[0])
-                               .getResult()});
-          })
-          .getResult(0);
+  Value total = sumAlongDim(b, loc, forall.getResult(0), /*dim=*/0);
   return tensor::ExpandShapeOp::create(
       b, loc, dwType, total, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}},
       getAsIndexOpFoldResult(context, filterShape));
@@ -307,30 +324,7 @@ Value buildFilterGradientImagePartials(OpBuilder &b,
       ValueRange{partialInit}, maps, iterators);
   IRMapping mapping;
   generic.getRegion().cloneInto(&perImage.getRegion(), mapping);
-  unsigned partialRank = imageDim + 1;
-  SmallVector<AffineExpr> kept;
-  for (unsigned i = 0; i < imageDim; ++i)
-    kept.push_back(getAffineDimExpr(i, context));
-  SmallVector<utils::IteratorType> sumIterators(partialRank,
-                                                utils::IteratorType::parallel);
-  sumIterators[imageDim] = utils::IteratorType::reduction;
-  Value init =
-      createZeros(b, loc, getAsIndexOpFoldResult(context, dwType.getShape()),
-                  dwType.getElementType());
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{dwType}, ValueRange{perImage.getResult(0)},
-             ValueRange{init},
-             ArrayRef<AffineMap>{
-                 AffineMap::getMultiDimIdentityMap(partialRank, context),
-                 AffineMap::get(partialRank, 0, kept, context)},
-             sumIterators,
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, l,
-                   ValueRange{arith::AddFOp::create(nb, l, args[1], args[0])
-                                  .getResult()});
-             })
-      .getResult(0);
+  return sumAlongDim(b, loc, perImage.getResult(0), imageDim);
 }
 
 } // namespace odt::cpu

@@ -1,6 +1,7 @@
 //===- GPUBackend.cpp - linalg to PTX kernels for NVIDIA GPUs -------------===//
 
 #include "codegen/gpu/GPUBackend.h"
+#include "codegen/common/Bufferize.h"
 #include "codegen/common/Passes.h"
 #include "codegen/common/RunPipeline.h"
 #include "codegen/gpu/Passes.h"
@@ -35,17 +36,7 @@ void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   // 1. Buffers, as on the CPU: entry points read and write caller buffers,
   //    final results are computed in place, intermediates are allocations.
-  pm.addNestedPass<func::FuncOp>(createSplitSharedFills());
-  pm.addPass(createDestinationPassing());
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  bufferize.allowReturnAllocsFromLoops = true;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addPass(createOrderConstantGlobals());
+  buildBufferizationPasses(pm);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // 2. Each linalg op a parallel loop over its parallel dims (reductions

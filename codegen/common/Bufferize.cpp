@@ -1,0 +1,29 @@
+//===- Bufferize.cpp - the backends' way from tensors to buffers ----------===//
+
+#include "codegen/common/Bufferize.h"
+#include "codegen/common/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+
+namespace odt {
+
+void buildBufferizationPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createSplitSharedFills());
+  pm.addPass(createDestinationPassing());
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Its constant globals come in an order that varies run to run.
+  pm.addPass(createOrderConstantGlobals());
+}
+
+} // namespace odt
