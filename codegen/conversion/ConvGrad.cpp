@@ -89,6 +89,21 @@ Value filterGradient(OpBuilder &rewriter, Location loc,
       .front();
 }
 
+/// The loops (nb, ci, p..., mi, k...) of dX's sums: dX's dims, then the
+/// filters of ci's group and the window, those summed (`reduced`).
+SmallVector<OpFoldResult> inputGradientDomain(OpBuilder &rewriter,
+                                              const ConvGradShape &g,
+                                              SmallVector<int64_t> &reduced) {
+  SmallVector<OpFoldResult> domain(g.xSizes.begin(), g.xSizes.end());
+  domain.push_back(rewriter.getIndexAttr(g.mg));
+  reduced = {2 + g.n};
+  for (int64_t i = 0; i < g.n; ++i) {
+    domain.push_back(rewriter.getIndexAttr(g.kernel[i]));
+    reduced.push_back(3 + g.n + i);
+  }
+  return domain;
+}
+
 /// dX as a correlation of dY (spread out by the strides, zero-padded)
 /// with the flipped filter; see inputGradient.
 Value inputGradientCorrelation(OpBuilder &rewriter, Location loc,
@@ -163,17 +178,13 @@ Value inputGradientCorrelation(OpBuilder &rewriter, Location loc,
     AffineExpr filter = ci.floorDiv(g.cg) * g.mg + mi;
     SmallVector<AffineExpr> dyExprs = {nb, filter},
                             wExprs = {filter, ci % g.cg};
-    SmallVector<OpFoldResult> domain = {g.xSizes[0], g.xSizes[1]};
-    for (int64_t i = 0; i < g.n; ++i)
-      domain.push_back(g.xSizes[2 + i]);
-    domain.push_back(rewriter.getIndexAttr(g.mg));
-    SmallVector<int64_t> reduced = {2 + g.n};
+    SmallVector<int64_t> reduced;
+    SmallVector<OpFoldResult> domain =
+        inputGradientDomain(rewriter, g, reduced);
     for (int64_t i = 0; i < g.n; ++i) {
       AffineExpr k = d(3 + g.n + i);
       dyExprs.push_back(d(2 + i) + k * g.window.dilations[i]);
       wExprs.push_back(g.kernel[i] - 1 - k);
-      domain.push_back(rewriter.getIndexAttr(g.kernel[i]));
-      reduced.push_back(3 + g.n + i);
     }
     // The window's terms in one running sum (a staged sum would
     // write a partial per window row: for a depthwise 3x3 layer, 3x
@@ -203,16 +214,10 @@ Value inputGradientGather(OpBuilder &rewriter, Location loc,
   auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
   AffineExpr ci = d(1), mi = d(2 + g.n);
   SmallVector<AffineExpr> wExprs = {ci.floorDiv(g.cg) * g.mg + mi, ci % g.cg};
-  SmallVector<OpFoldResult> domain = {g.xSizes[0], g.xSizes[1]};
+  SmallVector<int64_t> reduced;
+  SmallVector<OpFoldResult> domain = inputGradientDomain(rewriter, g, reduced);
   for (int64_t i = 0; i < g.n; ++i)
-    domain.push_back(g.xSizes[2 + i]);
-  domain.push_back(rewriter.getIndexAttr(g.mg));
-  SmallVector<int64_t> reduced = {2 + g.n};
-  for (int64_t i = 0; i < g.n; ++i) {
     wExprs.push_back(d(3 + g.n + i));
-    domain.push_back(rewriter.getIndexAttr(g.kernel[i]));
-    reduced.push_back(3 + g.n + i);
-  }
   SmallVector<Value> outSizes;
   for (int64_t i = 0; i < g.n; ++i)
     outSizes.push_back(

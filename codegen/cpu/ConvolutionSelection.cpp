@@ -169,9 +169,16 @@ std::optional<ConvolutionForm> matchConvolution(Operation *op) {
   return std::nullopt;
 }
 
+std::optional<ConvolutionKernel> parseConvolutionKernelName(StringRef name) {
+  for (ConvolutionKernel kernel :
+       {ConvolutionKernel::ImageColumns, ConvolutionKernel::ImagePartials})
+    if (name == getKernelName(kernel))
+      return kernel;
+  return std::nullopt;
+}
+
 bool isConvolutionKernelName(StringRef name) {
-  return name == "linalg" || name == "image_columns" ||
-         name == "image_partials";
+  return name == "linalg" || parseConvolutionKernelName(name).has_value();
 }
 
 /// The config the selection makes, without a forced kernel.
@@ -185,16 +192,17 @@ selectConvolutionConfig(const ConvolutionForm &form, StringRef force,
   if (force.empty())
     return selected;
   bool forward = form.kind == ConvolutionForm::Kind::Forward;
-  ConvolutionConfig config;
   if (force == "linalg") {
     why = "Forced: linalg.";
     return std::nullopt;
   }
-  if (force == "image_columns" && form.productShaped) {
+  std::optional<ConvolutionKernel> forced = parseConvolutionKernelName(force);
+  ConvolutionConfig config;
+  if (forced == ConvolutionKernel::ImageColumns && form.productShaped) {
     config.kernel = ConvolutionKernel::ImageColumns;
     config.imageGroups = forward ? 0 : kFilterGradientImageGroups;
     config.reluEpilogue = forward && form.relu;
-  } else if (force == "image_partials" && !forward) {
+  } else if (forced == ConvolutionKernel::ImagePartials && !forward) {
     config.kernel = ConvolutionKernel::ImagePartials;
   } else {
     why += " The forced " + force.str() +
@@ -275,20 +283,18 @@ readConvolutionConfig(const ConvolutionForm &form) {
   if (!kernel)
     return fail("expected a string 'kernel'");
   bool forward = form.kind == ConvolutionForm::Kind::Forward;
-  ConvolutionConfig config;
-  if (kernel.getValue() == "image_columns") {
-    config.kernel = ConvolutionKernel::ImageColumns;
-    if (!form.productShaped)
-      return fail("image_columns computes f32 2-D convolutions of one group "
-                  "with a static filter only");
-  } else if (kernel.getValue() == "image_partials") {
-    config.kernel = ConvolutionKernel::ImagePartials;
-    if (forward)
-      return fail("image_partials computes filter gradients only");
-  } else {
+  std::optional<ConvolutionKernel> named =
+      parseConvolutionKernelName(kernel.getValue());
+  if (!named)
     return fail("unknown kernel '" + kernel.getValue() +
                 "' (image_columns, image_partials)");
-  }
+  ConvolutionConfig config;
+  config.kernel = *named;
+  if (*named == ConvolutionKernel::ImageColumns && !form.productShaped)
+    return fail("image_columns computes f32 2-D convolutions of one group "
+                "with a static filter only");
+  if (*named == ConvolutionKernel::ImagePartials && forward)
+    return fail("image_partials computes filter gradients only");
   if (Attribute groups = dictionary.get("image_groups")) {
     auto value = dyn_cast<IntegerAttr>(groups);
     if (forward || config.kernel != ConvolutionKernel::ImageColumns)

@@ -83,7 +83,10 @@ std::optional<ConvolutionConfig>
 selectConvolutionConfig(const ConvolutionForm &form, llvm::StringRef force,
                         std::string &why);
 
-/// Whether `name` is a kernel, or "linalg".
+/// The kernel named `name` (image_columns, image_partials), or nothing.
+std::optional<ConvolutionKernel>
+parseConvolutionKernelName(llvm::StringRef name);
+/// Whether `name` is a kernel, or "linalg" (none: linalg's loops).
 bool isConvolutionKernelName(llvm::StringRef name);
 
 mlir::DictionaryAttr getConvolutionConfigAttr(mlir::MLIRContext *context,

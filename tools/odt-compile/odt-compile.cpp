@@ -15,6 +15,7 @@
 #include "codegen/Driver.h"
 #include "codegen/Pipeline.h"
 #include "codegen/common/Descriptor.h"
+#include "codegen/cpu/ConvolutionSelection.h"
 #include "codegen/gpu/GPUBackend.h"
 #include "compiler/autodiff/GradientBuilder.h"
 #include "compiler/export/ModelExporter.h"
@@ -993,10 +994,8 @@ int main(int argc, char **argv) {
   if ((!contractionKernel.empty() || contractionRemarks) && simpleCodegen)
     return fail("--contraction-kernel and --contraction-remarks choose among "
                 "product kernels, which --simple-codegen does not use");
-  static const char *kConvolutionKernels[] = {"linalg", "image_columns",
-                                              "image_partials"};
   if (!convolutionKernel.empty() &&
-      !llvm::is_contained(kConvolutionKernels, convolutionKernel))
+      !odt::cpu::isConvolutionKernelName(convolutionKernel))
     return fail("unknown --convolution-kernel '" + convolutionKernel +
                 "' (linalg, image_columns, image_partials)");
   if ((!convolutionKernel.empty() || convolutionRemarks) && simpleCodegen)
