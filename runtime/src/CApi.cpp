@@ -133,12 +133,13 @@ OdtStatus *checkShape(const char *function, const int64_t *shape, size_t rank,
 
 OdtStatus *createSession(const char *function, OdtCheckpointState *state,
                          odt::Result<std::shared_ptr<odt::CompiledModel>> model,
-                         OdtTrainingSession **out) {
+                         OdtTrainingSession **out,
+                         const odt::cuda::DeviceSpec &device = {}) {
   ODT_REQUIRE(state && out, function, "state and out must not be NULL");
   *out = nullptr;
   if (!model)
     return toStatus(model.getStatus());
-  auto session = odt::TrainingSession::create(state->state, *model);
+  auto session = odt::TrainingSession::create(state->state, *model, device);
   if (!session)
     return toStatus(session.getStatus());
   auto result = std::make_unique<OdtTrainingSession>();
@@ -569,6 +570,25 @@ OdtStatus *OdtCreateTrainingSession(OdtCheckpointState *state,
                 "compiled_model is NULL");
     return createSession("OdtCreateTrainingSession", state,
                          odt::CompiledModel::load(compiledModel), out);
+  });
+}
+
+OdtStatus *OdtCreateTrainingSessionOnDevice(OdtCheckpointState *state,
+                                            const char *compiledModel,
+                                            const char *device,
+                                            OdtTrainingSession **out) {
+  return guard("OdtCreateTrainingSessionOnDevice", [&]() -> OdtStatus * {
+    ODT_REQUIRE(compiledModel && device, "OdtCreateTrainingSessionOnDevice",
+                "compiled_model and device must not be NULL");
+    if (out)
+      *out = nullptr;
+    odt::Result<odt::cuda::DeviceSpec> spec =
+        odt::cuda::parseDeviceSpec(device);
+    if (!spec)
+      return toStatus(
+          spec.getStatus().withContext("OdtCreateTrainingSessionOnDevice"));
+    return createSession("OdtCreateTrainingSessionOnDevice", state,
+                         odt::CompiledModel::load(compiledModel), out, *spec);
   });
 }
 

@@ -63,7 +63,22 @@ void writeSchedulerConfig(CheckpointState &state,
 
 Result<std::unique_ptr<TrainingSession>>
 TrainingSession::create(CheckpointState &state,
-                        std::shared_ptr<CompiledModel> model) {
+                        std::shared_ptr<CompiledModel> model,
+                        const cuda::DeviceSpec &device) {
+  if (device.kind == cuda::DeviceSpec::Kind::CUDA) {
+    // The device first: a machine without a usable driver or device says so
+    // whatever the model is.
+    Result<std::unique_ptr<cuda::Device>> opened = cuda::Device::open(device);
+    if (!opened)
+      return opened.getStatus().withContext("opening " + device.text());
+    // odt-compile builds only the kernels of a model (--emit=ptx), not yet
+    // the host side that launches them, so every compiled model is CPU code.
+    return Status::error(
+        "the compiled model holds CPU code only, no kernels for " +
+        (*opened)->name() + " (" + device.text() + ", " + (*opened)->chip() +
+        "): odt-compile does not yet build models that run on a GPU "
+        "(--emit=ptx prints their kernels); use the cpu device");
+  }
   std::unique_ptr<TrainingSession> session(new TrainingSession());
   session->state = &state;
   Result<std::unique_ptr<Module>> module = Module::create(model, &state);

@@ -4,6 +4,7 @@
 #ifndef ODT_RUNTIME_TRAININGSESSION_H
 #define ODT_RUNTIME_TRAININGSESSION_H
 
+#include "CudaDriver.h"
 #include "LRScheduler.h"
 #include "Module.h"
 #include "Optimizer.h"
@@ -21,9 +22,11 @@ inline constexpr const char *kSchedulerProperty = "odt.lr_scheduler";
 class TrainingSession {
 public:
   /// The state must outlive the session. A scheduler recorded in the state's
-  /// properties is restored.
+  /// properties is restored. `device` is where the steps run: the CPU, or a
+  /// CUDA device, which is opened (its driver loaded) only then.
   static Result<std::unique_ptr<TrainingSession>>
-  create(CheckpointState &state, std::shared_ptr<CompiledModel> model);
+  create(CheckpointState &state, std::shared_ptr<CompiledModel> model,
+         const cuda::DeviceSpec &device = cuda::DeviceSpec());
 
   Module &module() { return *trainingModule; }
   const Module &module() const { return *trainingModule; }

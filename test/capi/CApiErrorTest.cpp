@@ -5,6 +5,7 @@
 #include "CApiTestUtil.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <thread>
 
@@ -717,6 +718,46 @@ TEST_F(CApiErrorTest, TruncatedModelLibrary) {
     EXPECT_ERROR_NOT_CRASH(OdtCreateTrainingSession(s, folder.c_str(), &raw));
     EXPECT_ERROR_NOT_CRASH(OdtCreateTrainingSessionFromBuffer(s, cut.data(), cut.size(), &raw));
   }
+}
+
+// OdtCreateTrainingSessionOnDevice: "cpu" is the ordinary session; a bad
+// device name, a NULL device and a CUDA device on a machine without a
+// driver (ODT_CUDA_DRIVER pointed at a missing file) are errors that leave
+// `out` NULL. (test/runtime's CudaDriverTest covers the driver's own paths
+// against a mock driver and the toolkit's stub.)
+TEST_F(CApiErrorTest, SessionOnDevice) {
+  OdtTrainingSession *raw = nullptr;
+  ASSERT_TRUE(Ok(OdtCreateTrainingSessionOnDevice(
+      state.get(), defaultModel().c_str(), "cpu", &raw)));
+  Session onCpu(raw);
+  EXPECT_EQ(trainStep(onCpu.get(), inputs), trainStep(session.get(), inputs));
+
+  for (const char *bad : {"gpu", "cuda:", "cuda:-2", "tpu:0"}) {
+    raw = reinterpret_cast<OdtTrainingSession *>(0x1);
+    EXPECT_TRUE(Fails(OdtCreateTrainingSessionOnDevice(
+                          state.get(), defaultModel().c_str(), bad, &raw),
+                      {"OdtCreateTrainingSessionOnDevice",
+                       std::string("unknown device '") + bad + "'"}));
+    EXPECT_EQ(raw, nullptr);
+  }
+  EXPECT_TRUE(Fails(OdtCreateTrainingSessionOnDevice(
+                        state.get(), defaultModel().c_str(), nullptr, &raw),
+                    {"device must not be NULL"}));
+
+  const char *previous = std::getenv("ODT_CUDA_DRIVER");
+  std::string saved = previous ? previous : "";
+  setenv("ODT_CUDA_DRIVER", "/no/such/dir/libcuda.so.1", 1);
+  raw = nullptr;
+  EXPECT_TRUE(Fails(OdtCreateTrainingSessionOnDevice(
+                        state.get(), defaultModel().c_str(), "cuda:0", &raw),
+                    {"opening cuda:0", "could not load the CUDA driver",
+                     "/no/such/dir/libcuda.so.1"}));
+  EXPECT_EQ(raw, nullptr);
+  if (previous)
+    setenv("ODT_CUDA_DRIVER", saved.c_str(), 1);
+  else
+    unsetenv("ODT_CUDA_DRIVER");
+  expectParametersKept();
 }
 
 } // namespace

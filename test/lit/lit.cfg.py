@@ -41,6 +41,15 @@ config.substitutions.append(("%peers_python", config.odt_peers_python))
 if os.path.exists(config.odt_peers_python):
     config.available_features.add("peers")
 
+# %mock_cuda: the mock CUDA driver of test/runtime/mock_cuda (ODT_CUDA_DRIVER
+# points odt-run at it). %cuda_stub: the CUDA toolkit's stub libcuda; tests
+# of it say `REQUIRES: cuda-stub` (UNSUPPORTED, naming the feature, on a
+# machine without the toolkit).
+config.substitutions.append(("%mock_cuda", config.odt_mock_cuda))
+if config.odt_cuda_stub:
+    config.substitutions.append(("%cuda_stub", config.odt_cuda_stub))
+    config.available_features.add("cuda-stub")
+
 llvm_config.add_tool_substitutions(
     ["odt-opt", "odt-compile"], [config.odt_tools_dir])
 llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])

@@ -88,8 +88,11 @@ const char *kUsage =
     "      times a training step (TrainStep + OptimizerStep + LazyResetGrad)\n"
     "      and EvalStep, each after N warm-up runs; prints median, min, max\n"
     "  every command takes [--threads N]: threads of the compiled parallel\n"
-    "      loops (default: one per core), and [--keep-denormals]: IEEE\n"
-    "      denormal floats in the steps (default: flushed to zero)\n"
+    "      loops (default: one per core), [--keep-denormals]: IEEE\n"
+    "      denormal floats in the steps (default: flushed to zero), and\n"
+    "      [--device cpu|cuda|cuda:N]: where the steps run (default cpu; no\n"
+    "      compiled model runs on a GPU yet: cuda checks the driver and the\n"
+    "      device, then says so)\n"
     "  flags take their value as the next argument or after '='\n";
 
 struct Options {
@@ -108,6 +111,7 @@ struct Options {
   long warmup = -1, total = -1;
   long warmupRuns = 3, repetitions = 20;
   long threads = 0;
+  odt::cuda::DeviceSpec device;
 };
 
 int usageError(const std::string &message) {
@@ -262,6 +266,14 @@ int parseOptions(int argc, char **argv, Options &options) {
       if (!v || *end || n < 1 || n > 4096)
         return usageError("--threads needs an integer from 1 to 4096");
       options.threads = n;
+    } else if (arg == "--device") {
+      const char *v = value("--device");
+      if (!v)
+        return usageError("--device needs cpu, cuda or cuda:N");
+      odt::Result<odt::cuda::DeviceSpec> device = odt::cuda::parseDeviceSpec(v);
+      if (!device)
+        return usageError("--device: " + device.getStatus().message());
+      options.device = *device;
     } else if (arg == "--json") {
       options.json = true;
     } else if (arg == "--stop-on-nan") {
@@ -295,7 +307,8 @@ int parseOptions(int argc, char **argv, Options &options) {
     return usageError("--eval-every needs --eval-input NAME=FILE.npy");
   if (options.command == "info" &&
       (!options.inputs.empty() || !options.checkpoint.empty() ||
-       options.stepsGiven || options.threads || options.keepDenormals))
+       options.stepsGiven || options.threads || options.keepDenormals ||
+       options.device.kind != odt::cuda::DeviceSpec::Kind::CPU))
     return usageError("info takes only OUT_DIR and --json");
   if (options.command != "eval" && !options.outputs.empty())
     return usageError("--output is for eval");
@@ -1069,7 +1082,7 @@ int main(int argc, char **argv) {
     }
   }
   odt::Result<std::unique_ptr<odt::TrainingSession>> session =
-      odt::TrainingSession::create(*state, *model);
+      odt::TrainingSession::create(*state, *model, options.device);
   if (!session)
     return fail(session.getStatus());
   if (odt::Status threads =

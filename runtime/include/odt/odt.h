@@ -194,6 +194,19 @@ ODT_API OdtStatus *OdtCreateTrainingSession(OdtCheckpointState *state,
 ODT_API OdtStatus *OdtCreateTrainingSessionFromBuffer(
     OdtCheckpointState *state, const void *library, size_t size,
     OdtTrainingSession **out);
+/* Beyond ORT (its SessionOptions' execution providers): a session whose
+ * steps run on `device`: "cpu" (what OdtCreateTrainingSession makes), "cuda"
+ * (device 0) or "cuda:N". A CUDA device is opened here, its driver loaded at
+ * run time (libcuda.so.1, or the file ODT_CUDA_DRIVER names; nothing links
+ * CUDA): a machine without a driver or device, a wrong N, or the CUDA
+ * toolkit's stub libcuda is an error naming the cause. Today every compiled
+ * model is CPU code (odt-compile --emit=ptx prints a model's GPU kernels but
+ * does not yet build a model around them), so "cuda" ends in an error that
+ * says so, after the device checks. */
+ODT_API OdtStatus *OdtCreateTrainingSessionOnDevice(OdtCheckpointState *state,
+                                                    const char *compiled_model,
+                                                    const char *device,
+                                                    OdtTrainingSession **out);
 /* A model linked into the program (see OdtLinkedModel). */
 ODT_API OdtStatus *OdtCreateTrainingSessionFromLinkedModel(
     OdtCheckpointState *state, const OdtLinkedModel *model,

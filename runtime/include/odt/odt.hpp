@@ -416,6 +416,15 @@ public:
         OdtCreateTrainingSession(state.get(), compiled_model.c_str(), &out));
     handle.reset(out);
   }
+  /// Beyond ORT: the steps run on `device` ("cpu", "cuda", "cuda:N"); see
+  /// OdtCreateTrainingSessionOnDevice.
+  TrainingSession(CheckpointState &state, const std::string &compiled_model,
+                  const std::string &device) {
+    OdtTrainingSession *out = nullptr;
+    detail::ThrowOnError(OdtCreateTrainingSessionOnDevice(
+        state.get(), compiled_model.c_str(), device.c_str(), &out));
+    handle.reset(out);
+  }
   /// ORT: CreateTrainingSessionFromBuffer. `library` holds the bytes of a
   /// libmodel.so made by odt-compile.
   TrainingSession(CheckpointState &state, const void *library, size_t size) {
