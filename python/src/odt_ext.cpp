@@ -252,9 +252,10 @@ public:
 
 class TrainingSession {
 public:
-  TrainingSession(CheckpointState &state, const std::string &compiledModel) {
-    check(OdtCreateTrainingSession(state.state, compiledModel.c_str(),
-                                   &session));
+  TrainingSession(CheckpointState &state, const std::string &compiledModel,
+                  const std::string &device) {
+    check(OdtCreateTrainingSessionOnDevice(state.state, compiledModel.c_str(),
+                                           device.c_str(), &session));
     // The names are fixed for the session: listed once, not per step.
     trainingInputs = namesOf(session, OdtGetTrainingModelInputCount,
                              OdtGetTrainingModelInputName);
@@ -387,8 +388,10 @@ NB_MODULE(_odt, m) {
 
   // The state outlives every session made over it (keep_alive).
   nb::class_<TrainingSession>(m, "TrainingSession")
-      .def(nb::init<CheckpointState &, const std::string &>(),
-           nb::arg("state"), nb::arg("compiled_model"), nb::keep_alive<1, 2>())
+      .def(nb::init<CheckpointState &, const std::string &,
+                    const std::string &>(),
+           nb::arg("state"), nb::arg("compiled_model"),
+           nb::arg("device") = "cpu", nb::keep_alive<1, 2>())
       .def("input_names", &TrainingSession::inputNames, nb::arg("training"))
       .def("output_names", &TrainingSession::outputNames, nb::arg("training"))
       .def("step", &TrainingSession::step, nb::arg("training"),

@@ -58,9 +58,28 @@ class CompiledFolderTest(unittest.TestCase):
 
 class OdtBehaviourTest(unittest.TestCase):
     def test_devices(self):
-        with self.assertRaisesRegex(ValueError, "cuda"):
-            api.Module(path("training_model.onnx"), load_state(), device="cuda")
-        api.Module(path("training_model.onnx"), load_state(), device="cpu:0")
+        # A CUDA device is opened when the Module is made: here no driver
+        # (ODT_CUDA_DRIVER names a missing file), a wrong name, and the
+        # tests' mock driver, whose device the CPU-only model cannot use.
+        saved = os.environ.get("ODT_CUDA_DRIVER")
+        try:
+            os.environ["ODT_CUDA_DRIVER"] = "/no/such/dir/libcuda.so.1"
+            with self.assertRaisesRegex(odt.OdtError,
+                                        "opening cuda:0: could not load the CUDA driver"):
+                api.Module(path("training_model.onnx"), load_state(), device="cuda")
+            with self.assertRaisesRegex(odt.OdtError, "unknown device 'gpu:1'"):
+                api.Module(path("training_model.onnx"), load_state(), device="gpu:1")
+            os.environ["ODT_CUDA_DRIVER"] = os.environ["ODT_TEST_MOCK_CUDA"]
+            with self.assertRaisesRegex(odt.OdtError,
+                                        r"CPU code only, no kernels for .*\(cuda:0, sm_90\)"):
+                api.Module(path("training_model.onnx"), load_state(), device="CUDA:0")
+        finally:
+            if saved is None:
+                os.environ.pop("ODT_CUDA_DRIVER", None)
+            else:
+                os.environ["ODT_CUDA_DRIVER"] = saved
+        module = api.Module(path("training_model.onnx"), load_state(), device="cpu:0")
+        self.assertEqual(module.input_names(), ["input-0", "labels"])
 
     def test_odt_properties_are_hidden_and_reserved(self):
         state, module, opt = make_module()

@@ -49,12 +49,18 @@ class Module:
                  session_options=None) -> None:
         if not isinstance(state, CheckpointState):
             raise TypeError(f"state must be a CheckpointState, not {type(state).__name__}")
+        # ORT's device names: "cpu", "cuda", "cuda:N". The session checks a
+        # CUDA device (driver, device number); no compiled model runs on a
+        # GPU yet, so a cuda Module fails here, when it is made, with the
+        # runtime's reason, as ORT's does where CUDA is missing.
         device_type, _, device_id = str(device).partition(":")
-        if device_type.lower() != "cpu" or device_id not in ("", "0"):
-            raise ValueError(f"odt runs on the CPU only for now; device '{device}' is not "
-                             "available")
+        device_type = device_type.lower()
+        if device_type == "cpu" and device_id in ("", "0"):
+            self._device = "cpu"
+        else:
+            self._device = device_type + (":" + device_id if device_id else "")
         self.training = True
-        self._device_type = "cpu"
+        self._device_type = device_type
         self._state = state
         self._train_model = _compiler._path(train_model_uri, "train_model_uri")
         self._eval_model = (None if eval_model_uri is None
@@ -70,6 +76,8 @@ class Module:
         self._threads = int(getattr(session_options, "intra_op_num_threads", 0) or 0)
         self._session = None
         self._compiled_dir = None
+        if self._device != "cpu":
+            self._get_session()
 
     # -- the compiled model --------------------------------------------------
 
@@ -99,7 +107,7 @@ class Module:
                 # loaded; the cache keeps the compiled files).
                 weakref.finalize(self, _remove_folder, model)
                 self._compiled_dir = model
-            self._session = _odt.TrainingSession(self._state._state, model)
+            self._session = _odt.TrainingSession(self._state._state, model, self._device)
             if self._threads:
                 self._session.set_threads(self._threads)
         return self._session
