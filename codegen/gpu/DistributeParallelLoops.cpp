@@ -29,11 +29,31 @@ gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *context,
                                               identity);
 }
 
-/// Every dim of `loop` runs sequentially in its thread.
-LogicalResult mapSequential(scf::ParallelOp loop) {
-  SmallVector<gpu::ParallelLoopDimMappingAttr> mapping(
-      loop.getNumLoops(), mapTo(loop.getContext(), gpu::Processor::Sequential));
-  return gpu::setMappingAttr(loop, mapping);
+/// Replaces `loop` (no results: linalg's loops reduce into memrefs) by a
+/// nest of scf.for over its dims, run sequentially by its thread.
+LogicalResult lowerToSequentialLoops(IRRewriter &rewriter,
+                                     scf::ParallelOp loop) {
+  if (loop.getNumResults() != 0)
+    return loop.emitError("odt-gpu-distribute-parallel-loops: a nested "
+                          "parallel loop with results is not supported");
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> inductionVariables;
+  for (auto [lower, upper, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    auto sequential =
+        scf::ForOp::create(rewriter, loop.getLoc(), lower, upper, step);
+    inductionVariables.push_back(sequential.getInductionVar());
+    rewriter.setInsertionPointToStart(sequential.getBody());
+  }
+  // The body goes before the innermost loop's yield; its own terminator
+  // (an empty scf.reduce) goes away.
+  Block *body = loop.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  Block *innermost = rewriter.getInsertionBlock();
+  rewriter.inlineBlockBefore(body, innermost->getTerminator(),
+                             inductionVariables);
+  rewriter.eraseOp(loop);
+  return success();
 }
 
 struct DistributeParallelLoopsPass
@@ -59,8 +79,10 @@ struct DistributeParallelLoopsPass
       SmallVector<scf::ParallelOp> nested;
       loop.getBody()->walk(
           [&](scf::ParallelOp inner) { nested.push_back(inner); });
+      // Innermost first (the walk's post-order), so each is gone before
+      // the loop around it is rewritten.
       for (scf::ParallelOp inner : nested)
-        if (failed(mapSequential(inner)))
+        if (failed(lowerToSequentialLoops(rewriter, inner)))
           return signalPassFailure();
       // Collapsing builds a new loop where `loop` was (after the index
       // arithmetic it needs) and erases `loop`.

@@ -27,6 +27,7 @@ const std::vector<std::string> &getSupportedGPUChips() {
 }
 
 void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
+  pm.addNestedPass<func::FuncOp>(createParallelDimsOutermost());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   DistributeParallelLoopsOptions distribute;
   distribute.blockSize = blockSize;
@@ -51,6 +52,7 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeKernelModules());
+  pm.addPass(createCheckHostCode());
   // 3. The kernels to NVVM, math as polynomials and NVPTX instructions
   //    (convert-gpu-to-nvvm would call libdevice's __nv_* functions, linked
   //    only where a CUDA toolkit is found), then PTX for each chip, in

@@ -5,6 +5,21 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ParallelDimsOutermost
+    : Pass<"odt-gpu-parallel-dims-outermost", "mlir::func::FuncOp"> {
+  let summary = "Order each linalg.generic's loops parallel dims first";
+  let description = [{
+    Before convert-linalg-to-parallel-loops. A generic whose reduction dims
+    come before parallel ones (a bias gradient, (r, c) summing over r)
+    would lower to a sequential loop around a parallel one: on the GPU, a
+    kernel launch per reduced row from the host. Its loops are interchanged
+    so that the parallel dims come first (each group keeping its order):
+    one parallel loop, the reductions sequential in each thread, every
+    output summed in the same order as before.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def DistributeParallelLoops
     : Pass<"odt-gpu-distribute-parallel-loops", "mlir::func::FuncOp"> {
   let summary = "Map each outermost parallel loop to blocks of GPU threads";
@@ -18,7 +33,10 @@ def DistributeParallelLoops
     ceil(elements / block-size) blocks, is mapped to the grid's x
     dimension (a grid sized at run time for symbolic dims), the inner one
     to the threads of a block, its body guarded by a bounds check. A
-    parallel loop nested in another runs sequentially in its thread.
+    parallel loop nested in another becomes sequential scf.for loops in
+    its thread (convert-parallel-loops-to-gpu cannot map a parallel loop
+    that sits inside a sequential one, and would leave the whole loop on
+    the host).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
@@ -70,6 +88,18 @@ def CheckKernelCalls
     (a libdevice __nv_* function for a math op odt-gpu-lower-kernel-math
     did not lower, or anything else) is an error at its declaration. The
     PTX then never depends on a libdevice found on the compiling machine.
+  }];
+}
+
+def CheckHostCode : Pass<"odt-gpu-check-host-code", "mlir::ModuleOp"> {
+  let summary = "Refuse computation left in the host functions";
+  let description = [{
+    After gpu-kernel-outlining: a parallel loop or a linalg op left in a
+    host function (convert-parallel-loops-to-gpu leaves a loop it cannot
+    map where it was, silently) would compute on the host over device
+    memory: an error at the op, naming its function. Scalar loads and
+    stores and memref.copy still remain in the host code of most models:
+    the host side that will run them on the device is not built yet.
   }];
 }
 

@@ -35,3 +35,39 @@ func.func @add(%a: memref<?x100xf32>, %b: memref<?x100xf32>) {
   }
   return
 }
+
+// A parallel loop nested in the outer one, inside a sequential loop (as
+// linalg's loops give for an op whose reduction sits between parallel
+// dims), becomes scf.for loops in each thread: convert-parallel-loops-to-gpu
+// cannot map a parallel loop under a sequential one and would leave the
+// whole nest on the host.
+// CHECK-LABEL: func.func @nested
+// CHECK:         scf.parallel
+// CHECK:           scf.parallel
+// CHECK:             scf.if
+// CHECK:               scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:            scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK-NOT:             scf.parallel
+// CHECK:         return
+// LAUNCH-LABEL: func.func @nested
+// LAUNCH:         gpu.launch
+// LAUNCH-NOT:     scf.parallel
+// LAUNCH:         return
+func.func @nested(%a: memref<?x8x16xf32>, %b: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %n = memref.dim %a, %c0 : memref<?x8x16xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+        %x = memref.load %a[%i, %k, %j] : memref<?x8x16xf32>
+        %y = memref.load %b[%i, %j] : memref<?x16xf32>
+        %z = arith.addf %x, %y : f32
+        memref.store %z, %b[%i, %j] : memref<?x16xf32>
+      }
+    }
+  }
+  return
+}
