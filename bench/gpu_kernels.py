@@ -10,8 +10,9 @@ the PTX module of all its kernels; a kernel's name starts with its step's
 entry point (train_kernel_12, optimizer_kernel_3, ...), so counting the
 `.entry` lines per prefix gives the kernels of each step. A step launches
 each of its kernels once, except inside a loop the step runs (a recurrent
-cell's time loop), where a kernel launches once per iteration: the bench
-zoo has no such model.
+cell's time loop), where a kernel launches once per iteration: the script
+reads the host code (printed after kernel outlining) and fails if a launch
+sits in a loop, so the counts are launches per step.
 """
 
 import argparse
@@ -28,9 +29,28 @@ BEGIN, END = "<!-- kernels -->", "<!-- /kernels -->"
 STEPS = ("train", "optimizer", "eval")
 
 
+def launches_in_host_loops(host_ir):
+    """gpu.launch_func ops nested in a host scf.for or scf.while (by the
+    printed IR's indentation), in the IR printed after kernel outlining."""
+    found, loops = [], []
+    for line in host_ir.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("gpu.module"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        while loops and indent <= loops[-1]:
+            loops.pop()
+        if re.search(r"\bscf\.(for|while)\b", stripped):
+            loops.append(indent)
+        if "gpu.launch_func" in stripped and loops:
+            found.append(stripped[:120])
+    return found
+
+
 def count_kernels(odt_compile, artifacts, chip):
     made = subprocess.run([odt_compile, artifacts, "--emit=ptx", "--gpu-arch=" + chip,
-                           "--quiet"], capture_output=True, text=True)
+                           "--quiet", "--mlir-print-ir-after=gpu-kernel-outlining"],
+                          capture_output=True, text=True)
     if made.returncode != 0:
         sys.exit("gpu_kernels: odt-compile --emit=ptx failed on %s:\n%s" %
                  (artifacts, made.stderr))
@@ -41,6 +61,11 @@ def count_kernels(odt_compile, artifacts, chip):
             sys.exit("gpu_kernels: kernel '%s' of %s belongs to no known step" %
                      (name, artifacts))
         counts[step] += 1
+    # Each kernel launches once per step: none in a loop of the host code.
+    in_loops = launches_in_host_loops(made.stderr)
+    if in_loops:
+        sys.exit("gpu_kernels: %s launches kernels in a host loop (so more than "
+                 "once per step), e.g. %s" % (artifacts, in_loops[0]))
     header = re.search(r"^// odt PTX for %s: (\d+) kernels" % chip, made.stdout, flags=re.M)
     if not header or int(header.group(1)) != sum(counts.values()):
         sys.exit("gpu_kernels: the kernel count of %s's PTX header and its "

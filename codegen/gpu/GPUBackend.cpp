@@ -29,6 +29,14 @@ const std::vector<std::string> &getSupportedGPUChips() {
 void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
   pm.addNestedPass<func::FuncOp>(createParallelDimsOutermost());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
+  // Adjacent loops over the same elements become one kernel where each
+  // element's reads of the first loop's writes are at its own index (a
+  // fill and the reduction into it, a chain of elementwise ops the middle
+  // left apart). Canonicalization first makes equal bounds the same values
+  // (a buffer's dims are its allocation's sizes).
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createFuseParallelLoops());
   DistributeParallelLoopsOptions distribute;
   distribute.blockSize = blockSize;
   pm.addNestedPass<func::FuncOp>(createDistributeParallelLoops(distribute));
@@ -89,6 +97,14 @@ struct GPUPipelineCLOptions : public PassPipelineOptions<GPUPipelineCLOptions> {
 } // namespace
 
 void registerGPUPipeline() {
+  PassPipelineRegistration<GPUPipelineCLOptions>(
+      "odt-gpu-loops",
+      "The GPU backend's loops on memrefs: each linalg op a parallel loop, "
+      "loops over the same elements fused, spread over blocks and threads "
+      "(chips is ignored)",
+      [](OpPassManager &pm, const GPUPipelineCLOptions &cl) {
+        buildGPULoops(pm, cl.blockSize);
+      });
   PassPipelineRegistration<GPUPipelineCLOptions>(
       "odt-gpu-pipeline",
       "odt-compile's GPU backend: linalg on tensors to PTX kernels "

@@ -36,8 +36,10 @@ struct GPUPipelineOptions {
 };
 
 /// The GPU's loop structure on memrefs: each linalg op a parallel loop
-/// over its parallel dims, collapsed and tiled into blocks of `blockSize`
-/// threads mapped to the grid (odt-gpu-distribute-parallel-loops). The
+/// over its parallel dims (parallel dims first, reductions inside), adjacent
+/// loops over the same elements fused, each collapsed and tiled into blocks
+/// of `blockSize` threads mapped to the grid
+/// (odt-gpu-distribute-parallel-loops). Registered as odt-gpu-loops. The
 /// GPU pipeline outlines these loops as kernels; the same loops run
 /// sequentially on a CPU check the distribution's numerics without a GPU
 /// (CompileOptions::gpuLoopsOnCPU).

@@ -20,6 +20,25 @@ def ParallelDimsOutermost
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def FuseParallelLoops
+    : Pass<"odt-gpu-fuse-parallel-loops", "mlir::func::FuncOp"> {
+  let summary = "Fuse adjacent parallel loops over the same elements";
+  let description = [{
+    After convert-linalg-to-parallel-loops (and canonicalize + CSE, which
+    make equal bounds the same values), before the distribution: adjacent
+    scf.parallel loops with the same bounds become one (one kernel) where
+    upstream's fusion finds it legal: what the second loop reads of the
+    first's writes, it reads at its own index (a fill and the reduction
+    into the filled buffer, a chain of elementwise ops), and no other write
+    and read can meet. Its alias test is told what odt knows: different
+    allocations and different arguments of an entry point (arguments with
+    odt.role; docs/abi.md: they never overlap) are separate memory; views
+    of one buffer and anything else go to MLIR's alias analysis.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def DistributeParallelLoops
     : Pass<"odt-gpu-distribute-parallel-loops", "mlir::func::FuncOp"> {
   let summary = "Map each outermost parallel loop to blocks of GPU threads";
