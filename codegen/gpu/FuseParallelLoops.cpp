@@ -4,12 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/gpu/BufferIdentity.h"
 #include "codegen/gpu/Passes.h"
 
 #include "mlir/Analysis/AliasAnalysis.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
@@ -19,28 +18,6 @@ namespace odt {
 #include "codegen/gpu/Passes.h.inc"
 
 namespace {
-
-/// The buffer `value` is a view of (through subviews, reshapes, casts).
-Value getUnderlyingBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
-/// Whether `buffer` is memory no other buffer of the function shares: an
-/// allocation, or an entry point's argument (docs/abi.md: the buffers the
-/// runtime passes never overlap; an entry point's arguments carry odt.role).
-bool isSeparateBuffer(Value buffer) {
-  if (buffer.getDefiningOp<memref::AllocOp>() ||
-      buffer.getDefiningOp<memref::AllocaOp>())
-    return true;
-  auto argument = dyn_cast<BlockArgument>(buffer);
-  if (!argument || !argument.getOwner()->isEntryBlock())
-    return false;
-  auto function = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
-  return function &&
-         function.getArgAttr(argument.getArgNumber(), "odt.role") != nullptr;
-}
 
 struct FuseParallelLoopsPass
     : impl::FuseParallelLoopsBase<FuseParallelLoopsPass> {

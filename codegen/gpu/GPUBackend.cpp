@@ -40,6 +40,9 @@ void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
   DistributeParallelLoopsOptions distribute;
   distribute.blockSize = blockSize;
   pm.addNestedPass<func::FuncOp>(createDistributeParallelLoops(distribute));
+  MergeIndependentLoopsOptions merge;
+  merge.blockSize = blockSize;
+  pm.addNestedPass<func::FuncOp>(createMergeIndependentLoops(merge));
 }
 
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {

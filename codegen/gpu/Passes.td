@@ -66,6 +66,30 @@ def DistributeParallelLoops
                            "mlir::scf::SCFDialect"];
 }
 
+def MergeIndependentLoops
+    : Pass<"odt-gpu-merge-independent-loops", "mlir::func::FuncOp"> {
+  let summary = "One launch for consecutive kernels that do not depend on each other";
+  let description = [{
+    After odt-gpu-distribute-parallel-loops. Consecutive distributed loops
+    (only index arithmetic and allocations between them) whose threads only
+    load and store separate buffers (allocations and an entry point's
+    arguments: see FuseParallelLoops), where none writes a buffer another
+    reads or writes, become one loop: its blocks cover each loop's blocks
+    in turn (each element count rounded up to whole blocks) and each block
+    runs the body of its own loop, its bounds guard included. The
+    optimizer's per-parameter updates become one kernel; so do independent
+    gradients in a training step. The merged loop stands where the last one
+    stood.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block (the distribution's)">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def MergeKernelModules
     : Pass<"odt-gpu-merge-kernel-modules", "mlir::ModuleOp"> {
   let summary = "Put every outlined kernel in one gpu.module";
