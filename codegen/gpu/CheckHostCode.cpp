@@ -7,6 +7,7 @@
 #include "codegen/gpu/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 
@@ -17,14 +18,13 @@ namespace odt {
 
 namespace {
 
-/// Whether `op`, in a host function, is a loop nest over tensor memory
-/// that should have become a kernel. (Scalar loads and stores and
-/// memref.copy also remain on the host today, in most models: the host side
-/// that runs them on the device, as small kernels and device copies, is not
-/// built yet, and nothing runs this code on a GPU.)
+/// Whether `op`, in a host function, is work over tensor memory that
+/// should have become a kernel. (Scalar loads and stores also remain on the
+/// host today, in most models: the host side that runs them on the device
+/// is not built yet, and nothing runs this code on a GPU.)
 bool isUnmappedComputation(Operation *op) {
-  return isa<scf::ParallelOp, linalg::LinalgOp, vector::TransferReadOp,
-             vector::TransferWriteOp>(op);
+  return isa<scf::ParallelOp, linalg::LinalgOp, memref::CopyOp,
+             vector::TransferReadOp, vector::TransferWriteOp>(op);
 }
 
 struct CheckHostCodePass : impl::CheckHostCodeBase<CheckHostCodePass> {
@@ -38,8 +38,8 @@ struct CheckHostCodePass : impl::CheckHostCodeBase<CheckHostCodePass> {
                         << "' stayed in the host code of '"
                         << function.getName()
                         << "' instead of becoming a GPU kernel: the GPU "
-                           "backend could not map this loop nest to "
-                           "blocks and threads";
+                           "backend could not map this work to blocks "
+                           "and threads";
         failedAny = true;
         return WalkResult::skip();
       });

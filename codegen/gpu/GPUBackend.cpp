@@ -27,6 +27,7 @@ const std::vector<std::string> &getSupportedGPUChips() {
 }
 
 void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
+  pm.addNestedPass<func::FuncOp>(createCopiesAsLoops());
   pm.addNestedPass<func::FuncOp>(createParallelDimsOutermost());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   // Adjacent loops over the same elements become one kernel where each

@@ -5,6 +5,18 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CopiesAsLoops : Pass<"odt-gpu-copies-as-loops", "mlir::func::FuncOp"> {
+  let summary = "Make each memref.copy a linalg.copy, so that it becomes a kernel";
+  let description = [{
+    Before convert-linalg-to-parallel-loops. Bufferization leaves copies
+    between buffers (into a concatenation's slice, a convolution's padded
+    input) as memref.copy, which would stay in the host code and read
+    device memory there. As linalg.copy each is a parallel loop like any
+    other op: a kernel, fused or merged with its neighbours where legal.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def ParallelDimsOutermost
     : Pass<"odt-gpu-parallel-dims-outermost", "mlir::func::FuncOp"> {
   let summary = "Order each linalg.generic's loops parallel dims first";
@@ -140,9 +152,11 @@ def CheckHostCode : Pass<"odt-gpu-check-host-code", "mlir::ModuleOp"> {
     After gpu-kernel-outlining: a parallel loop or a linalg op left in a
     host function (convert-parallel-loops-to-gpu leaves a loop it cannot
     map where it was, silently) would compute on the host over device
-    memory: an error at the op, naming its function. Scalar loads and
-    stores and memref.copy still remain in the host code of most models:
-    the host side that will run them on the device is not built yet.
+    memory: an error at the op, naming its function (so is a memref.copy,
+    which odt-gpu-copies-as-loops makes a kernel). Scalar loads and stores
+    still remain in the host code of most models (a loss's normalizer, the
+    optimizer's bias correction, the lazy-reset flag): the host side that
+    will run them on the device is not built yet.
   }];
 }
 

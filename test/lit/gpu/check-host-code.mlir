@@ -7,10 +7,18 @@ func.func @train(%x: memref<256xf32>) {
   %c1 = arith.constant 1 : index
   %c256 = arith.constant 256 : index
   %one = arith.constant 1.0 : f32
-  // expected-error @+1 {{'scf.parallel' stayed in the host code of 'train' instead of becoming a GPU kernel: the GPU backend could not map this loop nest to blocks and threads}}
+  // expected-error @+1 {{'scf.parallel' stayed in the host code of 'train' instead of becoming a GPU kernel: the GPU backend could not map this work to blocks and threads}}
   scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
     memref.store %one, %x[%i] : memref<256xf32>
     scf.reduce
   }
+  return
+}
+
+// So is a copy between buffers (odt-gpu-copies-as-loops makes each a kernel
+// before this check runs).
+func.func @copy(%x: memref<256xf32>, %y: memref<256xf32>) {
+  // expected-error @+1 {{'memref.copy' stayed in the host code of 'copy' instead of becoming a GPU kernel}}
+  memref.copy %x, %y : memref<256xf32> to memref<256xf32>
   return
 }
