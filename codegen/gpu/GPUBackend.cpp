@@ -37,6 +37,7 @@ void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
   // (a buffer's dims are its allocation's sizes).
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createDeviceScalarWork());
   pm.addNestedPass<func::FuncOp>(createFuseParallelLoops());
   DistributeParallelLoopsOptions distribute;
   distribute.blockSize = blockSize;

@@ -32,6 +32,28 @@ def ParallelDimsOutermost
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def DeviceScalarWork : Pass<"odt-gpu-device-scalar-work", "mlir::func::FuncOp"> {
+  let summary = "Scalar work on buffers runs in kernels, not in the host code";
+  let description = [{
+    After convert-linalg-to-parallel-loops, canonicalize and CSE, before the
+    loop fusion. Two kinds of work would otherwise read or write device
+    memory from the host code:
+    - sequential work at the top of a function: a store (what a zero-dim op
+      became) or a loop or branch without results (a full reduction, the
+      loss's sum over the batch): each runs in a parallel loop of one
+      iteration, a kernel of one thread (one kernel for adjacent ones after
+      the fusion);
+    - scalars computed on the host from loads of buffers (the lazy-reset
+      flag, the learning rate and the optimizer's bias correction, a loss's
+      normalizer): a kernel using one gets a copy of the loads and
+      arithmetic it needs at the top of its body, when the buffer is
+      separate memory that nothing writes from the load to the kernel.
+    What cannot move stays, and odt-gpu-check-host-code reports it.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def FuseParallelLoops
     : Pass<"odt-gpu-fuse-parallel-loops", "mlir::func::FuncOp"> {
   let summary = "Fuse adjacent parallel loops over the same elements";

@@ -1,0 +1,80 @@
+// RUN: odt-opt %s --pass-pipeline='builtin.module(func.func(odt-gpu-device-scalar-work))' | FileCheck %s
+
+// A full reduction (a loss summed over the batch: a loop with no parallel
+// dim) runs in a one-iteration parallel loop: a kernel of one thread, not
+// host code reading device memory.
+// CHECK-LABEL: func.func @sum
+// CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NEXT:      memref.store %{{.*}}, %[[SUM:.*]][] : memref<f32>
+// CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NEXT:      scf.for
+// CHECK:             memref.load %{{.*}}[%{{.*}}] : memref<?xf32>
+// CHECK:             memref.store %{{.*}}, %[[SUM]][] : memref<f32>
+func.func @sum(%x: memref<?xf32> {odt.role = "user_input"},
+               %sum: memref<f32> {odt.role = "user_output"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  memref.store %zero, %sum[] : memref<f32>
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf32>
+    %s = memref.load %sum[] : memref<f32>
+    %t = arith.addf %s, %v : f32
+    memref.store %t, %sum[] : memref<f32>
+  }
+  return
+}
+
+// A flag read on the host (the lazy-reset flag) and used by a kernel is
+// read by the kernel instead: a copy of the load at the top of its body.
+// CHECK-LABEL: func.func @flag
+// CHECK:         scf.parallel
+// CHECK-NEXT:      %[[FLAG:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xi1>
+// CHECK:           arith.select %[[FLAG]]
+func.func @flag(%reset: memref<1xi1> {odt.role = "lazy_reset_grad"},
+                %grad: memref<64xf32> {odt.role = "gradient_buffer"},
+                %new: memref<64xf32> {odt.role = "user_input"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %flag = memref.load %reset[%c0] : memref<1xi1>
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %g = memref.load %grad[%i] : memref<64xf32>
+    %n = memref.load %new[%i] : memref<64xf32>
+    %s = arith.addf %g, %n : f32
+    %r = arith.select %flag, %n, %s : f32
+    memref.store %r, %grad[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// A value a kernel writes between the host's load and the kernel that uses
+// it is not moved: the kernel would read the new value.
+// CHECK-LABEL: func.func @written_between
+// CHECK:         %[[READ:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<4xf32>
+// CHECK:         scf.parallel
+// CHECK:         scf.parallel
+// CHECK-NOT:       memref.load %{{.*}}[%{{.*}}] : memref<4xf32>
+// CHECK:           arith.mulf %{{.*}}, %[[READ]]
+func.func @written_between(%scale: memref<4xf32> {odt.role = "user_input"},
+                           %out: memref<64xf32> {odt.role = "user_output"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %two = arith.constant 2.0 : f32
+  %s = memref.load %scale[%c0] : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %two, %scale[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %out[%i] : memref<64xf32>
+    %m = arith.mulf %v, %s : f32
+    memref.store %m, %out[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
