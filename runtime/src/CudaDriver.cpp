@@ -283,17 +283,14 @@ std::string Device::chip() const {
 
 Result<DeviceBuffer> Device::allocate(size_t bytes,
                                       const std::string &purpose) {
-  const DriverFunctions &api = driver.api();
-  if (Status status = call(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-      !status)
+  if (Status status = makeCurrent(); !status)
     return status;
+  const DriverFunctions &api = driver.api();
   DeviceBuffer buffer;
   buffer.bytes = bytes;
-  if (Status status = call(
-          api.cuMemAlloc(&buffer.address, bytes),
-          "allocating " + std::to_string(bytes) + " bytes on " + name() + " (" +
-              DeviceSpec{DeviceSpec::Kind::CUDA, deviceOrdinal}.text() +
-              ") for " + purpose);
+  if (Status status = call(api.cuMemAlloc(&buffer.address, bytes),
+                           "allocating " + std::to_string(bytes) +
+                               " bytes on " + label() + " for " + purpose);
       !status)
     return status;
   buffers.push_back(buffer);
@@ -301,19 +298,17 @@ Result<DeviceBuffer> Device::allocate(size_t bytes,
 }
 
 Status Device::copyToDevice(DevicePtr to, const void *from, size_t bytes) {
-  const DriverFunctions &api = driver.api();
-  if (Status status = call(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-      !status)
+  if (Status status = makeCurrent(); !status)
     return status;
+  const DriverFunctions &api = driver.api();
   return call(api.cuMemcpyHtoDAsync(to, from, bytes, stream),
               "copying " + std::to_string(bytes) + " bytes to the device");
 }
 
 Status Device::copyToHost(void *to, DevicePtr from, size_t bytes) {
-  const DriverFunctions &api = driver.api();
-  if (Status status = call(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-      !status)
+  if (Status status = makeCurrent(); !status)
     return status;
+  const DriverFunctions &api = driver.api();
   if (Status status =
           call(api.cuMemcpyDtoHAsync(to, from, bytes, stream),
                "copying " + std::to_string(bytes) + " bytes from the device");
@@ -328,10 +323,9 @@ Status Device::synchronize() {
 
 Result<std::vector<FunctionHandle>>
 Device::loadKernels(const void *image, const std::vector<std::string> &names) {
-  const DriverFunctions &api = driver.api();
-  if (Status status = call(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-      !status)
+  if (Status status = makeCurrent(); !status)
     return status;
+  const DriverFunctions &api = driver.api();
   ModuleHandle module = nullptr;
   if (Status status =
           call(api.cuModuleLoadData(&module, image),
@@ -353,13 +347,26 @@ Device::loadKernels(const void *image, const std::vector<std::string> &names) {
 }
 
 Status Device::launch(const KernelLaunch &launch) {
-  std::vector<void *> parameters = launch.parameters;
-  return call(driver.api().cuLaunchKernel(
-                  launch.function, launch.grid[0], launch.grid[1],
-                  launch.grid[2], launch.block[0], launch.block[1],
-                  launch.block[2], launch.sharedBytes, stream,
-                  parameters.empty() ? nullptr : parameters.data(), nullptr),
+  // cuLaunchKernel only reads the parameter array (its type is not const):
+  // no copy, so a launch allocates nothing.
+  void **parameters = launch.parameters.empty()
+                          ? nullptr
+                          : const_cast<void **>(launch.parameters.data());
+  return call(driver.api().cuLaunchKernel(launch.function, launch.grid[0],
+                                          launch.grid[1], launch.grid[2],
+                                          launch.block[0], launch.block[1],
+                                          launch.block[2], launch.sharedBytes,
+                                          stream, parameters, nullptr),
               "cuLaunchKernel");
+}
+
+Status Device::makeCurrent() const {
+  return call(driver.api().cuCtxSetCurrent(context), "cuCtxSetCurrent");
+}
+
+std::string Device::label() const {
+  return deviceName + " (" +
+         DeviceSpec{DeviceSpec::Kind::CUDA, deviceOrdinal}.text() + ")";
 }
 
 void Device::releaseGraph() {
@@ -373,10 +380,9 @@ void Device::releaseGraph() {
 }
 
 Status Device::captureGraph(const std::function<Status()> &record) {
-  const DriverFunctions &api = driver.api();
-  if (Status status = call(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-      !status)
+  if (Status status = makeCurrent(); !status)
     return status;
+  const DriverFunctions &api = driver.api();
   releaseGraph();
   if (Status status =
           call(api.cuStreamBeginCapture(stream, kCaptureModeThreadLocal),

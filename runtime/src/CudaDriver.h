@@ -176,6 +176,11 @@ private:
   Status call(Result_t code, const std::string &what) const {
     return driver.check(code, what);
   }
+  /// Makes the device's context the calling thread's (a session may be used
+  /// from several threads, one at a time).
+  Status makeCurrent() const;
+  /// "<name> (cuda:N)", for messages.
+  std::string label() const;
   void releaseGraph();
 
   const Driver &driver;
