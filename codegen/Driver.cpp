@@ -6,6 +6,7 @@
 #include "codegen/gpu/GPUBackend.h"
 #include "compiler/training/Roles.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -60,11 +61,26 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
     module->print(irOutput);
     return success();
   }
-  // The descriptor describes the graph stage's entry points (roles, names,
-  // symbolic dims: what lowering erases) plus the arguments the backend
-  // adds (kept panels of weights, recorded in kCodegenArgumentsAttr). It is
-  // built once, after the backend, from this copy and that record.
-  OwningOpRef<ModuleOp> graphModule(cast<ModuleOp>((*module)->clone()));
+  // ExportModelForInferencing's template: the eval model, typed by the
+  // graph stage's @eval (which lowering replaces). The descriptor, which
+  // embeds it, is built after the backend from the final module's ABI
+  // record (codegen/common/AbiRecord.h).
+  std::optional<ExportTemplate> exportTemplate;
+  bool buildsObject =
+      options.stop != CompileStop::Linalg && options.stop != CompileStop::PTX;
+  if (buildsObject && !paths.eval.empty() &&
+      module->lookupSymbol<func::FuncOp>("eval")) {
+    std::vector<std::string> parameterNames;
+    for (auto parameter : (*module)
+                              ->getAttrOfType<ArrayAttr>(kParametersAttr)
+                              .getAsRange<DictionaryAttr>())
+      parameterNames.push_back(parameter.getAs<StringAttr>("name").str());
+    FailureOr<ExportTemplate> made =
+        buildExportTemplate(*module, paths.eval, parameterNames);
+    if (failed(made))
+      return failure();
+    exportTemplate = std::move(*made);
+  }
 
   progress.phase("linalg");
   if (failed(runLinalgPipeline(*module, options.optimize)))
@@ -105,8 +121,7 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
     return failure();
   reportArenas(*module, progress);
   FailureOr<ModelDescriptor> descriptor = buildDescriptor(
-      *graphModule, options.prefix, paths.eval,
-      (*module)->getAttrOfType<DictionaryAttr>(kCodegenArgumentsAttr));
+      *module, options.prefix, exportTemplate ? &*exportTemplate : nullptr);
   if (failed(descriptor))
     return failure();
 

@@ -62,6 +62,9 @@ void buildGraphPipeline(OpPassManager &pm) {
   // 4. Drop what nothing reads, merge duplicates.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // 5. The entry points' ABI, for the descriptor, before lowering erases
+  //    it (codegen/common/AbiRecord.h).
+  pm.addPass(createRecordAbi());
 }
 
 void buildLinalgPipeline(OpPassManager &pm, bool optimize) {

@@ -1,12 +1,11 @@
-//===- Descriptor.h - the model descriptor emitted with the code -*- C++ -*-===//
+//===- Descriptor.h - the model descriptor emitted with the code -*- C++
+//-*-===//
 //
 // Builds the flatbuffer the runtime reads to drive the generated code
 // (runtime/schema/model.fbs): the parameters, and for each entry point the
-// exact order, role, dtype and symbolic shape of its buffers. Built from the
-// module after the graph stage, whose entry points carry odt.role, odt.name,
-// odt.param, odt.tied and onnx.dims. The argument order is the one
-// odt-destination-passing produces: the function's arguments, then one output
-// buffer per result not tied to an argument.
+// exact order, role, dtype and symbolic shape of its buffers. Built once,
+// from the final module: its odt.abi record (AbiRecord.h), written at the
+// end of the graph stage and amended by the passes that add arguments.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +13,7 @@
 #define ODT_CODEGEN_DESCRIPTOR_H
 
 #include "ModelAbi.h"
+#include "compiler/export/ExportTemplate.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
@@ -27,17 +27,12 @@ struct ModelDescriptor {
   std::string header;         // C declarations for static linking (model.h)
 };
 
-/// Emits located errors (e.g. an output whose dims no input determines) and
-/// fails on them. With `evalModelPath` (the eval model the module was
-/// imported from), the descriptor embeds its export template
-/// (compiler/export/ExportTemplate.h) for ExportModelForInferencing.
-/// `codegenArguments` (kCodegenArgumentsAttr of the lowered module) lists
-/// arguments codegen added to entry points after the graph stage; they
-/// follow the graph's arguments.
+/// Fails, with an error on the module, when it has no odt.abi record. With
+/// `exportTemplate` (made from the eval model at the graph stage), the
+/// descriptor embeds it for ExportModelForInferencing.
 mlir::FailureOr<ModelDescriptor>
 buildDescriptor(mlir::ModuleOp module, const std::string &prefix,
-                const std::string &evalModelPath = "",
-                mlir::DictionaryAttr codegenArguments = {});
+                const ExportTemplate *exportTemplate = nullptr);
 
 } // namespace odt
 

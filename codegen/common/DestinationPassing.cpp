@@ -1,5 +1,6 @@
 //===- DestinationPassing.cpp - entry points write caller buffers ---------===//
 
+#include "codegen/common/AbiRecord.h"
 #include "codegen/common/Passes.h"
 #include "compiler/training/Roles.h"
 
@@ -15,15 +16,6 @@ namespace odt {
 
 namespace {
 
-bool isEntryPoint(func::FuncOp func) {
-  if (func.isExternal())
-    return false;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (func.getArgAttr(i, kRoleAttr))
-      return true;
-  return func.getNumArguments() == 0 && func.getNumResults() > 0;
-}
-
 MemRefType toMemRef(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   return MemRefType::get(tensor.getShape(), tensor.getElementType());
@@ -36,41 +28,38 @@ struct DestinationPassingPass
          llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>())) {
       if (!isEntryPoint(func))
         continue;
-      recordCodegenArguments(func);
-      if (failed(convert(func)))
+      if (failed(recordCodegenArguments(func)) || failed(convert(func)))
         return signalPassFailure();
     }
   }
 
-  /// Arguments that codegen added after the descriptor was built from the
-  /// graph (odt-vectorize-contractions' panel caches) are listed in the
-  /// module attribute kCodegenArgumentsAttr (entry name -> their attribute
-  /// dictionaries, each with its tensor type under "type"), in argument
-  /// order, for odt-compile to add to the descriptor.
-  void recordCodegenArguments(func::FuncOp func) {
+  /// Arguments that codegen added after the graph stage recorded the ABI
+  /// (odt-vectorize-contractions' panel caches) follow the recorded ones;
+  /// they join the record (AbiRecord.h) before the outputs, as the
+  /// signature puts them. Codegen writes them.
+  LogicalResult recordCodegenArguments(func::FuncOp func) {
+    auto record = getOperation()->getAttrOfType<DictionaryAttr>(kAbiAttr);
+    auto entries = record ? record.getAs<DictionaryAttr>("entries") : nullptr;
+    auto entry =
+        entries ? entries.getAs<DictionaryAttr>(func.getName()) : nullptr;
+    if (!entry)
+      return success();
+    unsigned recorded = entry.getAs<ArrayAttr>("arguments").size();
+    if (func.getNumArguments() < recorded)
+      return func.emitError() << "entry point has " << func.getNumArguments()
+                              << " arguments, fewer than the " << recorded
+                              << " its ABI record lists: a pass removed some";
     SmallVector<Attribute> added;
-    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      DictionaryAttr attrs = func.getArgAttrDict(i);
-      auto role = attrs ? attrs.getAs<StringAttr>(kRoleAttr) : nullptr;
-      std::optional<ArgRole> parsed =
-          role ? parseRole(role.getValue()) : std::nullopt;
-      if (!parsed ||
-          (*parsed != ArgRole::PackedPanels && *parsed != ArgRole::PanelsStale))
-        continue;
-      NamedAttrList list(attrs);
-      list.set("type", TypeAttr::get(func.getArgumentTypes()[i]));
-      added.push_back(list.getDictionary(func.getContext()));
+    for (unsigned i = recorded; i < func.getNumArguments(); ++i) {
+      FailureOr<DictionaryAttr> arg = describeAbiArgument(
+          func.getArgAttrDict(i), func.getArgumentTypes()[i], /*writes=*/true,
+          func.getName(), func.getLoc());
+      if (failed(arg))
+        return failure();
+      added.push_back(*arg);
     }
-    if (added.empty())
-      return;
-    ModuleOp module = getOperation();
-    NamedAttrList all;
-    if (auto existing =
-            module->getAttrOfType<DictionaryAttr>(kCodegenArgumentsAttr))
-      all.append(existing.getValue());
-    all.set(func.getName(), ArrayAttr::get(func.getContext(), added));
-    module->setAttr(kCodegenArgumentsAttr,
-                    all.getDictionary(func.getContext()));
+    appendAbiArguments(getOperation(), func.getName(), added);
+    return success();
   }
 
   LogicalResult convert(func::FuncOp func) {

@@ -5,6 +5,24 @@
 
 include "mlir/Pass/PassBase.td"
 
+def RecordAbi : Pass<"odt-record-abi", "mlir::ModuleOp"> {
+  let summary = "Record the entry points' ABI before lowering erases it";
+  let description = [{
+    Run at the end of the graph stage. Writes the module attribute odt.abi
+    (codegen/common/AbiRecord.h): the parameters, and per entry point each
+    argument and output buffer in order with its name, role, ONNX data
+    type, dims (sizes or symbols), parameter index and whether the entry
+    writes it; for integer inputs that index data or name classes, the
+    values they may hold (the intersection of what each such op accepts,
+    seen through ops that only move values) and the op that narrows them
+    most; whether the entry needs a shape function; its divisibility
+    requirements; the optimizer's kind and hyper-parameters. The model
+    descriptor is built from this record in the final module, after the
+    backend. Fails, with an error at the entry point, on a buffer without
+    name, role or ranked tensor type, or a dynamic dim without a symbol.
+  }];
+}
+
 def VerifyMiddle : Pass<"odt-verify-middle", "mlir::ModuleOp"> {
   let summary = "Refuse what the shared middle's contract does not allow";
   let description = [{
@@ -44,7 +62,10 @@ def DestinationPassing : Pass<"odt-destination-passing", "mlir::ModuleOp"> {
     result updates them), results tied to an argument (odt.tied) are
     materialized into that argument's buffer, other results into new output
     buffers appended to the arguments. The function gets
-    llvm.emit_c_interface.
+    llvm.emit_c_interface. Arguments past those the module's odt.abi
+    record lists (codegen's panel caches) join the record, before its
+    outputs; an entry point with fewer arguments than recorded is an
+    error.
   }];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
                            "mlir::memref::MemRefDialect"];
@@ -59,7 +80,7 @@ def EraseUnsignedTypes : Pass<"odt-erase-unsigned-types", "mlir::ModuleOp"> {
     in the module (values, block arguments, function types, constants) by
     the signless type of the same width, which has the same bits, and drops
     the tensor.bitcasts that only changed signedness. The descriptor keeps
-    the ONNX element types: it is built before this pass.
+    the ONNX element types: odt-record-abi recorded them before this pass.
   }];
 }
 

@@ -57,12 +57,6 @@ inline constexpr llvm::StringLiteral kDivisibilityAttr = "odt.divisibility";
 inline constexpr llvm::StringLiteral kRandomStateName = "odt.random_state";
 // Module attribute: the parameters, in training-graph input order.
 inline constexpr llvm::StringLiteral kParametersAttr = "odt.parameters";
-// Module attribute (set by odt-destination-passing): per entry point, the
-// arguments codegen added after the graph stage, for the descriptor.
-inline constexpr llvm::StringLiteral kCodegenArgumentsAttr =
-    "odt.codegen_arguments";
-// Module attribute: the optimizer's kind and hyper-parameters.
-inline constexpr llvm::StringLiteral kOptimizerAttr = "odt.optimizer";
 
 } // namespace odt
 

@@ -120,3 +120,38 @@ func.func @tied_type_mismatch(%x: tensor<4xf32> {odt.role = "parameter"}) -> (te
   %0 = tensor.empty() : tensor<5xf32>
   return %0 : tensor<5xf32>
 }
+
+// -----
+
+// Arguments codegen added after odt-record-abi (panel caches of
+// odt-vectorize-contractions) follow the recorded ones: they join the
+// entry's record, after its arguments, before its outputs, as written.
+// CHECK-LABEL: module attributes {odt.abi = {entries = {train = {arguments = [
+// CHECK-SAME:    {data_type = 1 : i32, dims = [4, 3], name = "w", parameter = 0 : i64, role = "parameter", writes = false},
+// CHECK-SAME:    {data_type = 1 : i32, dims = [16], name = "w.panels", parameter = 0 : i64, role = "packed_panels", writes = true},
+// CHECK-SAME:    {data_type = 9 : i32, dims = [1], name = "w.panels_stale", role = "panels_stale", writes = true}],
+// CHECK-SAME:    outputs = [{data_type = 1 : i32, dims = [4, 3], name = "y", role = "user_output", writes = true}]}}}
+module attributes {odt.abi = {entries = {train = {
+    arguments = [{data_type = 1 : i32, dims = [4, 3], name = "w", parameter = 0 : i64, role = "parameter", writes = false}],
+    outputs = [{data_type = 1 : i32, dims = [4, 3], name = "y", role = "user_output", writes = true}]}}}} {
+  func.func @train(%w: tensor<4x3xf32> {odt.name = "w", odt.role = "parameter", odt.param = 0 : i64},
+                   %panels: tensor<16xf32> {odt.name = "w.panels", odt.role = "packed_panels", odt.param = 0 : i64},
+                   %stale: tensor<1xi1> {odt.name = "w.panels_stale", odt.role = "panels_stale"})
+      -> (tensor<4x3xf32> {odt.name = "y", odt.role = "user_output"}) {
+    return %w : tensor<4x3xf32>
+  }
+}
+
+// -----
+
+// A pass that dropped a recorded argument would shift every buffer after it.
+module attributes {odt.abi = {entries = {train = {
+    arguments = [{data_type = 1 : i32, dims = [4, 3], name = "w", role = "user_input", writes = false},
+                 {data_type = 1 : i32, dims = [4, 3], name = "v", role = "user_input", writes = false}],
+    outputs = []}}}} {
+  // expected-error @+1 {{entry point has 1 arguments, fewer than the 2 its ABI record lists: a pass removed some}}
+  func.func @train(%w: tensor<4x3xf32> {odt.name = "w", odt.role = "user_input"})
+      -> (tensor<4x3xf32> {odt.name = "y", odt.role = "user_output"}) {
+    return %w : tensor<4x3xf32>
+  }
+}
