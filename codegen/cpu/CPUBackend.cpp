@@ -269,23 +269,36 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
       pm.addNestedPass<func::FuncOp>(createVectorizeRows());
     }
   }
-  pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createForallToParallelLoopPass());
+  //    Passes that change one function at a time run nested on functions,
+  //    so the pass manager spreads them over the driver's threads (the
+  //    outlined parallel bodies are most of a model's code); those that
+  //    declare or convert symbols run on the module.
+  {
+    OpPassManager &perFunction = pm.nest<func::FuncOp>();
+    perFunction.addPass(createConvertLinalgToLoopsPass());
+    perFunction.addPass(memref::createExpandStridedMetadataPass());
+    perFunction.addPass(createLowerAffinePass());
+    perFunction.addPass(createForallToParallelLoopPass());
+  }
   pm.addPass(createOutlineParallelLoops());
-  if (options.optimize)
-    pm.addPass(createApproximateMath());
-  if (!options.target.nativeBFloat16)
-    pm.addPass(createExpandBFloat16());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  {
+    OpPassManager &perFunction = pm.nest<func::FuncOp>();
+    if (options.optimize)
+      perFunction.addPass(createApproximateMath());
+    if (!options.target.nativeBFloat16)
+      perFunction.addPass(createExpandBFloat16());
+    perFunction.addPass(createSCFToControlFlowPass());
+    perFunction.addPass(createConvertVectorToLLVMPass());
+  }
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
+  {
+    OpPassManager &perFunction = pm.nest<func::FuncOp>();
+    perFunction.addPass(createConvertMathToLLVMPass());
+    perFunction.addPass(createArithToLLVMConversionPass());
+    perFunction.addPass(createConvertIndexToLLVMPass());
+  }
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
