@@ -14,7 +14,8 @@
 //   odt.abi = {
 //     parameters = [{name, data_type, dims = [i64...], trainable}, ...],
 //     optimizer = {kind = "AdamW" | "SGD", alpha, beta, epsilon,
-//                  weight_decay, correct_bias, adam_mode},   (if any)
+//                  weight_decay, correct_bias, adam_mode},
+//                  (with an optimizer entry point; {} without its op)
 //     entries = {
 //       train = {arguments = [ARG...], outputs = [ARG...],
 //                shape_function (unit, if it has one),

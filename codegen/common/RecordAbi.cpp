@@ -201,7 +201,6 @@ FailureOr<ArrayAttr> describeDims(RankedTensorType type, ArrayAttr symbols,
 struct RecordAbiPass : impl::RecordAbiBase<RecordAbiPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    Builder builder(&getContext());
     NamedAttrList record;
     FailureOr<ArrayAttr> parameters = recordParameters(module);
     if (failed(parameters))
@@ -218,8 +217,7 @@ struct RecordAbiPass : impl::RecordAbiBase<RecordAbiPass> {
     }
     record.set("entries", entries.getDictionary(&getContext()));
     if (auto optimizer = module.lookupSymbol<func::FuncOp>("optimizer"))
-      if (DictionaryAttr info = recordOptimizer(optimizer))
-        record.set("optimizer", info);
+      record.set("optimizer", recordOptimizer(optimizer));
     module->setAttr(kAbiAttr, record.getDictionary(&getContext()));
   }
 
@@ -307,10 +305,10 @@ struct RecordAbiPass : impl::RecordAbiBase<RecordAbiPass> {
   }
 
   /// The optimizer's kind and hyper-parameters, for people and for checks in
-  /// the runtime; null if the function holds no optimizer op.
+  /// the runtime; empty if the function holds no optimizer op.
   DictionaryAttr recordOptimizer(func::FuncOp func) {
     Builder builder(&getContext());
-    DictionaryAttr info;
+    DictionaryAttr info = builder.getDictionaryAttr({});
     func.walk([&](Operation *op) {
       if (auto adam = dyn_cast<onnx::AdamWOptimizerOp>(op)) {
         info = builder.getDictionaryAttr({
