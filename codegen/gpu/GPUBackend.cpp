@@ -12,6 +12,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -39,6 +40,9 @@ void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
   pm.addNestedPass<func::FuncOp>(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createDeviceScalarWork());
   pm.addNestedPass<func::FuncOp>(createFuseParallelLoops());
+  // A host loop launching a kernel per iteration (an embedding gradient's
+  // loop over tokens) becomes a loop inside that kernel.
+  pm.addNestedPass<func::FuncOp>(createSinkHostLoops());
   DistributeParallelLoopsOptions distribute;
   distribute.blockSize = blockSize;
   pm.addNestedPass<func::FuncOp>(createDistributeParallelLoops(distribute));
@@ -71,6 +75,10 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   //    only where a CUDA toolkit is found), then PTX for each chip, in
   //    process.
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Views made inside a kernel (a row picked by a token id, in a loop
+  // odt-gpu-sink-host-loops moved in) as pointer arithmetic.
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
   kernels.addPass(createLowerKernelMath());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());

@@ -73,6 +73,30 @@ def FuseParallelLoops
                            "mlir::scf::SCFDialect"];
 }
 
+def SinkHostLoops : Pass<"odt-gpu-sink-host-loops", "mlir::func::FuncOp"> {
+  let summary = "Move a host loop around one parallel loop into it";
+  let description = [{
+    After odt-gpu-fuse-parallel-loops, before the distribution. A
+    sequential loop outside any parallel loop whose body is index
+    arithmetic, loads and one parallel loop would launch that loop's kernel
+    once per iteration, from the host, reading on the host what the
+    arithmetic needs (an embedding gradient: a kernel per token, each token
+    id read on the host). When every buffer the parallel loop writes is
+    touched only at elements whose coordinates in that buffer include each
+    induction variable (directly, or through one subview with static zero
+    offset and unit stride in those dims), the same in every access, and
+    the loads before it read buffers nothing in the loop writes, the
+    iterations of the parallel loop touch separate elements whatever the
+    sequential iteration: the parallel loop goes outside and each of its
+    iterations runs the whole sequential loop, in order. One kernel, and
+    every element's updates in the sequential order: the same sums, to the
+    bit, as the CPU's loop. A buffer allocated in the loop that passes a
+    value between two fused loops (stored, then loaded at the same
+    element) is replaced by that value first.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 def DistributeParallelLoops
     : Pass<"odt-gpu-distribute-parallel-loops", "mlir::func::FuncOp"> {
   let summary = "Map each outermost parallel loop to blocks of GPU threads";
