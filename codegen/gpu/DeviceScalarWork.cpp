@@ -95,14 +95,31 @@ bool isLowerableInKernels(Operation *op) {
                        [](Type type) { return type.isF64(); });
 }
 
+/// Whether `loop` runs one iteration: a kernel of one thread.
+bool hasSingleIteration(scf::ParallelOp loop) {
+  for (auto [lower, upper, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> first = getConstantIntValue(lower);
+    std::optional<int64_t> end = getConstantIntValue(upper);
+    std::optional<int64_t> stride = getConstantIntValue(step);
+    if (!first || !end || !stride || *stride <= 0 || *end - *first > *stride)
+      return false;
+  }
+  return true;
+}
+
 /// Whether the value `load` reads is still there when `loop` runs: its
-/// buffer is separate memory that nothing from the load up to and
-/// including `loop` writes.
+/// buffer is separate memory that nothing from the load up to `loop`
+/// writes, nor `loop` itself unless it is one thread, which reads the
+/// copies at the top of its body before its own writes (a single-element
+/// gradient accumulated in place: read, add, store).
 bool loadStaysValidUntil(memref::LoadOp load, scf::ParallelOp loop) {
   Value buffer = getUnderlyingBuffer(load.getMemRef());
   if (!isSeparateBuffer(buffer) || load->getBlock() != loop->getBlock())
     return false;
   for (Operation *op = load->getNextNode(); op; op = op->getNextNode()) {
+    if (op == loop.getOperation() && hasSingleIteration(loop))
+      return true;
     std::optional<llvm::SmallDenseSet<Value, 4>> written =
         getWrittenBuffers(op);
     if (!written || written->contains(buffer))

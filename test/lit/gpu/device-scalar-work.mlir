@@ -78,3 +78,45 @@ func.func @written_between(%scale: memref<4xf32> {odt.role = "user_input"},
   }
   return
 }
+
+// A single-element gradient accumulated in place (a PReLU slope's: read,
+// add, store): the store becomes a kernel of one thread, and the loads and
+// arithmetic move into it although it writes the buffer it reads: its one
+// thread reads first. (The host's loads are left dead; canonicalization
+// removes them.)
+// CHECK-LABEL: func.func @accumulate_in_place
+// CHECK:         scf.parallel
+// CHECK-NEXT:      %[[OLD:.*]] = memref.load %[[GRAD:.*]][%{{.*}}] : memref<1xf32>
+// CHECK-NEXT:      %[[NEW:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xf32>
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[OLD]], %[[NEW]]
+// CHECK-NEXT:      memref.store %[[SUM]], %[[GRAD]]
+func.func @accumulate_in_place(%grad: memref<1xf32> {odt.role = "gradient_buffer"},
+                               %step: memref<1xf32> {odt.role = "user_input"}) {
+  %c0 = arith.constant 0 : index
+  %old = memref.load %grad[%c0] : memref<1xf32>
+  %new = memref.load %step[%c0] : memref<1xf32>
+  %sum = arith.addf %old, %new : f32
+  memref.store %sum, %grad[%c0] : memref<1xf32>
+  return
+}
+
+// A kernel of many threads writing the buffer keeps the load on the host:
+// another thread could write before this one reads.
+// CHECK-LABEL: func.func @many_threads_write
+// CHECK:         %[[READ:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<4xf32>
+// CHECK:         scf.parallel
+// CHECK-NOT:       memref.load %{{.*}}[%c0{{.*}}] : memref<4xf32>
+// CHECK:           arith.addf %{{.*}}, %[[READ]]
+func.func @many_threads_write(%buffer: memref<4xf32> {odt.role = "gradient_buffer"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %first = memref.load %buffer[%c0] : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %buffer[%i] : memref<4xf32>
+    %s = arith.addf %v, %first : f32
+    memref.store %s, %buffer[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}
