@@ -1,5 +1,4 @@
-//===- BufferIdentity.h - which buffers are separate memory ------*- C++
-//-*-===//
+//===- BufferIdentity.h - which buffers are separate memory ----*- C++ -*-===//
 //
 // What the GPU loop passes may assume about the memory behind memrefs:
 // different allocations, and different arguments of an entry point

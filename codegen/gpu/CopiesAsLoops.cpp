@@ -1,5 +1,4 @@
-//===- CopiesAsLoops.cpp - memref.copy as a kernel
-//-------------------------===//
+//===- CopiesAsLoops.cpp - memref.copy as a kernel ------------------------===//
 //
 // See Passes.td.
 //
