@@ -61,7 +61,7 @@ func.func @last_is_conditional(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: 
 #bt = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
 func.func @tile_of_another_target(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
-  // expected-error @+1 {{odt.contraction: tile must be [rows, columns] with 1 to 16 rows and 16 columns (two vectors of the target)}}
+  // expected-error @+1 {{odt.contraction: tile must be [rows, columns] with 1 to 16 rows and 16 or 8 columns (two vectors of the target, or one)}}
   %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : tensor<?x64xf32>, tensor<32x64xf32>) outs(%c : tensor<?x32xf32>)
       attrs = {odt.contraction = {depth = 256 : i64, kernels = [{kernel = "packed"}], tile = array<i64: 8, 32>}} {
@@ -143,4 +143,22 @@ func.func @blocking_of_another_kind(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>,
     linalg.yield %s : f32
   } -> tensor<?x32xf32>
   return %r : tensor<?x32xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @swapped_in_one_vector(%a: tensor<?x64xf32>, %b: tensor<8x64xf32>, %c: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{odt.contraction: the swapped kernel needs a tile of two vectors}}
+  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<8x64xf32>) outs(%c : tensor<?x8xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, kernels = [{kernel = "swapped", max_rows = 8 : i64}, {kernel = "packed"}], tile = array<i64: 12, 8>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
 }

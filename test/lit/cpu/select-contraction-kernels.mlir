@@ -95,6 +95,29 @@ func.func @rows_along_n(%a: tensor<?x64xf32>, %b: tensor<64x32xf32>, %c: tensor<
 
 // -----
 
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// n fits one vector (a convolution's 4x4 positions per image, here 6 of 8
+// lanes): the tile is one vector wide and twice as tall, instead of two
+// vectors whose second is all padding.
+// CHECK-LABEL: func.func @narrow_rows_along_n
+// CHECK: kernels = [{kernel = "packed", min_rows = 12 : i64}, {kernel = "direct"}], tile = array<i64: 12, 8>}
+// REMARK: select-contraction-kernels.mlir:[[@LINE+2]]:8: remark: B's rows lie along n: packed from 12 rows (2 row tiles), B read in place below. n (6) fits one vector: a tile of 12 rows x 8 lanes. The forced dots kernel cannot compute this product.
+func.func @narrow_rows_along_n(%a: tensor<?x64xf32>, %b: tensor<64x6xf32>, %c: tensor<?x6xf32>) -> tensor<?x6xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<64x6xf32>) outs(%c : tensor<?x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x6xf32>
+  return %r : tensor<?x6xf32>
+}
+
+// -----
+
 #a = affine_map<(m, n, k) -> (k, m)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>
