@@ -180,9 +180,16 @@ Value buildForwardImageColumns(OpBuilder &b, const ConvolutionForm &form,
   SmallVector<OpFoldResult> initSizes = tensor::getMixedSizes(b, loc, init);
   Value matrix = tensor::CollapseShapeOp::create(
       b, loc, filter, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  // An output that starts as a constant (the zeros of a convolution
+  // without bias) is filled image by image inside the loop, where the
+  // product starts its accumulators from the constant: filled outside, the
+  // fill (one buffer for every convolution of that shape, after CSE) was
+  // copied into each convolution's output and read back.
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  Value start = fill ? fill.getOutputs()[0] : init;
   auto forall =
       scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{initSizes[0]},
-                            ValueRange{init}, std::nullopt);
+                            ValueRange{start}, std::nullopt);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
   Value n = forall.getInductionVar(0);
@@ -197,6 +204,10 @@ Value buildForwardImageColumns(OpBuilder &b, const ConvolutionForm &form,
   SmallVector<ReassociationIndices> outGroups = {{0}, {1}, {2, 3}};
   Value outMatrix =
       tensor::CollapseShapeOp::create(b, loc, outImage.getResult(), outGroups);
+  if (fill)
+    outMatrix =
+        linalg::FillOp::create(b, loc, fill.getInputs(), ValueRange{outMatrix})
+            .getResult(0);
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   // Loops (n, f, p, k) with n of size 1.
   Value product = buildMultiplyAccumulate(
@@ -234,9 +245,13 @@ Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
   int64_t inner = filterShape[1] * filterShape[2] * filterShape[3];
   int64_t groups = config.imageGroups;
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  Value partials = createZeros(
+  // Each group zeroes its own partial sum inside the loop (zeros made
+  // outside are one buffer after CSE, copied into every gradient's
+  // partials).
+  Value partials = tensor::EmptyOp::create(
       b, loc,
-      {b.getIndexAttr(groups), b.getIndexAttr(filters), b.getIndexAttr(inner)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(groups), b.getIndexAttr(filters),
+                             b.getIndexAttr(inner)},
       f32);
   Value images = getValueOrCreateConstantIndexOp(b, loc, dySizes[0]);
   Value groupCount = arith::ConstantIndexOp::create(b, loc, groups);
@@ -261,8 +276,12 @@ Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
         b.getIndexAttr(1), b.getIndexAttr(filters), b.getIndexAttr(inner)};
     SmallVector<OpFoldResult> unit(3, b.getIndexAttr(1));
     auto sliceType = RankedTensorType::get({filters, inner}, f32);
-    Value start = tensor::ExtractSliceOp::create(b, loc, sliceType, out,
-                                                 offsets, sizes, unit);
+    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, 0.0));
+    Value start = linalg::FillOp::create(
+                      b, loc, ValueRange{zero},
+                      ValueRange{tensor::ExtractSliceOp::create(
+                          b, loc, sliceType, out, offsets, sizes, unit)})
+                      .getResult(0);
     auto loop = scf::ForOp::create(
         b, loc, first, last, one, ValueRange{start},
         [&](OpBuilder &nb, Location l, Value n, ValueRange args) {

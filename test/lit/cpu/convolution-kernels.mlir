@@ -5,14 +5,18 @@
 
 // A forward convolution, image_columns: per image, in parallel, the
 // image's columns [C*KH*KW, OH*OW] and the filter [F, C*KH*KW] times them
-// into the image's slice of the output.
+// into the image's slice of the output. The output starts at zero: each
+// image's slice is filled in the loop, where the product starts from the
+// constant (not a shared zero buffer copied into the output).
 // CHECK-LABEL: func.func @forward
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%{{.*}}) : tensor<?x4x8x8xf32>
 // CHECK:         %[[FILTER:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
-// CHECK:         scf.forall (%[[N:.*]]) in (%{{.*}}) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<?x4x8x8xf32>)
+// CHECK:         scf.forall (%[[N:.*]]) in (%{{.*}}) shared_outs(%[[OUT:.*]] = %[[EMPTY]]) -> (tensor<?x4x8x8xf32>)
 // CHECK:           %[[IMAGE:.*]] = tensor.extract_slice %{{.*}}[%[[N]], 0, 0, 0] [1, 3, 10, 10]
 // CHECK:           %[[COLS:.*]] = linalg.generic {{.*}} ins(%[[IMAGE]] : tensor<1x3x10x10xf32>) outs(%{{.*}} : tensor<1x3x3x3x8x8xf32>)
 // CHECK:           tensor.collapse_shape %[[COLS]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x8x8xf32> into tensor<1x27x64xf32>
-// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[FILTER]], %{{.*}} : tensor<4x27xf32>, tensor<1x27x64xf32>)
+// CHECK:           %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x64xf32>)
+// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[FILTER]], %{{.*}} : tensor<4x27xf32>, tensor<1x27x64xf32>) outs(%[[ZEROS]] : tensor<1x4x64xf32>)
 // CHECK:           tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[N]], 0, 0, 0] [1, 4, 8, 8]
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
 func.func @forward(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32> {
@@ -28,12 +32,13 @@ func.func @forward(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?
 // its images' products one image at a time into its own partial sum; then
 // the partial sums are added.
 // CHECK-LABEL: func.func @filter_gradient
-// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<4x4x27xf32>
-// CHECK:         %[[PARTIALS:.*]] = scf.forall (%[[G:.*]]) in (4) shared_outs(%[[OUT:.*]] = %[[ZEROS]]) -> (tensor<4x4x27xf32>)
+// CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<4x4x27xf32>
+// CHECK:         %[[PARTIALS:.*]] = scf.forall (%[[G:.*]]) in (4) shared_outs(%[[OUT:.*]] = %[[EMPTY]]) -> (tensor<4x4x27xf32>)
 // CHECK:           %[[FIRST:.*]] = arith.divui %{{.*}}, %c4 : index
 // CHECK:           %[[LAST:.*]] = arith.divui %{{.*}}, %c4 : index
 // CHECK:           %[[MINE:.*]] = tensor.extract_slice %[[OUT]][%[[G]], 0, 0] [1, 4, 27] [1, 1, 1]
-// CHECK:           %[[SUM:.*]] = scf.for %{{.*}} = %[[FIRST]] to %[[LAST]] step %c1 iter_args(%{{.*}} = %[[MINE]]) -> (tensor<4x27xf32>)
+// CHECK:           %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[MINE]] : tensor<4x27xf32>)
+// CHECK:           %[[SUM:.*]] = scf.for %{{.*}} = %[[FIRST]] to %[[LAST]] step %c1 iter_args(%{{.*}} = %[[ZEROS]]) -> (tensor<4x27xf32>)
 // CHECK:             tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x6x6x3x3x3xf32> into tensor<36x27xf32>
 // CHECK:             linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK:           tensor.parallel_insert_slice %[[SUM]] into %[[OUT]][%[[G]], 0, 0] [1, 4, 27] [1, 1, 1]
