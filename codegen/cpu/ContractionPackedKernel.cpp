@@ -29,20 +29,28 @@ scf::ValueVector ContractionEmitter::emitPacked(OpBuilder &builder, Value c,
             kb, loc, zero, sizes[plan.n], columnStep, blockArgs,
             [&](OpBuilder &jb, Location, Value column, ValueRange args) {
               at[plan.n] = column;
-              Value packed = cachedPanels
+              // B already laid out as panels is read where it is.
+              Value packed = config.panelsInPlace ? Value()
+                             : cachedPanels
                                  ? cachedPanel(jb, column, kStart, kCount)
                                  : emitPack(jb, args[1], kStart, kCount, at);
               Value result = emitRowTiles(
                   jb, args[0], kStart, kCount,
-                  [&](OpBuilder &kb2, Value k) {
+                  [&](OpBuilder &kb2, Value k) -> Value {
+                    if (config.panelsInPlace) {
+                      at[plan.k] = arith::AddIOp::create(kb2, loc, kStart, k);
+                      return readRowOfB(kb2, at);
+                    }
                     return vector::TransferReadOp::create(
                         kb2, loc, vectorType, packed, ValueRange{k, zero},
                         padding, ArrayRef<bool>{true});
                   },
                   at);
-              // A cached panel is not carried: the loop's panel stays.
+              // A cached or in-place panel is not carried: the loop's
+              // panel stays.
+              bool carried = !cachedPanels && !config.panelsInPlace;
               scf::YieldOp::create(
-                  jb, loc, ValueRange{result, cachedPanels ? args[1] : packed});
+                  jb, loc, ValueRange{result, carried ? packed : args[1]});
             });
         scf::YieldOp::create(kb, loc, tiles.getResults());
       });

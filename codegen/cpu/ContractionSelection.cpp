@@ -195,6 +195,22 @@ bool canKeepPanels(func::FuncOp func, linalg::GenericOp op) {
          type.hasStaticShape() && type.getRank() == 2;
 }
 
+bool isLaidOutAsPanels(linalg::GenericOp op, const ContractionPlan &plan,
+                       int64_t columns) {
+  if (plan.transposeB)
+    return false;
+  AffineMap map = op.getIndexingMapsArray()[1];
+  auto type = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  unsigned results = map.getNumResults();
+  std::optional<int64_t> n = staticLoopSize(op, plan.n);
+  return type && results >= 2 &&
+         map.getResult(results - 1) ==
+             getAffineDimExpr(plan.n, op.getContext()) &&
+         map.getResult(results - 2) ==
+             getAffineDimExpr(plan.k, op.getContext()) &&
+         n && *n == columns && type.getShape().back() == columns;
+}
+
 ContractionConfig selectContractionConfig(linalg::GenericOp op,
                                           const ContractionPlan &plan,
                                           const ContractionTarget &target,
@@ -232,6 +248,22 @@ ContractionConfig selectContractionConfig(linalg::GenericOp op,
       config.rows = std::min(kMostTileRows, kNarrowTileRowFactor * target.rows);
     }
     int64_t tiles = keepPanels ? kDirectRowTilesForWeights : kDirectRowTiles;
+    if (isLaidOutAsPanels(op, plan, config.columns)) {
+      config.kernels = {{ContractionKernel::Packed}};
+      config.panelsInPlace = true;
+      config.keptPanels = false;
+      why = llvm::formatv("B is laid out as panels of {0} columns: packed, "
+                          "its panels read where they are.",
+                          config.columns)
+                .str();
+      if (config.columns == target.vectorWidth)
+        why += llvm::formatv(" n ({0}) fits one vector: a tile of {1} rows x "
+                             "{2} lanes.",
+                             *n, config.rows, target.vectorWidth)
+                   .str();
+      resolveStatically(config, m, k, why);
+      return config;
+    }
     bool wideRows = op.getNumLoops() == 3 && !keepPanels && n && m &&
                     *m >= kWideRowsMinRows && (!k || *k <= kShortReduction);
     if (wideRows) {
@@ -252,14 +284,14 @@ ContractionConfig selectContractionConfig(linalg::GenericOp op,
                            kWideRowsMinRows, kShortReduction, kWideRowBlock)
                  .str();
   }
+  if (keepPanels)
+    why += " B is a parameter: its panels are kept between steps.";
+  resolveStatically(config, m, k, why);
   if (config.columns == target.vectorWidth)
     why += llvm::formatv(" n ({0}) fits one vector: a tile of {1} rows x "
                          "{2} lanes.",
                          *n, config.rows, target.vectorWidth)
                .str();
-  if (keepPanels)
-    why += " B is a parameter: its panels are kept between steps.";
-  resolveStatically(config, m, k, why);
   return config;
 }
 
@@ -312,6 +344,8 @@ DictionaryAttr buildConfigAttr(MLIRContext *context,
   attrs.set("blocking", blocking.getDictionary(context));
   if (config.keptPanels)
     attrs.set("kept_panels", builder.getUnitAttr());
+  if (config.panelsInPlace)
+    attrs.set("panels_in_place", builder.getUnitAttr());
   if (config.wideRowsMaxK > 0) {
     NamedAttrList wide;
     wide.set("max_k", builder.getI64IntegerAttr(config.wideRowsMaxK));
@@ -335,7 +369,8 @@ readConfigAttr(linalg::GenericOp op, const ContractionPlan &plan,
     return fail("must be a dictionary");
   for (NamedAttribute entry : dict)
     if (!llvm::is_contained({"kernels", "tile", "depth", "kept_panels",
-                             "wide_rows", "distribution", "blocking"},
+                             "panels_in_place", "wide_rows", "distribution",
+                             "blocking"},
                             entry.getName().getValue()))
       return fail("unknown key '" + entry.getName().getValue() + "'");
   auto positive = [](Attribute value) -> std::optional<int64_t> {
@@ -455,6 +490,14 @@ readConfigAttr(linalg::GenericOp op, const ContractionPlan &plan,
   config.keptPanels = dict.contains("kept_panels");
   if (config.keptPanels && config.packedMinRows() < 0)
     return fail("kept_panels needs a packed kernel");
+  config.panelsInPlace = dict.contains("panels_in_place");
+  if (config.panelsInPlace &&
+      (config.keptPanels || config.kernels.size() != 1 ||
+       config.kernels.front().kernel != ContractionKernel::Packed ||
+       !isLaidOutAsPanels(op, plan, config.columns)))
+    return fail("panels_in_place needs the packed kernel alone, no kept "
+                "panels, and B laid out as [..., k, n] with n static and "
+                "equal to the tile's columns");
   if (Attribute wide = dict.get("wide_rows")) {
     auto wideDict = dyn_cast<DictionaryAttr>(wide);
     std::optional<int64_t> maxK =

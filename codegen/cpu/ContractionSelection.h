@@ -17,6 +17,7 @@
 //     distribution = {chunk_tiles = 2, row_block = 256},
 //     blocking = {dot_group = 8, direct_depth = 32},
 //     kept_panels,                        // optional
+//     panels_in_place,                    // optional
 //     wide_rows = {max_k = 32, row_block = 64}}   // optional
 //
 // `kernels` is tried in order at run time (or at compile time when the row
@@ -72,6 +73,10 @@ struct ContractionConfig {
   int64_t rows = 0, columns = 0, depth = 0;
   /// B (a parameter) keeps its packed panels in entry arguments.
   bool keptPanels = false;
+  /// B is already laid out as panels ([..., k, n] with n the tile's
+  /// columns: a convolution's image panels): the packed kernel reads them
+  /// where they are instead of copying them (isLaidOutAsPanels).
+  bool panelsInPlace = false;
   /// > 0: the parallel iterations are blocks of wideRowBlock whole rows
   /// when k <= wideRowsMaxK (known at run time or compile time).
   int64_t wideRowsMaxK = 0, wideRowBlock = 0;
@@ -148,6 +153,12 @@ mlir::FailureOr<llvm::SmallVector<ContractionConfig>> selectContractionConfigs(
     llvm::ArrayRef<std::pair<mlir::linalg::GenericOp, ContractionPlan>>
         products,
     const SelectionOptions &options);
+
+/// Whether B of `op` is laid out as the packed kernel's panels of
+/// `columns`: not transposed, its last two dims k then n, n static and
+/// equal to `columns`.
+bool isLaidOutAsPanels(mlir::linalg::GenericOp op, const ContractionPlan &plan,
+                       int64_t columns);
 
 /// Whether k is the innermost dim of A (rows of A contiguous along k).
 bool isKInnermostInA(mlir::linalg::GenericOp op, const ContractionPlan &plan);

@@ -94,6 +94,69 @@ Value buildImageColumns(OpBuilder &b, Location loc, Value input,
   return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), groups);
 }
 
+/// The windows of one padded image `input` [1, C, H, W] as panels of
+/// `width` output positions: [1, OH*OW / width, C*KH*KW, width], panel t
+/// holding positions t * width .. (t + 1) * width - 1 (in row-major order)
+/// as its columns. Each panel is `width / OW` whole output rows
+/// (canLayOutPanels: width a multiple of OW) or part of one row (OW a
+/// multiple of width); the loop dims then split the positions so that
+/// every map stays a sum of dims times constants.
+Value buildImagePanels(OpBuilder &b, Location loc, Value input,
+                       ArrayRef<int64_t> kernel, int64_t outRows,
+                       int64_t outRow, ArrayRef<int64_t> strides,
+                       ArrayRef<int64_t> dilations, int64_t width) {
+  MLIRContext *context = b.getContext();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t channels = inputType.getDimSize(1);
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  // Dims (n, a, c, kh, kw, b, j): the panel is (a, b), the position in it j.
+  SmallVector<int64_t> shape;
+  AffineExpr oh, ow;
+  if (outRow % width == 0) {
+    // a: the output row, b: the part of it, j: the position in the part.
+    shape = {1, outRows, channels, kernel[0], kernel[1], outRow / width, width};
+    oh = d(1);
+    ow = d(5) * width + d(6);
+  } else {
+    // a: the group of rows, b: the row in it, j: the position in the row.
+    int64_t rowsPerPanel = width / outRow;
+    shape = {1,         outRows / rowsPerPanel, channels, kernel[0],
+             kernel[1], rowsPerPanel,           outRow};
+    oh = d(1) * rowsPerPanel + d(5);
+    ow = d(6);
+  }
+  AffineMap read =
+      AffineMap::get(7, 0,
+                     {d(0), d(2), oh * strides[0] + d(3) * dilations[0],
+                      ow * strides[1] + d(4) * dilations[1]},
+                     context);
+  // The result's dims: (n, a, [b,] c, kh, kw, j) so that a panel's
+  // columns are contiguous: for whole rows b belongs to j's group.
+  SmallVector<int64_t> resultOrder =
+      outRow % width == 0 ? SmallVector<int64_t>{0, 1, 5, 2, 3, 4, 6}
+                          : SmallVector<int64_t>{0, 1, 2, 3, 4, 5, 6};
+  SmallVector<int64_t> resultShape;
+  SmallVector<AffineExpr> write;
+  for (int64_t dim : resultOrder) {
+    resultShape.push_back(shape[dim]);
+    write.push_back(d(dim));
+  }
+  Value empty =
+      tensor::EmptyOp::create(b, loc, resultShape, inputType.getElementType());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, ValueRange{input}, ValueRange{empty},
+      ArrayRef<AffineMap>{read, AffineMap::get(7, 0, write, context)},
+      SmallVector<utils::IteratorType>(7, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, args[0]);
+      });
+  SmallVector<ReassociationIndices> groups =
+      outRow % width == 0
+          ? SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}, {6}}
+          : SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}, {5, 6}};
+  return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), groups);
+}
+
 /// init += lhs * rhs over `maps` (lhs, rhs, init) and `iterators`.
 Value buildMultiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs,
                               Value init, ArrayRef<AffineMap> maps,
@@ -197,28 +260,54 @@ Value buildForwardImageColumns(OpBuilder &b, const ConvolutionForm &form,
   Value image = sliceImage(b, loc, input, n);
   auto outImage =
       sliceImage(b, loc, out, n).getDefiningOp<tensor::ExtractSliceOp>();
-  Value columns =
-      buildImageColumns(b, loc, image, filterType.getShape().drop_front(2),
-                        {initSizes[2], initSizes[3]}, form.strides,
-                        form.dilations, ColumnLayout::ImageMajor);
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   SmallVector<ReassociationIndices> outGroups = {{0}, {1}, {2, 3}};
   Value outMatrix =
       tensor::CollapseShapeOp::create(b, loc, outImage.getResult(), outGroups);
+  Value columns;
+  SmallVector<AffineMap> maps;
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.back() = utils::IteratorType::reduction;
+  if (int64_t width = config.panelColumns) {
+    // Loops (n, t, f, j, k): panel t's product, its positions j, into the
+    // output viewed as [1, F, panels, width].
+    auto outType = cast<RankedTensorType>(outImage.getType());
+    int64_t positions = outType.getDimSize(2) * outType.getDimSize(3);
+    columns =
+        buildImagePanels(b, loc, image, filterType.getShape().drop_front(2),
+                         outType.getDimSize(2), outType.getDimSize(3),
+                         form.strides, form.dilations, width);
+    outMatrix = tensor::ExpandShapeOp::create(
+        b, loc,
+        RankedTensorType::get(
+            {1, outType.getDimSize(1), positions / width, width},
+            outType.getElementType()),
+        outMatrix, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    maps = {AffineMap::get(5, 0, {d(2), d(4)}, context),
+            AffineMap::get(5, 0, {d(0), d(1), d(4), d(3)}, context),
+            AffineMap::get(5, 0, {d(0), d(2), d(1), d(3)}, context)};
+    iterators.insert(iterators.begin(), utils::IteratorType::parallel);
+  } else {
+    // Loops (n, f, p, k) with n of size 1.
+    columns =
+        buildImageColumns(b, loc, image, filterType.getShape().drop_front(2),
+                          {initSizes[2], initSizes[3]}, form.strides,
+                          form.dilations, ColumnLayout::ImageMajor);
+    maps = {AffineMap::get(4, 0, {d(1), d(3)}, context),
+            AffineMap::get(4, 0, {d(0), d(3), d(2)}, context),
+            AffineMap::get(4, 0, {d(0), d(1), d(2)}, context)};
+  }
   if (fill)
     outMatrix =
         linalg::FillOp::create(b, loc, fill.getInputs(), ValueRange{outMatrix})
             .getResult(0);
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  // Loops (n, f, p, k) with n of size 1.
-  Value product = buildMultiplyAccumulate(
-      b, loc, matrix, columns, outMatrix,
-      {AffineMap::get(4, 0, {d(1), d(3)}, context),
-       AffineMap::get(4, 0, {d(0), d(3), d(2)}, context),
-       AffineMap::get(4, 0, {d(0), d(1), d(2)}, context)},
-      {utils::IteratorType::parallel, utils::IteratorType::parallel,
-       utils::IteratorType::parallel, utils::IteratorType::reduction});
+  Value product = buildMultiplyAccumulate(b, loc, matrix, columns, outMatrix,
+                                          maps, iterators);
   if (config.reluEpilogue)
     product = applyRelu(b, loc, product);
+  if (config.panelColumns)
+    product = tensor::CollapseShapeOp::create(
+        b, loc, product, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   Value result = tensor::ExpandShapeOp::create(
       b, loc, outImage.getType(), product, outGroups, outImage.getMixedSizes());
   b.setInsertionPointToStart(forall.getTerminator().getBody());

@@ -181,14 +181,42 @@ bool isConvolutionKernelName(StringRef name) {
   return name == "linalg" || parseConvolutionKernelName(name).has_value();
 }
 
+bool canLayOutPanels(const ConvolutionForm &form, int64_t width) {
+  if (form.kind != ConvolutionForm::Kind::Forward || !form.productShaped ||
+      width <= 0)
+    return false;
+  auto outputType = cast<RankedTensorType>(form.init.getType());
+  if (outputType.getRank() != 4 || outputType.isDynamicDim(2) ||
+      outputType.isDynamicDim(3))
+    return false;
+  int64_t rows = outputType.getDimSize(2), row = outputType.getDimSize(3);
+  if (rows * row <= width)
+    return false;
+  return row % width == 0 || (width % row == 0 && rows % (width / row) == 0);
+}
+
 /// The config the selection makes, without a forced kernel.
 static std::optional<ConvolutionConfig>
-selectUnforced(const ConvolutionForm &form, std::string &why);
+selectUnforced(const ConvolutionForm &form, int64_t panelWidth,
+               std::string &why);
+
+/// Panels for a forward image_columns config where the shape allows them.
+static void choosePanels(const ConvolutionForm &form, int64_t panelWidth,
+                         ConvolutionConfig &config, std::string &why) {
+  if (config.kernel != ConvolutionKernel::ImageColumns ||
+      form.kind != ConvolutionForm::Kind::Forward ||
+      !canLayOutPanels(form, panelWidth))
+    return;
+  config.panelColumns = panelWidth;
+  why += " Its columns are laid out as panels of " +
+         std::to_string(panelWidth) + " positions, read where they are.";
+}
 
 std::optional<ConvolutionConfig>
 selectConvolutionConfig(const ConvolutionForm &form, StringRef force,
-                        std::string &why) {
-  std::optional<ConvolutionConfig> selected = selectUnforced(form, why);
+                        int64_t panelWidth, std::string &why) {
+  std::optional<ConvolutionConfig> selected =
+      selectUnforced(form, panelWidth, why);
   if (force.empty())
     return selected;
   bool forward = form.kind == ConvolutionForm::Kind::Forward;
@@ -210,11 +238,13 @@ selectConvolutionConfig(const ConvolutionForm &form, StringRef force,
     return selected;
   }
   why = "Forced: " + force.str() + ".";
+  choosePanels(form, panelWidth, config, why);
   return config;
 }
 
 static std::optional<ConvolutionConfig>
-selectUnforced(const ConvolutionForm &form, std::string &why) {
+selectUnforced(const ConvolutionForm &form, int64_t panelWidth,
+               std::string &why) {
   ConvolutionConfig config;
   if (form.kind == ConvolutionForm::Kind::Forward) {
     if (!form.productShaped) {
@@ -230,6 +260,7 @@ selectUnforced(const ConvolutionForm &form, std::string &why) {
               ? "image_columns: a product per image; the Relu reading it "
                 "runs on the product's result."
               : "image_columns: a product per image.";
+    choosePanels(form, panelWidth, config, why);
     return config;
   }
   if (form.productShaped) {
@@ -259,6 +290,9 @@ DictionaryAttr getConvolutionConfigAttr(MLIRContext *context,
                                     b.getI64IntegerAttr(config.imageGroups)));
   if (config.reluEpilogue)
     fields.push_back(b.getNamedAttr("epilogue", b.getStringAttr("relu")));
+  if (config.panelColumns > 0)
+    fields.push_back(b.getNamedAttr("panel_columns",
+                                    b.getI64IntegerAttr(config.panelColumns)));
   return b.getDictionaryAttr(fields);
 }
 
@@ -276,8 +310,9 @@ readConvolutionConfig(const ConvolutionForm &form) {
   if (!dictionary)
     return fail("expected a dictionary");
   for (NamedAttribute field : dictionary)
-    if (!llvm::is_contained({"kernel", "image_groups", "epilogue"},
-                            field.getName().strref()))
+    if (!llvm::is_contained(
+            {"kernel", "image_groups", "epilogue", "panel_columns"},
+            field.getName().strref()))
       return fail("unknown field '" + field.getName().strref() + "'");
   auto kernel = dictionary.getAs<StringAttr>("kernel");
   if (!kernel)
@@ -313,6 +348,16 @@ readConvolutionConfig(const ConvolutionForm &form) {
       return fail("epilogue \"relu\" but the result's only reader is not a "
                   "Relu");
     config.reluEpilogue = true;
+  }
+  if (Attribute panels = dictionary.get("panel_columns")) {
+    auto value = dyn_cast<IntegerAttr>(panels);
+    if (!forward || config.kernel != ConvolutionKernel::ImageColumns)
+      return fail("panel_columns applies to forward image_columns");
+    if (!value || !canLayOutPanels(form, value.getInt()))
+      return fail("panel_columns must be a positive count of output "
+                  "positions that divides them into more than one panel of "
+                  "whole rows or of parts of one row");
+    config.panelColumns = value.getInt();
   }
   return std::optional<ConvolutionConfig>(config);
 }

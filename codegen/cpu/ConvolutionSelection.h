@@ -13,6 +13,11 @@
 //       a forward convolution as one matrix product per image (the
 //       filter times the image's columns, im2col), images in parallel; the
 //       Relu that is its only reader applied to the product's result
+//   odt.convolution = {kernel = "image_columns", panel_columns = 32}
+//       the image's columns laid out as [OH*OW / 32, C*KH*KW, 32]: the
+//       panels the product's packed kernel reads, so it reads them where
+//       they are instead of copying each one (OH*OW a multiple of 32, and
+//       OW a multiple of 32 or 32 a multiple of OW, whole rows per panel)
 //   odt.convolution = {kernel = "image_columns", image_groups = 4}
 //       a filter gradient as a product per image (dY's rows times the
 //       image's columns), summed in image_groups groups of images in
@@ -74,14 +79,23 @@ struct ConvolutionConfig {
   int64_t imageGroups = 0;
   /// Forward: the Relu reading the result is applied in the kernel.
   bool reluEpilogue = false;
+  /// Forward ImageColumns: > 0 lays the columns out as panels of this
+  /// many positions (canLayOutPanels).
+  int64_t panelColumns = 0;
 };
+
+/// Whether a forward convolution's columns can be laid out as panels of
+/// `width` positions: static output positions, more than one panel, each
+/// panel whole rows or part of one.
+bool canLayOutPanels(const ConvolutionForm &form, int64_t width);
 
 /// The config for `form`, or nothing (linalg's lowering); `why` says why.
 /// `force` (a kernel name, or "linalg" for none) replaces the choice where
-/// that kernel can compute the convolution.
+/// that kernel can compute the convolution. `panelWidth`: the columns of
+/// the target's product tile (two vectors).
 std::optional<ConvolutionConfig>
 selectConvolutionConfig(const ConvolutionForm &form, llvm::StringRef force,
-                        std::string &why);
+                        int64_t panelWidth, std::string &why);
 
 /// The kernel named `name` (image_columns, image_partials), or nothing.
 std::optional<ConvolutionKernel>

@@ -239,7 +239,10 @@ def SelectConvolutionKernels
     (`image_columns`: im2col products per image; `image_partials`: a
     partial sum per image), for a filter gradient's products the image
     groups summed in parallel, and for a forward convolution whose only
-    reader is a Relu, `epilogue = "relu"`. An op that already has one keeps
+    reader is a Relu, `epilogue = "relu"`; for a forward one whose output
+    positions split into whole panels of the target's product tile (two
+    vectors), `panel_columns`: its columns laid out as the panels the
+    product kernel then reads in place. An op that already has one keeps
     it (odt-lower-convolutions checks it). Other convolutions get none and
     keep linalg's lowering. `force-kernel` gives every convolution that
     kernel where it can compute it (`linalg`: none gets a config);

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cpu/ContractionSelection.h"
 #include "codegen/cpu/ConvolutionSelection.h"
 #include "codegen/cpu/Passes.h"
 
@@ -28,6 +29,9 @@ struct SelectConvolutionKernelsPass
           << forceKernel << "'";
       return signalPassFailure();
     }
+    // The panels the product kernels read: two vectors of the target.
+    int64_t panelWidth =
+        2 * cpu::resolveContractionTarget(getOperation(), 0, 0, 0).vectorWidth;
     getOperation().walk([&](Operation *op) {
       if (op->hasAttr(cpu::kConvolutionConfigAttr))
         return;
@@ -36,7 +40,7 @@ struct SelectConvolutionKernelsPass
         return;
       std::string why;
       std::optional<cpu::ConvolutionConfig> config =
-          cpu::selectConvolutionConfig(*form, forceKernel, why);
+          cpu::selectConvolutionConfig(*form, forceKernel, panelWidth, why);
       if (remarks)
         op->emitRemark() << "convolution: " << why;
       if (config)

@@ -162,3 +162,21 @@ func.func @swapped_in_one_vector(%a: tensor<?x64xf32>, %b: tensor<8x64xf32>, %c:
   } -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @panels_in_place_of_wide_rows(%a: tensor<?x64xf32>, %b: tensor<64x32xf32>, %c: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{odt.contraction: panels_in_place needs the packed kernel alone, no kept panels, and B laid out as [..., k, n] with n static and equal to the tile's columns}}
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<64x32xf32>) outs(%c : tensor<?x32xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, kernels = [{kernel = "packed"}], panels_in_place, tile = array<i64: 6, 16>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}

@@ -83,3 +83,29 @@ func.func @not_a_convolution(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tenso
   %0 = linalg.matmul {odt.convolution = {kernel = "image_columns"}} ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }
+
+// -----
+
+func.func @panels_that_split_rows(%x: tensor<?x3x10x10xf32>, %w: tensor<4x3x3x3xf32>, %init: tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32> {
+  // expected-error @+1 {{'odt.convolution': panel_columns must be a positive count of output positions that divides them into more than one panel of whole rows or of parts of one row}}
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, odt.convolution = {kernel = "image_columns", panel_columns = 12 : i64}}
+      ins(%x, %w : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+func.func @panels_on_a_filter_gradient(%dy: tensor<?x4x8x8xf32>, %x: tensor<?x3x10x10xf32>) -> tensor<4x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x3x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+  // expected-error @+1 {{'odt.convolution': panel_columns applies to forward image_columns}}
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, c, kh, kw, n, oh, ow) -> (n, m, oh, ow)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (m, c, kh, kw)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<?x4x8x8xf32>, tensor<?x3x10x10xf32>) outs(%init : tensor<4x3x3x3xf32>) attrs = {odt.convolution = {kernel = "image_columns", image_groups = 4 : i64, panel_columns = 32 : i64}} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}

@@ -4,25 +4,57 @@
 // (codegen/cpu/ConvolutionKernels.cpp), from the middle's convolutions.
 
 // A forward convolution, image_columns: per image, in parallel, the
-// image's columns [C*KH*KW, OH*OW] and the filter [F, C*KH*KW] times them
-// into the image's slice of the output. The output starts at zero: each
-// image's slice is filled in the loop, where the product starts from the
-// constant (not a shared zero buffer copied into the output).
+// filter [F, C*KH*KW] times the image's columns. Its 64 output positions
+// make 2 panels of 32 (4 output rows each; no odt.target: AVX-512's two
+// vectors of 16): the columns are laid out [1, panels, C*KH*KW, 32] (the
+// layout the product's packed kernel reads in place) and the output is
+// viewed as [1, F, panels, 32]. The output starts at zero: each image's
+// slice is filled in the loop, where the product starts from the constant
+// (not a shared zero buffer copied into the output).
+// CHECK-DAG:   #[[WINDOW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d1 * 4 + d5 + d3, d4 + d6)>
+// CHECK-DAG:   #[[FILTER_MAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d4)>
+// CHECK-DAG:   #[[PANEL_MAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+// CHECK-DAG:   #[[OUT_MAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d3)>
 // CHECK-LABEL: func.func @forward
 // CHECK:         %[[EMPTY:.*]] = tensor.empty(%{{.*}}) : tensor<?x4x8x8xf32>
 // CHECK:         %[[FILTER:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
 // CHECK:         scf.forall (%[[N:.*]]) in (%{{.*}}) shared_outs(%[[OUT:.*]] = %[[EMPTY]]) -> (tensor<?x4x8x8xf32>)
 // CHECK:           %[[IMAGE:.*]] = tensor.extract_slice %{{.*}}[%[[N]], 0, 0, 0] [1, 3, 10, 10]
-// CHECK:           %[[COLS:.*]] = linalg.generic {{.*}} ins(%[[IMAGE]] : tensor<1x3x10x10xf32>) outs(%{{.*}} : tensor<1x3x3x3x8x8xf32>)
-// CHECK:           tensor.collapse_shape %[[COLS]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x8x8xf32> into tensor<1x27x64xf32>
-// CHECK:           %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x64xf32>)
-// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[FILTER]], %{{.*}} : tensor<4x27xf32>, tensor<1x27x64xf32>) outs(%[[ZEROS]] : tensor<1x4x64xf32>)
+// CHECK:           %[[COLS:.*]] = linalg.generic {indexing_maps = [#[[WINDOW]], #{{.*}}]{{.*}} ins(%[[IMAGE]] : tensor<1x3x10x10xf32>) outs(%{{.*}} : tensor<1x2x3x3x3x4x8xf32>)
+// CHECK:           %[[PANELS:.*]] = tensor.collapse_shape %[[COLS]] {{\[}}[0], [1], [2, 3, 4], [5, 6]] : tensor<1x2x3x3x3x4x8xf32> into tensor<1x2x27x32xf32>
+// CHECK:           %[[VIEW:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 4, 2, 32] : tensor<1x4x64xf32> into tensor<1x4x2x32xf32>
+// CHECK:           %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[VIEW]] : tensor<1x4x2x32xf32>)
+// CHECK:           linalg.generic {indexing_maps = [#[[FILTER_MAP]], #[[PANEL_MAP]], #[[OUT_MAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[FILTER]], %[[PANELS]] : tensor<4x27xf32>, tensor<1x2x27x32xf32>) outs(%[[ZEROS]] : tensor<1x4x2x32xf32>)
 // CHECK:           tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[N]], 0, 0, 0] [1, 4, 8, 8]
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
 func.func @forward(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32> {
   %none = onnx.NoValue
   %0 = onnx.Conv(%x, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x8x8xf32>
   return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+// 5 x 5 output positions do not split into panels: the image's columns
+// [C*KH*KW, OH*OW] as one matrix, the filter [F, C*KH*KW] times them into
+// the image's slice of the output. The output starts at zero: each
+// image's slice is filled in the loop, where the product starts from the
+// constant (not a shared zero buffer copied into the output).
+// CHECK-LABEL: func.func @forward_one_matrix
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%{{.*}}) : tensor<?x4x5x5xf32>
+// CHECK:         %[[FILTER:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
+// CHECK:         scf.forall (%[[N:.*]]) in (%{{.*}}) shared_outs(%[[OUT:.*]] = %[[EMPTY]]) -> (tensor<?x4x5x5xf32>)
+// CHECK:           %[[IMAGE:.*]] = tensor.extract_slice %{{.*}}[%[[N]], 0, 0, 0] [1, 3, 7, 7]
+// CHECK:           %[[COLS:.*]] = linalg.generic {{.*}} ins(%[[IMAGE]] : tensor<1x3x7x7xf32>) outs(%{{.*}} : tensor<1x3x3x3x5x5xf32>)
+// CHECK:           tensor.collapse_shape %[[COLS]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x5x5xf32> into tensor<1x27x25xf32>
+// CHECK:           %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x25xf32>)
+// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[FILTER]], %{{.*}} : tensor<4x27xf32>, tensor<1x27x25xf32>) outs(%[[ZEROS]] : tensor<1x4x25xf32>)
+// CHECK:           tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[N]], 0, 0, 0] [1, 4, 5, 5]
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+func.func @forward_one_matrix(%x: tensor<?x3x5x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x5x5xf32> {
+  %none = onnx.NoValue
+  %0 = onnx.Conv(%x, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x5x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x5x5xf32>
+  return %0 : tensor<?x4x5x5xf32>
 }
 
 // -----

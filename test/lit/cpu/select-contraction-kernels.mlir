@@ -118,6 +118,29 @@ func.func @narrow_rows_along_n(%a: tensor<?x64xf32>, %b: tensor<64x6xf32>, %c: t
 
 // -----
 
+#a = affine_map<(t, m, n, k) -> (m, k)>
+#b = affine_map<(t, m, n, k) -> (t, k, n)>
+#c = affine_map<(t, m, n, k) -> (m, t, n)>
+
+// B already laid out as panels of the tile's 16 columns ([panels, k, 16]:
+// a convolution's image panels): the packed kernel reads them in place,
+// whatever the row count.
+// CHECK-LABEL: func.func @panels_in_place
+// CHECK: kernels = [{kernel = "packed"}], panels_in_place, tile = array<i64: 6, 16>}
+// REMARK: select-contraction-kernels.mlir:[[@LINE+2]]:8: remark: B is laid out as panels of 16 columns: packed, its panels read where they are. The row count is static (4): packed. The forced dots kernel cannot compute this product.
+func.func @panels_in_place(%a: tensor<4x27xf32>, %b: tensor<2x27x16xf32>, %c: tensor<4x2x16xf32>) -> tensor<4x2x16xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x27xf32>, tensor<2x27x16xf32>) outs(%c : tensor<4x2x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x2x16xf32>
+  return %r : tensor<4x2x16xf32>
+}
+
+// -----
+
 #a = affine_map<(m, n, k) -> (k, m)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>

@@ -8,12 +8,14 @@
 // checked on its attributes alone: which convolutions of the middle get a
 // kernel of the CPU's own, and which keep linalg's loops.
 
-// An f32 convolution with a static filter: a product per image.
+// An f32 convolution with a static filter: a product per image, its 64
+// output positions laid out as 2 panels of 32 (4 rows each; no odt.target:
+// AVX-512's 2 x 16 lanes).
 // CHECK-LABEL: func.func @conv
-// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {kernel = "image_columns"}
-// WHY:           remark: convolution: image_columns: a product per image.
+// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {kernel = "image_columns", panel_columns = 32 : i64}
+// WHY:           remark: convolution: image_columns: a product per image. Its columns are laid out as panels of 32 positions, read where they are.
 // LINALG-LABEL:  func.func @conv
-// PARTIALS:      remark: convolution: image_columns: a product per image. The forced image_partials kernel cannot compute this convolution.
+// PARTIALS:      remark: convolution: image_columns: a product per image. Its columns are laid out as panels of 32 positions, read where they are. The forced image_partials kernel cannot compute this convolution.
 func.func @conv(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32> {
   %none = onnx.NoValue
   %0 = onnx.Conv(%x, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x8x8xf32>
@@ -24,13 +26,27 @@ func.func @conv(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x
 
 // Its only reader a Relu: the Relu runs in the kernel.
 // CHECK-LABEL: func.func @conv_relu
-// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {epilogue = "relu", kernel = "image_columns"}
+// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {epilogue = "relu", kernel = "image_columns", panel_columns = 32 : i64}
 // WHY:           remark: convolution: image_columns: a product per image; the Relu reading it runs on the product's result.
 func.func @conv_relu(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32> {
   %none = onnx.NoValue
   %0 = onnx.Conv(%x, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x8x8xf32>
   %1 = onnx.Relu(%0) : (tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
   return %1 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+// Positions that do not split into whole panels (5 x 5) or make only one
+// (4 x 4): the columns as one matrix.
+// CHECK-LABEL: func.func @conv_without_panels
+// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {kernel = "image_columns"}
+// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {kernel = "image_columns"}
+func.func @conv_without_panels(%x: tensor<?x3x5x5xf32>, %y: tensor<?x3x4x4xf32>, %w: tensor<4x3x3x3xf32>) -> (tensor<?x4x5x5xf32>, tensor<?x4x4x4xf32>) {
+  %none = onnx.NoValue
+  %0 = onnx.Conv(%x, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x5x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x5x5xf32>
+  %1 = onnx.Conv(%y, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x4x4xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x4x4xf32>
+  return %0, %1 : tensor<?x4x5x5xf32>, tensor<?x4x4x4xf32>
 }
 
 // -----
@@ -51,12 +67,12 @@ func.func @conv_f16(%x: tensor<?x3x8x8xf16>, %w: tensor<4x3x3x3xf16>) -> tensor<
 // per image), the filter gradient products summed in 4 image groups.
 // CHECK-LABEL: func.func @conv_grad
 // CHECK:         linalg.generic {{.*}}odt.convolution = {image_groups = 4 : i64, kernel = "image_columns"}
-// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {kernel = "image_columns"}
+// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {kernel = "image_columns", panel_columns = 32 : i64}
 // WHY:           remark: convolution: image_columns: a product per image, summed in 4 image groups in parallel.
 // WHY:           remark: convolution: image_columns: a product per image.
 // PARTIALS-LABEL: func.func @conv_grad
 // PARTIALS:      linalg.generic {{.*}}odt.convolution = {kernel = "image_partials"}
-// PARTIALS:      linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {kernel = "image_columns"}
+// PARTIALS:      linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {kernel = "image_columns", panel_columns = 32 : i64}
 func.func @conv_grad(%dy: tensor<?x4x8x8xf32>, %x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) {
   %0:3 = onnx.ms.ConvGrad(%dy, %x, %w) {auto_pad = "NOTSET", group = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
       : (tensor<?x4x8x8xf32>, tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)

@@ -615,3 +615,30 @@ func.func @transposed_weight(%x: tensor<?x128xf32> {odt.name = "x", odt.role = "
   } -> tensor<?x128xf32>
   return %r : tensor<?x128xf32>
 }
+
+// -----
+
+// B already laid out as panels of the tile's 32 columns ([panels, k, 32]:
+// a convolution's image panels), panels_in_place: the row tiles read B's
+// rows where they are; nothing is packed.
+#a = affine_map<(t, m, n, k) -> (m, k)>
+#b = affine_map<(t, m, n, k) -> (t, k, n)>
+#c = affine_map<(t, m, n, k) -> (m, t, n)>
+// CHECK-LABEL: func.func @panels_in_place
+// CHECK-SAME:    %[[A:.*]]: tensor<16x27xf32>, %[[B:.*]]: tensor<2x27x32xf32>
+// CHECK:         %[[MINE:.*]] = tensor.extract_slice %[[B]]
+// CHECK-NOT:     vector.transfer_write {{.*}} tensor<256x32xf32>
+// CHECK:         vector.transfer_read %[[MINE]][%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<?x27x32xf32>, vector<32xf32>
+// CHECK:         vector.fma
+// CHECK-NOT:     vector.transfer_write {{.*}} tensor<256x32xf32>
+func.func @panels_in_place(%a: tensor<16x27xf32>, %b: tensor<2x27x32xf32>, %c: tensor<16x2x32xf32>) -> tensor<16x2x32xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<16x27xf32>, tensor<2x27x32xf32>) outs(%c : tensor<16x2x32xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, kernels = [{kernel = "packed"}], panels_in_place, tile = array<i64: 8, 32>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x2x32xf32>
+  return %r : tensor<16x2x32xf32>
+}
