@@ -75,12 +75,10 @@ constexpr int64_t kDotGroup = 8;
 constexpr int64_t kDirectDepth = 32;
 
 /// A product whose n fits one vector (a convolution's 4x4 output positions
-/// per image, a filter gradient of 16 filters computed transposed) and that
-/// the packed or direct kernel computes gets a tile one vector wide and
-/// twice as many rows: with the usual two vectors, half of every FMA's
-/// lanes were padding (ResNet-18's last stage, 128 -> 128 filters at 4x4:
-/// its product took 12% of the training step). The same 16 accumulators,
-/// one B load per k.
+/// per image) gets a tile one vector wide and twice as many rows: with the
+/// usual two vectors, half of every FMA's lanes were padding (ResNet-18's
+/// last stage, 128 -> 128 filters at 4x4: its product took 12% of the
+/// training step). The same 16 accumulators, one B load per k.
 constexpr int64_t kNarrowTileRowFactor = 2;
 constexpr int64_t kMostTileRows = 16;
 
@@ -245,8 +243,6 @@ ContractionConfig selectContractionConfig(linalg::GenericOp op,
     config.kernels = {{ContractionKernel::Packed}};
     why = "B is transposed and A's rows are not contiguous along k: packed.";
   } else {
-    // (The one-vector tile, decided here already: panels are read in place
-    // when they are as wide as the tile.)
     if (n && *n <= target.vectorWidth) {
       config.columns = target.vectorWidth;
       config.rows = std::min(kMostTileRows, kNarrowTileRowFactor * target.rows);
@@ -291,16 +287,6 @@ ContractionConfig selectContractionConfig(linalg::GenericOp op,
   if (keepPanels)
     why += " B is a parameter: its panels are kept between steps.";
   resolveStatically(config, m, k, why);
-  // The one-vector tile once the kernels are known: the swapped and dots
-  // kernels take their lanes from a two-vector tile.
-  if (n && *n <= target.vectorWidth &&
-      llvm::all_of(config.kernels, [](const KernelChoice &choice) {
-        return choice.kernel == ContractionKernel::Packed ||
-               choice.kernel == ContractionKernel::Direct;
-      })) {
-    config.columns = target.vectorWidth;
-    config.rows = std::min(kMostTileRows, kNarrowTileRowFactor * target.rows);
-  }
   if (config.columns == target.vectorWidth)
     why += llvm::formatv(" n ({0}) fits one vector: a tile of {1} rows x "
                          "{2} lanes.",

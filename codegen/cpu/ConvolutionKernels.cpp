@@ -41,30 +41,43 @@ Value sliceImage(OpBuilder &b, Location loc, Value tensor, Value n) {
 }
 
 /// The windows of a 2-D `input` [N, C, H, W] (already padded) as the columns
-/// of a matrix per image, [N, C*KH*KW, OH*OW]: the column for output
-/// position (oh, ow) holds input[n, c, oh * s + kh * d, ow * s + kw * d]
-/// for every (c, kh, kw); its rows run along the positions.
+/// of a matrix: the column for output position (oh, ow) holds
+/// input[n, c, oh * s + kh * d, ow * s + kw * d] for every (c, kh, kw).
+/// ImageMajor gives [N, C*KH*KW, OH*OW] (one matrix per image, for the
+/// forward product); PositionMajor gives [N*OH*OW, C*KH*KW] (one row per
+/// output position, for the filter gradient: its rows are contiguous along
+/// (c, kh, kw)).
+enum class ColumnLayout { ImageMajor, PositionMajor };
 Value buildImageColumns(OpBuilder &b, Location loc, Value input,
                         ArrayRef<int64_t> kernel,
                         ArrayRef<OpFoldResult> outSpatial,
-                        ArrayRef<int64_t> strides,
-                        ArrayRef<int64_t> dilations) {
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                        ColumnLayout layout) {
   MLIRContext *context = b.getContext();
   auto inputType = cast<RankedTensorType>(input.getType());
   SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(b, loc, input);
-  // Loop dims (n, c, kh, kw, oh, ow), the result's.
-  SmallVector<OpFoldResult> sizes = {inSizes[0],
-                                     inSizes[1],
-                                     b.getIndexAttr(kernel[0]),
-                                     b.getIndexAttr(kernel[1]),
-                                     outSpatial[0],
-                                     outSpatial[1]};
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  AffineMap read =
-      AffineMap::get(6, 0,
-                     {d(0), d(1), d(4) * strides[0] + d(2) * dilations[0],
-                      d(5) * strides[1] + d(3) * dilations[1]},
-                     context);
+  // Loop dims in the order of the (uncollapsed) result.
+  enum { N, C, KH, KW, OH, OW };
+  SmallVector<int> order = layout == ColumnLayout::ImageMajor
+                               ? SmallVector<int>{N, C, KH, KW, OH, OW}
+                               : SmallVector<int>{N, OH, OW, C, KH, KW};
+  SmallVector<OpFoldResult> extent = {inSizes[0],
+                                      inSizes[1],
+                                      b.getIndexAttr(kernel[0]),
+                                      b.getIndexAttr(kernel[1]),
+                                      outSpatial[0],
+                                      outSpatial[1]};
+  SmallVector<AffineExpr> dim(6);
+  SmallVector<OpFoldResult> sizes;
+  for (auto [position, which] : llvm::enumerate(order)) {
+    dim[which] = getAffineDimExpr(position, context);
+    sizes.push_back(extent[which]);
+  }
+  AffineMap read = AffineMap::get(
+      6, 0,
+      {dim[N], dim[C], dim[OH] * strides[0] + dim[KH] * dilations[0],
+       dim[OW] * strides[1] + dim[KW] * dilations[1]},
+      context);
   Value empty =
       tensor::EmptyOp::create(b, loc, sizes, inputType.getElementType());
   auto generic = linalg::GenericOp::create(
@@ -74,9 +87,11 @@ Value buildImageColumns(OpBuilder &b, Location loc, Value input,
       [](OpBuilder &nb, Location l, ValueRange args) {
         linalg::YieldOp::create(nb, l, args[0]);
       });
-  return tensor::CollapseShapeOp::create(
-      b, loc, generic.getResult(0),
-      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+  SmallVector<ReassociationIndices> groups =
+      layout == ColumnLayout::ImageMajor
+          ? SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}}
+          : SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}};
+  return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), groups);
 }
 
 /// The windows of one padded image `input` [1, C, H, W] as panels of
@@ -274,9 +289,10 @@ Value buildForwardImageColumns(OpBuilder &b, const ConvolutionForm &form,
     iterators.insert(iterators.begin(), utils::IteratorType::parallel);
   } else {
     // Loops (n, f, p, k) with n of size 1.
-    columns = buildImageColumns(
-        b, loc, image, filterType.getShape().drop_front(2),
-        {initSizes[2], initSizes[3]}, form.strides, form.dilations);
+    columns =
+        buildImageColumns(b, loc, image, filterType.getShape().drop_front(2),
+                          {initSizes[2], initSizes[3]}, form.strides,
+                          form.dilations, ColumnLayout::ImageMajor);
     maps = {AffineMap::get(4, 0, {d(1), d(3)}, context),
             AffineMap::get(4, 0, {d(0), d(3), d(2)}, context),
             AffineMap::get(4, 0, {d(0), d(1), d(2)}, context)};
@@ -302,14 +318,9 @@ Value buildForwardImageColumns(OpBuilder &b, const ConvolutionForm &form,
 }
 
 /// dW[f, (c,kh,kw)] = sum over (n, oh, ow) of dY[n, f, oh, ow] times the
-/// image's columns, per group of images in parallel (each image's columns
-/// stay in L2), then the groups' partial sums added. Each group computes
-/// the transposed sum, dW^T[(c,kh,kw), f], from the ImageMajor columns
-/// (the forward convolution's: rows along the output positions, copied a
-/// row at a time) and dY read as a transposed B: columns with a row per
-/// position ([OH*OW, C*KH*KW]) were copied element by element (rows of KW
-/// values) and then packed again by the product, where dY's panels are 9 times
-/// smaller. The positions are summed in the same order either way.
+/// PositionMajor columns of the padded input, per group of images in
+/// parallel (each image's columns stay in L2), then the groups' partial
+/// sums added.
 Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
                                       const ConvolutionConfig &config) {
   MLIRContext *context = b.getContext();
@@ -328,8 +339,8 @@ Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
   // partials).
   Value partials = tensor::EmptyOp::create(
       b, loc,
-      ArrayRef<OpFoldResult>{b.getIndexAttr(groups), b.getIndexAttr(inner),
-                             b.getIndexAttr(filters)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(groups), b.getIndexAttr(filters),
+                             b.getIndexAttr(inner)},
       f32);
   Value images = getValueOrCreateConstantIndexOp(b, loc, dySizes[0]);
   Value groupCount = arith::ConstantIndexOp::create(b, loc, groups);
@@ -350,10 +361,10 @@ Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
     Value last = boundary(arith::AddIOp::create(b, loc, group, one));
     SmallVector<OpFoldResult> offsets = {group, b.getIndexAttr(0),
                                          b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(inner),
-                                       b.getIndexAttr(filters)};
+    SmallVector<OpFoldResult> sizes = {
+        b.getIndexAttr(1), b.getIndexAttr(filters), b.getIndexAttr(inner)};
     SmallVector<OpFoldResult> unit(3, b.getIndexAttr(1));
-    auto sliceType = RankedTensorType::get({inner, filters}, f32);
+    auto sliceType = RankedTensorType::get({filters, inner}, f32);
     Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, 0.0));
     Value start = linalg::FillOp::create(
                       b, loc, ValueRange{zero},
@@ -364,20 +375,17 @@ Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
         b, loc, first, last, one, ValueRange{start},
         [&](OpBuilder &nb, Location l, Value n, ValueRange args) {
           Value image = sliceImage(nb, l, paddedInput, n);
-          Value columns = tensor::CollapseShapeOp::create(
-              nb, l,
-              buildImageColumns(nb, l, image, filterShape.drop_front(2),
-                                {dySizes[2], dySizes[3]}, form.strides,
-                                form.dilations),
-              ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+          Value columns = buildImageColumns(
+              nb, l, image, filterShape.drop_front(2), {dySizes[2], dySizes[3]},
+              form.strides, form.dilations, ColumnLayout::PositionMajor);
           Value gradients = tensor::CollapseShapeOp::create(
               nb, l, sliceImage(nb, l, dY, n),
               ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
-          // Loops ((c,kh,kw), f, q).
+          // Loops (f, k, q).
           Value sum = buildMultiplyAccumulate(
-              nb, l, columns, gradients, args[0],
+              nb, l, gradients, columns, args[0],
               {AffineMap::get(3, 0, {d(0), d(2)}, context),
-               AffineMap::get(3, 0, {d(1), d(2)}, context),
+               AffineMap::get(3, 0, {d(2), d(1)}, context),
                AffineMap::get(3, 0, {d(0), d(1)}, context)},
               {utils::IteratorType::parallel, utils::IteratorType::parallel,
                utils::IteratorType::reduction});
@@ -387,24 +395,7 @@ Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
     tensor::ParallelInsertSliceOp::create(b, loc, loop.getResult(0), out,
                                           offsets, sizes, unit);
   }
-  // dW[f, (c,kh,kw)] = the groups' dW^T summed in group order.
-  Value init = createZeros(
-      b, loc, {b.getIndexAttr(filters), b.getIndexAttr(inner)}, f32);
-  Value total =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{init.getType()}, ValueRange{forall.getResult(0)},
-          ValueRange{init},
-          ArrayRef<AffineMap>{AffineMap::get(3, 0, {d(0), d(2), d(1)}, context),
-                              AffineMap::get(3, 0, {d(1), d(2)}, context)},
-          {utils::IteratorType::reduction, utils::IteratorType::parallel,
-           utils::IteratorType::parallel},
-          [](OpBuilder &nb, Location l, ValueRange args) {
-            linalg::YieldOp::create(
-                nb, l,
-                ValueRange{arith::AddFOp::create(nb, l, args[1], args[0])
-                               .getResult()});
-          })
-          .getResult(0);
+  Value total = sumAlongDim(b, loc, forall.getResult(0), /*dim=*/0);
   return tensor::ExpandShapeOp::create(
       b, loc, dwType, total, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}},
       getAsIndexOpFoldResult(context, filterShape));

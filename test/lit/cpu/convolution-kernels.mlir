@@ -61,23 +61,20 @@ func.func @forward_one_matrix(%x: tensor<?x3x5x5xf32>, %w: tensor<4x3x3x3xf32>) 
 
 // A filter gradient, image_columns with 4 image groups (a fixed count, so
 // the sums' order does not depend on the thread count): each group sums
-// its images' products one image at a time into its own partial sum, kept
-// transposed ([C*KH*KW, F]: the image's columns, rows along the positions,
-// times dY read as a transposed B); then the partial sums are added into
-// dW [F, C*KH*KW] in group order.
+// its images' products one image at a time into its own partial sum; then
+// the partial sums are added.
 // CHECK-LABEL: func.func @filter_gradient
-// CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<4x27x4xf32>
-// CHECK:         %[[PARTIALS:.*]] = scf.forall (%[[G:.*]]) in (4) shared_outs(%[[OUT:.*]] = %[[EMPTY]]) -> (tensor<4x27x4xf32>)
+// CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<4x4x27xf32>
+// CHECK:         %[[PARTIALS:.*]] = scf.forall (%[[G:.*]]) in (4) shared_outs(%[[OUT:.*]] = %[[EMPTY]]) -> (tensor<4x4x27xf32>)
 // CHECK:           %[[FIRST:.*]] = arith.divui %{{.*}}, %c4 : index
 // CHECK:           %[[LAST:.*]] = arith.divui %{{.*}}, %c4 : index
-// CHECK:           %[[MINE:.*]] = tensor.extract_slice %[[OUT]][%[[G]], 0, 0] [1, 27, 4] [1, 1, 1]
-// CHECK:           %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[MINE]] : tensor<27x4xf32>)
-// CHECK:           %[[SUM:.*]] = scf.for %{{.*}} = %[[FIRST]] to %[[LAST]] step %c1 iter_args(%{{.*}} = %[[ZEROS]]) -> (tensor<27x4xf32>)
-// CHECK:             %[[COLS:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3], [4, 5]] : tensor<1x3x3x3x6x6xf32> into tensor<27x36xf32>
-// CHECK:             %[[DY:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2, 3]] : tensor<1x4x6x6xf32> into tensor<4x36xf32>
-// CHECK:             linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[COLS]], %[[DY]] : tensor<27x36xf32>, tensor<4x36xf32>) outs(%{{.*}} : tensor<27x4xf32>)
-// CHECK:           tensor.parallel_insert_slice %[[SUM]] into %[[OUT]][%[[G]], 0, 0] [1, 27, 4] [1, 1, 1]
-// CHECK:         %[[TOTAL:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[PARTIALS]] : tensor<4x27x4xf32>) outs(%{{.*}} : tensor<4x27xf32>)
+// CHECK:           %[[MINE:.*]] = tensor.extract_slice %[[OUT]][%[[G]], 0, 0] [1, 4, 27] [1, 1, 1]
+// CHECK:           %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[MINE]] : tensor<4x27xf32>)
+// CHECK:           %[[SUM:.*]] = scf.for %{{.*}} = %[[FIRST]] to %[[LAST]] step %c1 iter_args(%{{.*}} = %[[ZEROS]]) -> (tensor<4x27xf32>)
+// CHECK:             tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x6x6x3x3x3xf32> into tensor<36x27xf32>
+// CHECK:             linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:           tensor.parallel_insert_slice %[[SUM]] into %[[OUT]][%[[G]], 0, 0] [1, 4, 27] [1, 1, 1]
+// CHECK:         %[[TOTAL:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[PARTIALS]] : tensor<4x4x27xf32>)
 // CHECK:         tensor.expand_shape %[[TOTAL]] {{.*}} into tensor<4x3x3x3xf32>
 func.func @filter_gradient(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x3x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32> {
   %0:3 = onnx.ms.ConvGrad(%dy, %x, %w) {auto_pad = "NOTSET", group = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}

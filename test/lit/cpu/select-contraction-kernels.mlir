@@ -141,37 +141,6 @@ func.func @panels_in_place(%a: tensor<4x27xf32>, %b: tensor<2x27x16xf32>, %c: te
 
 // -----
 
-#a = affine_map<(m, n, k) -> (m, k)>
-#bt = affine_map<(m, n, k) -> (n, k)>
-#c = affine_map<(m, n, k) -> (m, n)>
-
-// B transposed and n within one vector (a filter gradient of 6 filters,
-// computed transposed): once the static row count (30) settles on the
-// packed kernel, the tile is one vector wide. Rows known only at run time
-// may still take the swapped or dots kernels: two vectors.
-// CHECK-LABEL: func.func @narrow_transposed
-// CHECK: kernels = [{kernel = "packed"}], tile = array<i64: 12, 8>}
-// CHECK: tile = array<i64: 6, 16>}
-func.func @narrow_transposed(%a: tensor<30x64xf32>, %ad: tensor<?x64xf32>, %b: tensor<6x64xf32>, %c: tensor<30x6xf32>, %cd: tensor<?x6xf32>) -> (tensor<30x6xf32>, tensor<?x6xf32>) {
-  %r = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b : tensor<30x64xf32>, tensor<6x64xf32>) outs(%c : tensor<30x6xf32>) {
-  ^bb0(%x: f32, %y: f32, %acc: f32):
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  } -> tensor<30x6xf32>
-  %rd = linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%ad, %b : tensor<?x64xf32>, tensor<6x64xf32>) outs(%cd : tensor<?x6xf32>) {
-  ^bb0(%x: f32, %y: f32, %acc: f32):
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  } -> tensor<?x6xf32>
-  return %r, %rd : tensor<30x6xf32>, tensor<?x6xf32>
-}
-
-// -----
-
 #a = affine_map<(m, n, k) -> (k, m)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>
