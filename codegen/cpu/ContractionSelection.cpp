@@ -227,6 +227,14 @@ ContractionConfig selectContractionConfig(linalg::GenericOp op,
   std::optional<int64_t> m = staticLoopSize(op, plan.m);
   std::optional<int64_t> n = staticLoopSize(op, plan.n);
   std::optional<int64_t> k = staticLoopSize(op, plan.k);
+  auto describeNarrowTile = [&]() -> std::string {
+    if (config.columns != target.vectorWidth)
+      return "";
+    return llvm::formatv(" n ({0}) fits one vector: a tile of {1} rows x {2} "
+                         "lanes.",
+                         *n, config.rows, target.vectorWidth)
+        .str();
+  };
   if (plan.transposeB && isKInnermostInA(op, plan)) {
     int64_t lanes = target.vectorWidth;
     int64_t fewest = llvm::divideCeil(lanes * kSwappedRowsNumerator,
@@ -256,11 +264,7 @@ ContractionConfig selectContractionConfig(linalg::GenericOp op,
                           "its panels read where they are.",
                           config.columns)
                 .str();
-      if (config.columns == target.vectorWidth)
-        why += llvm::formatv(" n ({0}) fits one vector: a tile of {1} rows x "
-                             "{2} lanes.",
-                             *n, config.rows, target.vectorWidth)
-                   .str();
+      why += describeNarrowTile();
       resolveStatically(config, m, k, why);
       return config;
     }
@@ -287,11 +291,7 @@ ContractionConfig selectContractionConfig(linalg::GenericOp op,
   if (keepPanels)
     why += " B is a parameter: its panels are kept between steps.";
   resolveStatically(config, m, k, why);
-  if (config.columns == target.vectorWidth)
-    why += llvm::formatv(" n ({0}) fits one vector: a tile of {1} rows x "
-                         "{2} lanes.",
-                         *n, config.rows, target.vectorWidth)
-               .str();
+  why += describeNarrowTile();
   return config;
 }
 

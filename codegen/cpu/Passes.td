@@ -43,18 +43,19 @@ def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
   let description = [{
     On memrefs, after odt-interchange-reductions and
     odt-parallelize-elementwise, before convert-linalg-to-loops. A
-    linalg.generic with one output whose last loop (the row) has a static
-    extent in [min-length, max-length] becomes a nest of scf.for whose
-    innermost step handles the whole row as one vector value:
-    - a parallel row that is the output's innermost dim, under at least one
-      reduction (a convolution or pooling window after the interchange):
-      the output row is read once, carried through the reduction loops as
-      the accumulator, and written once;
-    - a summed row (the last loop a reduction, at least two reduced dims, a
-      body yielding a reassociable `addf(out, x)`: a depthwise filter
-      gradient's sum over an image's positions): a vector of partial sums
-      is carried through all the reduced loops and reduced once per output
-      element.
+    linalg.generic whose last loop (the row) has a static extent in
+    [min-length, max-length] becomes a nest of scf.for whose innermost step
+    handles the whole row as one vector value:
+    - a parallel row that is the innermost dim of the one output, under at
+      least one reduction (a convolution or pooling window after the
+      interchange): the output row is read once, carried through the
+      reduction loops as the accumulator, and written once;
+    - a summed row (the last loop a reduction, the body yielding a
+      reassociable `addf(out, x)` for every output: a depthwise filter
+      gradient's sum over an image's positions, BatchNorm's gradient
+      summing dY and dY * x-hat along each row): a vector of partial sums
+      per output is carried through the reduced loops and reduced once per
+      output element.
     Each input is read as a row (its innermost index `row * s + rest`, no
     other index moving with the row: a contiguous read, and for s > 1 a
     read of the span and a shuffle) or, when the row does not move it, as a

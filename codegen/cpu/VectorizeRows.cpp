@@ -61,14 +61,14 @@ bool hasUnitInnerStride(MemRefType type) {
          strides.back() == 1;
 }
 
-/// The one op of `op`'s body that combines the output with the rest, when
-/// the body yields `addf(out, x)` (reassociable: odt-interchange-reductions
-/// marked it).
-arith::AddFOp rowSumCombiner(linalg::GenericOp op) {
+/// The op of `op`'s body that combines output `index` with the rest, when
+/// the body yields `addf(out, x)` for it (reassociable: the middle or
+/// odt-interchange-reductions marked it).
+arith::AddFOp rowSumCombiner(linalg::GenericOp op, unsigned index) {
   Block &body = op.getRegion().front();
   auto combiner =
-      body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
-  BlockArgument out = body.getArguments().back();
+      body.getTerminator()->getOperand(index).getDefiningOp<arith::AddFOp>();
+  BlockArgument out = body.getArgument(op.getNumDpsInputs() + index);
   if (!combiner || !out.hasOneUse() ||
       !llvm::is_contained(combiner->getOperands(), Value(out)) ||
       !bitEnumContainsAll(combiner.getFastmath(),
@@ -106,7 +106,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
 
   /// Whether `op` is a row the pass carries as a vector (see Passes.td).
   std::optional<RowPlan> matchRow(linalg::GenericOp op) {
-    if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+    if (!op.hasPureBufferSemantics() || op.getNumDpsInits() < 1 ||
         op.getNumLoops() < 2)
       return std::nullopt;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -120,22 +120,28 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     unsigned reductions =
         llvm::count(iterators, utils::IteratorType::reduction);
     // A parallel row needs a reduction around it (an elementwise op is
-    // LLVM's to vectorize); a summed row needs a second reduced dim to carry
-    // the vector sum over (a single row sum stays as it is).
-    if (rowSum ? reductions < 2 : reductions < 1)
+    // LLVM's to vectorize) and is one output; a summed row may be several
+    // (BatchNorm's gradient sums dY and dY * x-hat along each row). Left to
+    // LLVM a row sum stayed scalar, reading and writing its sum in memory
+    // at every element.
+    if (!rowSum && (reductions < 1 || op.getNumDpsInits() != 1))
       return std::nullopt;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      AffineMap outMap = op.getMatchingIndexingMap(&init);
+      auto outType = cast<MemRefType>(init.get().getType());
+      if (!outType.getElementType().isIntOrFloat() ||
+          outMap.getNumResults() == 0)
+        return std::nullopt;
+      if (rowSum &&
+          (outMap.isFunctionOfDim(row) ||
+           !rowSumCombiner(op, init.getOperandNumber() - op.getNumDpsInputs())))
+        return std::nullopt;
+    }
     OpOperand *init = op.getDpsInitOperand(0);
     AffineMap outMap = op.getMatchingIndexingMap(init);
-    auto outType = cast<MemRefType>(init->get().getType());
-    Type element = outType.getElementType();
-    if (!element.isIntOrFloat() || outMap.getNumResults() == 0)
-      return std::nullopt;
-    if (!rowSum && !hasUnitInnerStride(outType))
-      return std::nullopt;
-    if (rowSum) {
-      if (outMap.isFunctionOfDim(row) || !rowSumCombiner(op))
+    if (!rowSum) {
+      if (!hasUnitInnerStride(cast<MemRefType>(init->get().getType())))
         return std::nullopt;
-    } else {
       auto innermost = dyn_cast<AffineDimExpr>(outMap.getResults().back());
       if (!innermost || innermost.getPosition() != row)
         return std::nullopt;
@@ -151,7 +157,8 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       auto type = dyn_cast<MemRefType>(input->get().getType());
       AffineMap map = op.getMatchingIndexingMap(input);
       if (!type || !type.getElementType().isIntOrFloat() ||
-          input->get() == init->get())
+          llvm::any_of(op.getDpsInits(),
+                       [&](Value out) { return out == input->get(); }))
         return std::nullopt;
       int64_t inputStride = 0;
       for (auto [position, expr] : llvm::enumerate(map.getResults())) {
@@ -187,7 +194,6 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     ArrayRef<int64_t> inputStrides = plan.inputStrides;
     OpOperand *init = op.getDpsInitOperand(0);
     AffineMap outMap = op.getMatchingIndexingMap(init);
-    Type element = cast<MemRefType>(init->get().getType()).getElementType();
 
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -242,8 +248,8 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       return vector::ShuffleOp::create(nb, loc, read, read, picks);
     };
 
-    // The body on vectors, with `acc` as the output's argument.
-    auto emitBody = [&](OpBuilder &nb, Value acc) -> Value {
+    // The body on vectors, with `accs` as the outputs' arguments.
+    auto emitBody = [&](OpBuilder &nb, ValueRange accs) -> SmallVector<Value> {
       Block &body = op.getRegion().front();
       IRMapping mapping;
       for (auto [index, input] : llvm::enumerate(op.getDpsInputOperands())) {
@@ -259,7 +265,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         }
         mapping.map(body.getArgument(index), value);
       }
-      mapping.map(body.getArguments().back(), acc);
+      mapping.map(body.getArguments().take_back(accs.size()), accs);
       for (Operation &inner : body.without_terminator()) {
         SmallVector<Value> operands;
         for (Value operand : inner.getOperands()) {
@@ -276,44 +282,56 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
                                         operands, types, inner.getAttrs());
         mapping.map(inner.getResults(), vectorOp->getResults());
       }
-      return mapping.lookup(body.getTerminator()->getOperand(0));
+      SmallVector<Value> results;
+      for (Value yielded : body.getTerminator()->getOperands())
+        results.push_back(mapping.lookup(yielded));
+      return results;
     };
 
     // Nest of scf.for: `levels` in order; the innermost level computes the
     // body. Reduction levels carry the accumulator.
-    std::function<Value(OpBuilder &, unsigned, Value)> emitReduced =
-        [&](OpBuilder &nb, unsigned level, Value acc) -> Value {
+    std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)>
+        emitReduced = [&](OpBuilder &nb, unsigned level,
+                          ValueRange accs) -> SmallVector<Value> {
       if (level == reduced.size())
-        return emitBody(nb, acc);
+        return emitBody(nb, accs);
       unsigned d = reduced[level];
       auto loop = scf::ForOp::create(
-          nb, loc, zero, bound(nb, d), one, ValueRange{acc},
+          nb, loc, zero, bound(nb, d), one, accs,
           [&](OpBuilder &lb, Location, Value iv, ValueRange args) {
             ivs[d] = iv;
-            Value next = emitReduced(lb, level + 1, args[0]);
+            SmallVector<Value> next = emitReduced(lb, level + 1, args);
             scf::YieldOp::create(lb, loc, next);
           });
       ivs[d] = zero;
-      return loop.getResult(0);
+      return SmallVector<Value>(loop.getResults());
     };
     auto emitRow = [&](OpBuilder &nb) {
       if (rowSum) {
-        Value start = arith::ConstantOp::create(
-            nb, loc,
-            DenseElementsAttr::get(vectorOf(element), nb.getZeroAttr(element)));
-        Value sums = emitReduced(nb, 0, start);
-        Value total = vector::ReductionOp::create(
-            nb, loc, vector::CombiningKind::ADD, sums, Value(),
-            arith::FastMathFlags::reassoc);
-        SmallVector<Value> at = indices(nb, outMap);
-        Value old = memref::LoadOp::create(nb, loc, outMemref, at);
-        Value sum = arith::AddFOp::create(nb, loc, old, total,
-                                          arith::FastMathFlags::reassoc);
-        memref::StoreOp::create(nb, loc, sum, outMemref, at);
+        // A vector of partial sums per output, reduced once per element.
+        SmallVector<Value> starts;
+        for (Value out : op.getDpsInits()) {
+          Type element = cast<MemRefType>(out.getType()).getElementType();
+          starts.push_back(arith::ConstantOp::create(
+              nb, loc,
+              DenseElementsAttr::get(vectorOf(element),
+                                     nb.getZeroAttr(element))));
+        }
+        SmallVector<Value> sums = emitReduced(nb, 0, starts);
+        for (auto [sumsOfRow, out] : llvm::zip(sums, op.getDpsInitsMutable())) {
+          Value total = vector::ReductionOp::create(
+              nb, loc, vector::CombiningKind::ADD, sumsOfRow, Value(),
+              arith::FastMathFlags::reassoc);
+          SmallVector<Value> at = indices(nb, op.getMatchingIndexingMap(&out));
+          Value old = memref::LoadOp::create(nb, loc, out.get(), at);
+          Value sum = arith::AddFOp::create(nb, loc, old, total,
+                                            arith::FastMathFlags::reassoc);
+          memref::StoreOp::create(nb, loc, sum, out.get(), at);
+        }
         return;
       }
       Value acc = readRow(nb, outMemref, outMap, 1);
-      Value result = emitReduced(nb, 0, acc);
+      Value result = emitReduced(nb, 0, ValueRange{acc}).front();
       vector::TransferWriteOp::create(nb, loc, result, outMemref,
                                       indices(nb, outMap),
                                       ArrayRef<bool>{true});
