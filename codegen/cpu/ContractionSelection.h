@@ -68,7 +68,8 @@ struct KernelChoice {
 struct ContractionConfig {
   /// Tried in order; the last applies unconditionally.
   llvm::SmallVector<KernelChoice, 3> kernels;
-  /// Register tile (rows x columns, columns = 2 vectors) and k values per
+  /// Register tile (rows x columns, columns = 2 vectors, or 1 where n fits
+  /// one vector and the kernels are packed or direct) and k values per
   /// packed panel.
   int64_t rows = 0, columns = 0, depth = 0;
   /// B (a parameter) keeps its packed panels in entry arguments.
