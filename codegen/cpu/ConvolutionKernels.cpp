@@ -110,9 +110,10 @@ Value buildImagePanels(OpBuilder &b, Location loc, Value input,
   int64_t channels = inputType.getDimSize(1);
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   // Dims (n, a, c, kh, kw, b, j): the panel is (a, b), the position in it j.
+  bool partsOfRow = outRow % width == 0;
   SmallVector<int64_t> shape;
   AffineExpr oh, ow;
-  if (outRow % width == 0) {
+  if (partsOfRow) {
     // a: the output row, b: the part of it, j: the position in the part.
     shape = {1, outRows, channels, kernel[0], kernel[1], outRow / width, width};
     oh = d(1);
@@ -133,8 +134,8 @@ Value buildImagePanels(OpBuilder &b, Location loc, Value input,
   // The result's dims: (n, a, [b,] c, kh, kw, j) so that a panel's
   // columns are contiguous: for whole rows b belongs to j's group.
   SmallVector<int64_t> resultOrder =
-      outRow % width == 0 ? SmallVector<int64_t>{0, 1, 5, 2, 3, 4, 6}
-                          : SmallVector<int64_t>{0, 1, 2, 3, 4, 5, 6};
+      partsOfRow ? SmallVector<int64_t>{0, 1, 5, 2, 3, 4, 6}
+                 : SmallVector<int64_t>{0, 1, 2, 3, 4, 5, 6};
   SmallVector<int64_t> resultShape;
   SmallVector<AffineExpr> write;
   for (int64_t dim : resultOrder) {
@@ -151,7 +152,7 @@ Value buildImagePanels(OpBuilder &b, Location loc, Value input,
         linalg::YieldOp::create(nb, l, args[0]);
       });
   SmallVector<ReassociationIndices> groups =
-      outRow % width == 0
+      partsOfRow
           ? SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}, {6}}
           : SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}, {5, 6}};
   return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), groups);
