@@ -290,17 +290,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     perFunction.addPass(createSCFToControlFlowPass());
     perFunction.addPass(createConvertVectorToLLVMPass());
   }
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  {
-    OpPassManager &perFunction = pm.nest<func::FuncOp>();
-    perFunction.addPass(createConvertMathToLLVMPass());
-    perFunction.addPass(createArithToLLVMConversionPass());
-    perFunction.addPass(createConvertIndexToLLVMPass());
-  }
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());
   // 6. One packed C entry per entry point; everything else internal.
   PackEntryPointsOptions pack;
