@@ -78,6 +78,45 @@ struct FuseGradientAccumulationPass
     });
     for (Accumulation &accumulation : accumulations)
       fuse(accumulation);
+    while (takeKnownBranch()) {
+    }
+  }
+
+  /// A fused run can hold another gradient's choice on the same flag
+  /// (BatchNorm's input gradient reads both its scale and its bias
+  /// gradient, so the bias gradient's run holds the scale gradient's
+  /// choice): inside the outer choice's branches the flag is known, and the
+  /// inner choice is replaced by the branch it would take. Without this,
+  /// each such input gradient was compiled four times, twice as dead code.
+  /// Replaces one such choice; false when there is none.
+  bool takeKnownBranch() {
+    scf::IfOp inner;
+    bool known = false;
+    getOperation().walk<WalkOrder::PreOrder>([&](scf::IfOp choice) {
+      if (choice.getNumResults() != 0)
+        return WalkResult::advance();
+      for (Operation *parent = choice->getParentOp(); parent;
+           parent = parent->getParentOp()) {
+        auto outer = dyn_cast<scf::IfOp>(parent);
+        if (!outer || outer.getCondition() != choice.getCondition())
+          continue;
+        inner = choice;
+        known = outer.getThenRegion().isAncestor(choice->getParentRegion());
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (!inner)
+      return false;
+    Region &taken = known ? inner.getThenRegion() : inner.getElseRegion();
+    if (!taken.empty()) {
+      Block &branch = taken.front();
+      branch.getTerminator()->erase();
+      inner->getBlock()->getOperations().splice(
+          inner->getIterator(), branch.getOperations());
+    }
+    inner->erase();
+    return true;
   }
 
   /// The flag is read from the entry's `lazy_reset_grad` argument where
