@@ -17,6 +17,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace odt {
@@ -121,16 +123,32 @@ struct ParallelizeElementwisePass
 
   void runOnOperation() override {
     func::FuncOp function = getOperation();
-    // Generics and named ops alike (linalg.copy: strided copies such as
-    // the attention heads' transposes, linalg.fill).
-    SmallVector<linalg::LinalgOp> candidates;
-    for (Operation &op : function.getBody().front())
-      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-        candidates.push_back(linalgOp);
-    for (linalg::LinalgOp linalgOp : candidates)
-      parallelize(linalgOp);
-    if (merge)
-      mergeIndependent(function.getBody().front());
+    // The function's body and the branches of the choices in it, at any
+    // depth: code that runs once per call, outside every loop (after
+    // odt-fuse-gradient-accumulation, a BatchNorm's input gradient sits in
+    // the branches of its gradients' reset choice).
+    SmallVector<Block *> straightLine;
+    std::function<void(Block &)> collect = [&](Block &block) {
+      straightLine.push_back(&block);
+      for (Operation &op : block)
+        if (auto choice = dyn_cast<scf::IfOp>(op))
+          for (Region &branch : choice->getRegions())
+            if (!branch.empty())
+              collect(branch.front());
+    };
+    collect(function.getBody().front());
+    for (Block *block : straightLine) {
+      // Generics and named ops alike (linalg.copy: strided copies such as
+      // the attention heads' transposes, linalg.fill).
+      SmallVector<linalg::LinalgOp> candidates;
+      for (Operation &op : *block)
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+          candidates.push_back(linalgOp);
+      for (linalg::LinalgOp linalgOp : candidates)
+        parallelize(linalgOp);
+      if (merge)
+        mergeIndependent(*block);
+    }
   }
 
   /// Runs of independent loops (with the linalg ops between them) become

@@ -164,9 +164,10 @@ def ParallelizeElementwise
   let summary = "Run large elementwise loops as parallel loops over row chunks";
   let description = [{
     On memrefs, before convert-linalg-to-loops. A linalg op (a generic, or
-    a named op such as the linalg.copy of a strided copy) at the top level
-    of a function whose iteration space holds at least `min-elements`
-    elements, or has a dim known only at run time, becomes an scf.parallel
+    a named op such as the linalg.copy of a strided copy) outside every
+    loop (in a function's body or in the branches of an scf.if there)
+    whose iteration space holds at least `min-elements` elements, or has a
+    dim known only at run time, becomes an scf.parallel
     over chunks of its outermost parallel loop dim that is not 1 and that
     every output spans: each iteration runs the same op on subviews (at
     least `chunk-elements` iterations each, counting unknown dims as 1, so

@@ -257,3 +257,55 @@ func.func @gather_from_arena_view(%arena: memref<393216xi8>) {
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Code outside loops includes the branches of a choice (a BatchNorm input
+// gradient in both branches of its gradients' reset choice, nested one
+// level deeper here): each is split. Inside a loop an op stays whole (its
+// iterations would each make a parallel loop).
+// CHECK-LABEL: func.func @in_branches
+// CHECK:         scf.if
+// CHECK:           scf.parallel
+// CHECK:             linalg.generic {{.*}} outs(%{{.*}} : memref<?x512xf32, strided<[512, 1], offset: ?>>)
+// CHECK:         } else {
+// CHECK:           scf.if
+// CHECK:             scf.parallel
+// CHECK:               linalg.generic {{.*}} outs(%{{.*}} : memref<?x512xf32, strided<[512, 1], offset: ?>>)
+// CHECK:         scf.for
+// CHECK-NOT:       scf.parallel
+// CHECK:           linalg.generic {{.*}} outs(%{{.*}} : memref<64x512xf32>)
+func.func @in_branches(%x: memref<64x512xf32>, %y: memref<64x512xf32>,
+                       %flag: i1, %other: i1) {
+  scf.if %flag {
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%x : memref<64x512xf32>) outs(%y : memref<64x512xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %s = arith.mulf %a, %a : f32
+      linalg.yield %s : f32
+    }
+  } else {
+    scf.if %other {
+      linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+          ins(%x : memref<64x512xf32>) outs(%y : memref<64x512xf32>) {
+      ^bb0(%a: f32, %o: f32):
+        %s = arith.addf %a, %a : f32
+        linalg.yield %s : f32
+      }
+    }
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%x : memref<64x512xf32>) outs(%y : memref<64x512xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %s = arith.subf %a, %o : f32
+      linalg.yield %s : f32
+    }
+  }
+  return
+}
