@@ -112,8 +112,8 @@ struct FuseGradientAccumulationPass
     if (!taken.empty()) {
       Block &branch = taken.front();
       branch.getTerminator()->erase();
-      inner->getBlock()->getOperations().splice(
-          inner->getIterator(), branch.getOperations());
+      inner->getBlock()->getOperations().splice(inner->getIterator(),
+                                                branch.getOperations());
     }
     inner->erase();
     return true;

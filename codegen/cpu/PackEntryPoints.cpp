@@ -397,8 +397,7 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
       if (!arguments)
         continue;
       SmallVector<DictionaryAttr> kept;
-      for (DictionaryAttr dictionary :
-           arguments.getAsRange<DictionaryAttr>()) {
+      for (DictionaryAttr dictionary : arguments.getAsRange<DictionaryAttr>()) {
         SmallVector<NamedAttribute> llvmOnly;
         for (NamedAttribute attr : dictionary)
           if (attr.getName().getValue().starts_with("llvm."))
