@@ -204,7 +204,6 @@ selectUnforced(const ConvolutionForm &form, int64_t panelWidth,
 static void choosePanels(const ConvolutionForm &form, int64_t panelWidth,
                          ConvolutionConfig &config, std::string &why) {
   if (config.kernel != ConvolutionKernel::ImageColumns ||
-      form.kind != ConvolutionForm::Kind::Forward ||
       !canLayOutPanels(form, panelWidth))
     return;
   config.panelColumns = panelWidth;

@@ -137,9 +137,9 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
            !rowSumCombiner(op, init.getOperandNumber() - op.getNumDpsInputs())))
         return std::nullopt;
     }
-    OpOperand *init = op.getDpsInitOperand(0);
-    AffineMap outMap = op.getMatchingIndexingMap(init);
     if (!rowSum) {
+      OpOperand *init = op.getDpsInitOperand(0);
+      AffineMap outMap = op.getMatchingIndexingMap(init);
       if (!hasUnitInnerStride(cast<MemRefType>(init->get().getType())))
         return std::nullopt;
       auto innermost = dyn_cast<AffineDimExpr>(outMap.getResults().back());
@@ -157,8 +157,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       auto type = dyn_cast<MemRefType>(input->get().getType());
       AffineMap map = op.getMatchingIndexingMap(input);
       if (!type || !type.getElementType().isIntOrFloat() ||
-          llvm::any_of(op.getDpsInits(),
-                       [&](Value out) { return out == input->get(); }))
+          llvm::is_contained(op.getDpsInits(), input->get()))
         return std::nullopt;
       int64_t inputStride = 0;
       for (auto [position, expr] : llvm::enumerate(map.getResults())) {
