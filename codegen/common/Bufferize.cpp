@@ -13,8 +13,10 @@ namespace odt {
 
 void buildBufferizationPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createSplitSharedFills());
+  // odt-destination-passing lets results be computed in their outputs, as
+  // empty-tensor elimination would, without running One-Shot's analysis a
+  // second time.
   pm.addPass(createDestinationPassing());
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

@@ -61,7 +61,11 @@ def DestinationPassing : Pass<"odt-destination-passing", "mlir::ModuleOp"> {
     memrefs read through bufferization.to_tensor (restrict; writable when a
     result updates them), results tied to an argument (odt.tied) are
     materialized into that argument's buffer, other results into new output
-    buffers appended to the arguments. The function gets
+    buffers appended to the arguments. A result built up from tensor.empty
+    (through destination-style inits, loop initial values, both branches of
+    an scf.if) is built up in its output's tensor instead: upstream's
+    empty-tensor elimination for the outputs, without the second One-Shot
+    analysis it runs. The function gets
     llvm.emit_c_interface. Arguments past those the module's odt.abi
     record lists (codegen's panel caches) join the record, before its
     outputs; an entry point with fewer arguments than recorded is an

@@ -131,7 +131,8 @@ struct Emitter {
   }
   /// A buffer of its own for a loop-carried state (its first value, a
   /// copy of `initial` or zeros): bufferization.alloc_tensor, which
-  /// eliminate-empty-tensors leaves alone. Seeded from a slice of an
+  /// odt-destination-passing leaves alone (it replaces tensor.empty
+  /// destinations only). Seeded from a slice of an
   /// argument or of a result, the carried buffer would get a fully dynamic
   /// layout, which the product kernels cannot read with vector loads.
   Value state(ArrayRef<OpFoldResult> sizes, Value initial = Value()) {

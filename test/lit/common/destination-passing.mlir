@@ -5,7 +5,10 @@
 // bufferization.to_tensor restrict (writable when a result is tied to it);
 // tied results are materialized into their argument, other results into new
 // output arguments appended in result order (with the result's attributes).
-// The function returns nothing and gets llvm.emit_c_interface.
+// The function returns nothing and gets llvm.emit_c_interface. A result
+// built up from tensor.empty is built up in its output instead: the empty
+// destination becomes the output's to_tensor (a tied argument's own, read
+// by the step too; a new one for an output argument).
 
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME:    (%[[X:[^:]*]]: memref<?x3xf32> {odt.name = "x", odt.role = "user_input"},
@@ -17,8 +20,10 @@
 // CHECK-NEXT:    %[[XT:.*]] = bufferization.to_tensor %[[X]] restrict : memref<?x3xf32> to tensor<?x3xf32>
 // CHECK-NEXT:    %[[WT:.*]] = bufferization.to_tensor %[[W]] restrict : memref<4x3xf32> to tensor<4x3xf32>
 // CHECK-NEXT:    %[[GT:.*]] = bufferization.to_tensor %[[G]] restrict writable : memref<4x3xf32> to tensor<4x3xf32>
-// CHECK:         %[[YT:.*]] = linalg.generic {{.*}} ins(%[[XT]], %[[WT]] :
-// CHECK:         %[[GW:.*]] = linalg.generic {{.*}} ins(%[[GT]], %{{.*}} :
+// CHECK-NEXT:    %[[YO:.*]] = bufferization.to_tensor %[[Y]] restrict writable : memref<?x4xf32> to tensor<?x4xf32>
+// CHECK-NOT:     bufferization.to_tensor
+// CHECK:         %[[YT:.*]] = linalg.generic {{.*}} ins(%[[XT]], %[[WT]] : {{.*}}) outs(%[[YO]] :
+// CHECK:         %[[GW:.*]] = linalg.generic {{.*}} ins(%[[GT]], %{{.*}} : {{.*}}) outs(%[[GT]] :
 // CHECK:         bufferization.materialize_in_destination %[[YT]] in restrict writable %[[Y]] : (tensor<?x4xf32>, memref<?x4xf32>) -> ()
 // CHECK-NEXT:    bufferization.materialize_in_destination %[[GW]] in restrict writable %[[G]] : (tensor<4x3xf32>, memref<4x3xf32>) -> ()
 // CHECK-NEXT:    bufferization.materialize_in_destination %{{.*}} in restrict writable %[[LOSS]] : (tensor<f32>, memref<f32>) -> ()
@@ -76,6 +81,70 @@ func.func @optimizer(%lr: tensor<1xf32> {odt.name = "learning_rate", odt.role = 
   %flag = arith.constant dense<true> : tensor<1xi1>
   %new = arith.subf %w, %g : tensor<4xf32>
   return %flag, %new : tensor<1xi1>, tensor<4xf32>
+}
+
+// -----
+
+// The destinations followed: a loop's initial value, a fill's, both
+// branches of an scf.if. A value returned twice is built up in the first
+// output only; an empty of another type (a reshape between) stays.
+// CHECK-LABEL: func.func @chains
+// CHECK-SAME:    %[[OUT0:[^:]*]]: memref<4xf32> {odt.name = "a", odt.role = "user_output"},
+// CHECK-SAME:    %[[OUT1:[^:]*]]: memref<4xf32> {odt.name = "b", odt.role = "user_output"},
+// CHECK-SAME:    %[[OUT2:[^:]*]]: memref<2x2xf32> {odt.name = "c", odt.role = "user_output"},
+// CHECK-SAME:    %[[OUT3:[^:]*]]: memref<4xf32> {odt.name = "d", odt.role = "user_output"})
+// CHECK:         %[[A:.*]] = bufferization.to_tensor %[[OUT0]] restrict writable
+// CHECK-NEXT:    %[[D:.*]] = bufferization.to_tensor %[[OUT3]] restrict writable
+// CHECK-NOT:     bufferization.to_tensor
+// CHECK:         scf.if
+// CHECK:           linalg.generic {{.*}} outs(%[[A]] :
+// CHECK:         } else {
+// CHECK:           linalg.fill {{.*}} outs(%[[A]] :
+// CHECK:         %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[E1]] : tensor<4xf32>)
+// CHECK:         tensor.expand_shape
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[D]])
+#v = affine_map<(d0) -> (d0)>
+func.func @chains(%x: tensor<4xf32> {odt.name = "x", odt.role = "user_input"},
+                  %f: tensor<i1> {odt.name = "f", odt.role = "user_input"})
+    -> (tensor<4xf32> {odt.name = "a", odt.role = "user_output"},
+        tensor<4xf32> {odt.name = "b", odt.role = "user_output"},
+        tensor<2x2xf32> {odt.name = "c", odt.role = "user_output"},
+        tensor<4xf32> {odt.name = "d", odt.role = "user_output"}) {
+  %flag = tensor.extract %f[] : tensor<i1>
+  %zero = arith.constant 0.0 : f32
+  %r = scf.if %flag -> tensor<4xf32> {
+    %e = tensor.empty() : tensor<4xf32>
+    %neg = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]}
+        ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = arith.negf %in : f32
+      linalg.yield %0 : f32
+    } -> tensor<4xf32>
+    scf.yield %neg : tensor<4xf32>
+  } else {
+    %e = tensor.empty() : tensor<4xf32>
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %z : tensor<4xf32>
+  }
+  %e1 = tensor.empty() : tensor<4xf32>
+  %sq = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e1 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<4xf32>
+  %c = tensor.expand_shape %sq [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %e2 = tensor.empty() : tensor<4xf32>
+  %d = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %e2) -> tensor<4xf32> {
+    %v = tensor.extract %x[%i] : tensor<4xf32>
+    %next = tensor.insert %v into %acc[%i] : tensor<4xf32>
+    scf.yield %next : tensor<4xf32>
+  }
+  return %r, %r, %c, %d : tensor<4xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<4xf32>
 }
 
 // -----
