@@ -204,6 +204,158 @@ Value inputGradientCorrelation(OpBuilder &rewriter, Location loc,
   return dX;
 }
 
+/// One phase r of dX's positions along one spatial dim (p = q * s + r):
+/// the taps k = firstTap, firstTap + s, ... (those with k = r + pad modulo
+/// s) and dY padded by `low` and `high` (cropped where negative), so that
+/// dX[q * s + r] = sum_j dYpad[q + j] * W[firstTap + (taps - 1 - j) * s].
+struct StridePhase {
+  int64_t offset, taps, firstTap, positions, low, high;
+};
+
+/// The phases of one dim of length `in` (out = dY's length) with at least
+/// one position.
+SmallVector<StridePhase> stridePhases(int64_t in, int64_t out, int64_t stride,
+                                      int64_t kernel, int64_t padBegin) {
+  SmallVector<StridePhase> phases;
+  for (int64_t r = 0; r < stride && r < in; ++r) {
+    StridePhase phase;
+    phase.offset = r;
+    phase.positions = (in - r + stride - 1) / stride;
+    phase.firstTap = (r + padBegin) % stride;
+    phase.taps = phase.firstTap < kernel
+                     ? (kernel - 1 - phase.firstTap) / stride + 1
+                     : 0;
+    // The first tap reads dY at q - t0 (exact: the tap's term lands on p).
+    int64_t t0 = (phase.firstTap - r - padBegin) / stride;
+    phase.low = t0 + phase.taps - 1;
+    phase.high = phase.positions + phase.taps - 1 - phase.low - out;
+    phases.push_back(phase);
+  }
+  return phases;
+}
+
+/// dX of a strided 2-D convolution without dilation as one
+/// correlation per phase of its positions (p mod s along each dim): a
+/// phase sums only its own taps of the flipped, transposed filter over dY,
+/// so dX costs what the forward convolution costs. (dY spread out with
+/// zeros, inputGradientCorrelation's way, multiplies s^2 - 1 zeros for
+/// each term: 4x the work on a stride-2 layer.) With one group a phase is
+/// a linalg.conv_2d_nchw_fchw that the backend computes as products, with
+/// groups (depthwise) a sum like inputGradientCorrelation's; the phases
+/// fill dX's positions r, r + s, ... with strided inserts.
+Value inputGradientPhases(OpBuilder &rewriter, Location loc,
+                          const ConvGradShape &g, ArrayRef<int64_t> in,
+                          ArrayRef<int64_t> out) {
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<StridePhase> rows = stridePhases(
+      in[0], out[0], g.window.strides[0], g.kernel[0], g.window.padsBegin[0]);
+  SmallVector<StridePhase> columns = stridePhases(
+      in[1], out[1], g.window.strides[1], g.kernel[1], g.window.padsBegin[1]);
+  auto index = [&](int64_t v) -> OpFoldResult {
+    return rewriter.getIndexAttr(v);
+  };
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+  Value dX = createEmpty(rewriter, loc, g.xSizes, g.type);
+  for (const StridePhase &row : rows) {
+    for (const StridePhase &column : columns) {
+      SmallVector<OpFoldResult> sizes = {g.xSizes[0], g.xSizes[1],
+                                         index(row.positions),
+                                         index(column.positions)};
+      // dY's extent left after cropping where low or high is negative.
+      int64_t rowsLeft = out[0] - std::max<int64_t>(0, -row.low) -
+                         std::max<int64_t>(0, -row.high);
+      int64_t columnsLeft = out[1] - std::max<int64_t>(0, -column.low) -
+                            std::max<int64_t>(0, -column.high);
+      Value part;
+      if (!row.taps || !column.taps || rowsLeft <= 0 || columnsLeft <= 0) {
+        part = createFilled(rewriter, loc, sizes, g.type, 0.0);
+      } else {
+        Value source = g.dY;
+        if (row.low < 0 || row.high < 0 || column.low < 0 || column.high < 0)
+          source = tensor::ExtractSliceOp::create(
+              rewriter, loc, g.dY,
+              {index(0), index(0), index(std::max<int64_t>(0, -row.low)),
+               index(std::max<int64_t>(0, -column.low))},
+              {g.dySizes[0], g.dySizes[1], index(rowsLeft), index(columnsLeft)},
+              {index(1), index(1), index(1), index(1)});
+        Value padded =
+            tensor::PadOp::create(
+                rewriter, loc, Type(), source,
+                {index(0), index(0), index(std::max<int64_t>(0, row.low)),
+                 index(std::max<int64_t>(0, column.low))},
+                {index(0), index(0), index(std::max<int64_t>(0, row.high)),
+                 index(std::max<int64_t>(0, column.high))},
+                createScalar(rewriter, loc, g.type, 0.0), /*nofold=*/false)
+                .getResult();
+        int64_t rowStride = g.window.strides[0],
+                columnStride = g.window.strides[1];
+        // The phase's tap j along a dim is W's firstTap + (taps - 1 - j) * s.
+        AffineExpr rowTap = row.firstTap + (row.taps - 1) * rowStride -
+                            d(g.group == 1 ? 2 : 5) * rowStride;
+        AffineExpr columnTap = column.firstTap +
+                               (column.taps - 1) * columnStride -
+                               d(g.group == 1 ? 3 : 6) * columnStride;
+        if (g.group == 1) {
+          // A convolution of the padded dY with the phase's taps of the
+          // flipped, transposed filter Wt[c, m, j] (products on the CPU).
+          SmallVector<int64_t> phaseShape = {g.cg, g.filters, row.taps,
+                                             column.taps};
+          Value phaseEmpty =
+              createEmpty(rewriter, loc,
+                          getAsIndexOpFoldResult(context, phaseShape), g.type);
+          Value filter =
+              linalg::GenericOp::create(
+                  rewriter, loc, TypeRange{phaseEmpty.getType()},
+                  ValueRange{g.w}, ValueRange{phaseEmpty},
+                  ArrayRef<AffineMap>{
+                      AffineMap::get(4, 0, {d(1), d(0), rowTap, columnTap},
+                                     context),
+                      AffineMap::getMultiDimIdentityMap(4, context)},
+                  SmallVector<utils::IteratorType>(
+                      4, utils::IteratorType::parallel),
+                  [](OpBuilder &b, Location l, ValueRange args) {
+                    linalg::YieldOp::create(b, l, args[0]);
+                  })
+                  .getResult(0);
+          Value init = createFilled(rewriter, loc, sizes, g.type, 0.0);
+          part = buildConvolution(rewriter, loc, padded, filter, init, {1, 1},
+                                  {1, 1}, /*group=*/1);
+        } else {
+          // Groups (depthwise): the sum over (nb, ci, q..., mi, j...) of
+          // inputGradientCorrelation's general form, over the phase's taps.
+          AffineExpr ci = d(1), mi = d(4);
+          AffineExpr filterOf = ci.floorDiv(g.cg) * g.mg + mi;
+          SmallVector<OpFoldResult> domain = sizes;
+          domain.append({index(g.mg), index(row.taps), index(column.taps)});
+          part = sumOver(
+                     rewriter, loc, domain, {4, 5, 6}, {padded, g.w},
+                     {AffineMap::get(7, 0,
+                                     {d(0), filterOf, d(2) + d(5), d(3) + d(6)},
+                                     context),
+                      AffineMap::get(7, 0,
+                                     {filterOf, ci % g.cg, rowTap, columnTap},
+                                     context)},
+                     {g.type},
+                     [](OpBuilder &b, Location l, ValueRange args) {
+                       return SmallVector<Value>{
+                           arith::MulFOp::create(b, l, args[0], args[1])};
+                     },
+                     /*staged=*/false)
+                     .front();
+        }
+      }
+      dX = tensor::InsertSliceOp::create(
+               rewriter, loc, part, dX,
+               {index(0), index(0), index(row.offset), index(column.offset)},
+               sizes,
+               {index(1), index(1), index(g.window.strides[0]),
+                index(g.window.strides[1])})
+               .getResult();
+    }
+  }
+  return dX;
+}
+
 /// dX as a sum over the filter of dY gathered at (p + pad - k * d) / s,
 /// where that is a whole output position: the general form.
 Value inputGradientGather(OpBuilder &rewriter, Location loc,
@@ -266,7 +418,9 @@ Value inputGradientGather(OpBuilder &rewriter, Location loc,
 /// dY[o]): the same correlation then holds on dYs, and the product
 /// kernels do s^n times the multiply-adds instead of a scalar gather
 /// with a division and a bounds check per term (50x slower on a 3x3
-/// stride-2 layer). Other cases take the general form below.
+/// stride-2 layer). A 2-D convolution without dilation sums
+/// each phase of the strides on its own instead (inputGradientPhases),
+/// without the zeros. Other cases take the general form below.
 /// length[i]: dYs's extent (out - 1) * s + 1 along a strided dim, -1
 /// along a stride-1 one (dY is used as it is there).
 Value inputGradient(OpBuilder &rewriter, Location loc, const ConvGradShape &g) {
@@ -283,6 +437,16 @@ Value inputGradient(OpBuilder &rewriter, Location loc, const ConvGradShape &g) {
     correlation &= in && out && *out >= 1;
     if (out)
       length[i] = (*out - 1) * g.window.strides[i] + 1;
+  }
+  if (strided && g.n == 2 &&
+      llvm::all_of(g.window.dilations, [](int64_t d) { return d == 1; })) {
+    std::optional<int64_t> inRows = getConstantIntValue(g.xSizes[2]),
+                           inColumns = getConstantIntValue(g.xSizes[3]),
+                           outRows = getConstantIntValue(g.dySizes[2]),
+                           outColumns = getConstantIntValue(g.dySizes[3]);
+    if (inRows && inColumns && outRows && outColumns)
+      return inputGradientPhases(rewriter, loc, g, {*inRows, *inColumns},
+                                 {*outRows, *outColumns});
   }
   if (correlation)
     return inputGradientCorrelation(rewriter, loc, g, strided, length);

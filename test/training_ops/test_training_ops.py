@@ -567,7 +567,20 @@ def conv_pool_cases():
             ("conv_grad_stride", (2, 2, 7, 7), (3, 2, 3, 3),
              {"strides": [2, 2], "pads": [1, 0, 1, 0]}),
             ("conv_grad_dilation_group", (1, 4, 8, 8), (6, 2, 2, 3),
-             {"dilations": [2, 1], "group": 2, "pads": [0, 1, 2, 1]})]:
+             {"dilations": [2, 1], "group": 2, "pads": [0, 1, 2, 1]}),
+            # The phases of dX's positions (ConvGrad.cpp): a stride above
+            # the kernel (phases no tap reaches, zero), a padding above
+            # the kernel's reach (dY cropped for a phase), a 1x1 shortcut.
+            ("conv_grad_stride3_k2", (1, 2, 8, 7), (3, 2, 2, 2),
+             {"strides": [3, 3]}),
+            ("conv_grad_stride2_pad2", (2, 2, 6, 5), (3, 2, 3, 3),
+             {"strides": [2, 2], "pads": [2, 2, 2, 1]}),
+            ("conv_grad_1x1_stride2", (2, 4, 6, 6), (5, 4, 1, 1),
+             {"strides": [2, 2]}),
+            ("conv_grad_depthwise_stride2", (2, 4, 7, 6), (4, 1, 3, 3),
+             {"strides": [2, 2], "pads": [1, 1, 1, 1], "group": 4}),
+            ("conv_grad_group_stride2", (1, 4, 6, 7), (6, 2, 3, 2),
+             {"strides": [2, 3], "pads": [1, 0, 2, 1], "group": 2})]:
         x, w = randn(*xs), randn(*ws)
         strides = attrs.get("strides", [1, 1])
         dil = attrs.get("dilations", [1, 1])
