@@ -89,19 +89,86 @@ Value filterGradient(OpBuilder &rewriter, Location loc,
       .front();
 }
 
-/// The loops (nb, ci, p..., mi, k...) of dX's sums: dX's dims, then the
-/// filters of ci's group and the window, those summed (`reduced`).
+/// The loops (nb, ci, p..., mi, k...) of a sum into dX (or a part of it of
+/// `sizes`): its dims, then the filters of ci's group and `taps` window
+/// positions per dim, those summed (`reduced`).
 SmallVector<OpFoldResult> inputGradientDomain(OpBuilder &rewriter,
                                               const ConvGradShape &g,
+                                              ArrayRef<OpFoldResult> sizes,
+                                              ArrayRef<int64_t> taps,
                                               SmallVector<int64_t> &reduced) {
-  SmallVector<OpFoldResult> domain(g.xSizes.begin(), g.xSizes.end());
+  SmallVector<OpFoldResult> domain(sizes.begin(), sizes.end());
   domain.push_back(rewriter.getIndexAttr(g.mg));
   reduced = {2 + g.n};
   for (int64_t i = 0; i < g.n; ++i) {
-    domain.push_back(rewriter.getIndexAttr(g.kernel[i]));
+    domain.push_back(rewriter.getIndexAttr(taps[i]));
     reduced.push_back(3 + g.n + i);
   }
   return domain;
+}
+
+/// The correlation of `paddedDY` with taps of the flipped filter, into a
+/// tensor of `sizes` (dX, or one phase of it): out[nb, ci, p] =
+/// sum_{mi, j} paddedDY[nb, g(ci) + mi, p + j * d] * W[g(ci) + mi, ci % Cg,
+/// tap(i, j)], with `taps[i]` terms along dim i and `tap` giving W's window
+/// position of term j (an affine expression of j).
+Value correlateWithTaps(
+    OpBuilder &rewriter, Location loc, const ConvGradShape &g, Value paddedDY,
+    ArrayRef<OpFoldResult> sizes, ArrayRef<int64_t> taps,
+    ArrayRef<int64_t> dilations,
+    llvm::function_ref<AffineExpr(int64_t, AffineExpr)> tap) {
+  MLIRContext *context = rewriter.getContext();
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
+  if (g.group == 1 && g.n == 2) {
+    // A convolution of paddedDY with the flipped, transposed filter
+    // Wt[c, m, j] = W[m, c, tap(j)]: a linalg.conv_2d_nchw_fchw (which the
+    // CPU computes as products).
+    SmallVector<int64_t> flippedShape = {g.cg, g.filters, taps[0], taps[1]};
+    Value flippedEmpty = createEmpty(
+        rewriter, loc, getAsIndexOpFoldResult(context, flippedShape), g.type);
+    Value flipped =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{flippedEmpty.getType()}, ValueRange{g.w},
+            ValueRange{flippedEmpty},
+            ArrayRef<AffineMap>{
+                AffineMap::get(4, 0, {d(1), d(0), tap(0, d(2)), tap(1, d(3))},
+                               context),
+                AffineMap::getMultiDimIdentityMap(4, context)},
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(b, l, args[0]);
+            })
+            .getResult(0);
+    Value init = createFilled(rewriter, loc, sizes, g.type, 0.0);
+    SmallVector<int64_t> ones(g.n, 1);
+    return buildConvolution(rewriter, loc, paddedDY, flipped, init, ones,
+                            dilations, /*group=*/1);
+  }
+  int64_t rank = 3 + 2 * g.n;
+  AffineExpr nb = d(0), ci = d(1), mi = d(2 + g.n);
+  AffineExpr filter = ci.floorDiv(g.cg) * g.mg + mi;
+  SmallVector<AffineExpr> dyExprs = {nb, filter}, wExprs = {filter, ci % g.cg};
+  SmallVector<int64_t> reduced;
+  SmallVector<OpFoldResult> domain =
+      inputGradientDomain(rewriter, g, sizes, taps, reduced);
+  for (int64_t i = 0; i < g.n; ++i) {
+    AffineExpr j = d(3 + g.n + i);
+    dyExprs.push_back(d(2 + i) + j * dilations[i]);
+    wExprs.push_back(tap(i, j));
+  }
+  // The window's terms in one running sum (a staged sum would write a
+  // partial per window row: for a depthwise 3x3 layer, 3x the size of dX).
+  return sumOver(
+             rewriter, loc, domain, reduced, {paddedDY, g.w},
+             {AffineMap::get(rank, 0, dyExprs, context),
+              AffineMap::get(rank, 0, wExprs, context)},
+             {g.type},
+             [](OpBuilder &b, Location l, ValueRange args) {
+               return SmallVector<Value>{
+                   arith::MulFOp::create(b, l, args[0], args[1])};
+             },
+             /*staged=*/false)
+      .front();
 }
 
 /// dX as a correlation of dY (spread out by the strides, zero-padded)
@@ -109,8 +176,6 @@ SmallVector<OpFoldResult> inputGradientDomain(OpBuilder &rewriter,
 Value inputGradientCorrelation(OpBuilder &rewriter, Location loc,
                                const ConvGradShape &g, bool strided,
                                ArrayRef<int64_t> length) {
-  MLIRContext *context = rewriter.getContext();
-  Value dX;
   Value zero = createScalar(rewriter, loc, g.type, 0.0);
   Value spreadDY = g.dY;
   // The correlation's padding: (K - 1) * d - padBegin low; high
@@ -143,65 +208,11 @@ Value inputGradientCorrelation(OpBuilder &rewriter, Location loc,
   Value paddedDY = tensor::PadOp::create(rewriter, loc, Type(), spreadDY, low,
                                          high, zero, /*nofold=*/false)
                        .getResult();
-  if (g.group == 1 && g.n == 2) {
-    // The correlation is a convolution of paddedDY with the flipped,
-    // transposed filter Wt[c, m, k] = W[m, c, K - 1 - k]: a
-    // linalg.conv_2d_nchw_fchw (which the CPU computes as products).
-    SmallVector<int64_t> flippedShape = {g.cg, g.filters, g.kernel[0],
-                                         g.kernel[1]};
-    Value flippedEmpty = createEmpty(
-        rewriter, loc, getAsIndexOpFoldResult(context, flippedShape), g.type);
-    auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
-    Value flipped =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{flippedEmpty.getType()}, ValueRange{g.w},
-            ValueRange{flippedEmpty},
-            ArrayRef<AffineMap>{
-                AffineMap::get(4, 0,
-                               {d(1), d(0), g.kernel[0] - 1 - d(2),
-                                g.kernel[1] - 1 - d(3)},
-                               context),
-                AffineMap::getMultiDimIdentityMap(4, context)},
-            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-            [](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(b, l, args[0]);
-            })
-            .getResult(0);
-    Value init = createFilled(rewriter, loc, g.xSizes, g.type, 0.0);
-    SmallVector<int64_t> ones(g.n, 1);
-    dX = buildConvolution(rewriter, loc, paddedDY, flipped, init, ones,
-                          g.window.dilations, /*group=*/1);
-  } else {
-    int64_t rank = 3 + 2 * g.n;
-    auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
-    AffineExpr nb = d(0), ci = d(1), mi = d(2 + g.n);
-    AffineExpr filter = ci.floorDiv(g.cg) * g.mg + mi;
-    SmallVector<AffineExpr> dyExprs = {nb, filter},
-                            wExprs = {filter, ci % g.cg};
-    SmallVector<int64_t> reduced;
-    SmallVector<OpFoldResult> domain =
-        inputGradientDomain(rewriter, g, reduced);
-    for (int64_t i = 0; i < g.n; ++i) {
-      AffineExpr k = d(3 + g.n + i);
-      dyExprs.push_back(d(2 + i) + k * g.window.dilations[i]);
-      wExprs.push_back(g.kernel[i] - 1 - k);
-    }
-    // The window's terms in one running sum (a staged sum would
-    // write a partial per window row: for a depthwise 3x3 layer, 3x
-    // the size of dX).
-    dX = sumOver(
-             rewriter, loc, domain, reduced, {paddedDY, g.w},
-             {AffineMap::get(rank, 0, dyExprs, context),
-              AffineMap::get(rank, 0, wExprs, context)},
-             {g.type},
-             [](OpBuilder &b, Location l, ValueRange args) {
-               return SmallVector<Value>{
-                   arith::MulFOp::create(b, l, args[0], args[1])};
-             },
-             /*staged=*/false)
-             .front();
-  }
-  return dX;
+  return correlateWithTaps(rewriter, loc, g, paddedDY, g.xSizes, g.kernel,
+                           g.window.dilations,
+                           [&](int64_t i, AffineExpr j) -> AffineExpr {
+                             return g.kernel[i] - 1 - j;
+                           });
 }
 
 /// One phase r of dX's positions along one spatial dim (p = q * s + r):
@@ -239,14 +250,12 @@ SmallVector<StridePhase> stridePhases(int64_t in, int64_t out, int64_t stride,
 /// phase sums only its own taps of the flipped, transposed filter over dY,
 /// so dX costs what the forward convolution costs. (dY spread out with
 /// zeros, inputGradientCorrelation's way, multiplies s^2 - 1 zeros for
-/// each term: 4x the work on a stride-2 layer.) With one group a phase is
-/// a linalg.conv_2d_nchw_fchw that the backend computes as products, with
-/// groups (depthwise) a sum like inputGradientCorrelation's; the phases
-/// fill dX's positions r, r + s, ... with strided inserts.
+/// each term: 4x the work on a stride-2 layer.) Each phase is
+/// correlateWithTaps over its taps; the phases fill dX's positions r,
+/// r + s, ... with strided inserts.
 Value inputGradientPhases(OpBuilder &rewriter, Location loc,
                           const ConvGradShape &g, ArrayRef<int64_t> in,
                           ArrayRef<int64_t> out) {
-  MLIRContext *context = rewriter.getContext();
   SmallVector<StridePhase> rows = stridePhases(
       in[0], out[0], g.window.strides[0], g.kernel[0], g.window.padsBegin[0]);
   SmallVector<StridePhase> columns = stridePhases(
@@ -254,7 +263,6 @@ Value inputGradientPhases(OpBuilder &rewriter, Location loc,
   auto index = [&](int64_t v) -> OpFoldResult {
     return rewriter.getIndexAttr(v);
   };
-  auto d = [&](int64_t i) { return getAffineDimExpr(i, context); };
   Value dX = createEmpty(rewriter, loc, g.xSizes, g.type);
   for (const StridePhase &row : rows) {
     for (const StridePhase &column : columns) {
@@ -287,62 +295,15 @@ Value inputGradientPhases(OpBuilder &rewriter, Location loc,
                  index(std::max<int64_t>(0, column.high))},
                 createScalar(rewriter, loc, g.type, 0.0), /*nofold=*/false)
                 .getResult();
-        int64_t rowStride = g.window.strides[0],
-                columnStride = g.window.strides[1];
-        // The phase's tap j along a dim is W's firstTap + (taps - 1 - j) * s.
-        AffineExpr rowTap = row.firstTap + (row.taps - 1) * rowStride -
-                            d(g.group == 1 ? 2 : 5) * rowStride;
-        AffineExpr columnTap = column.firstTap +
-                               (column.taps - 1) * columnStride -
-                               d(g.group == 1 ? 3 : 6) * columnStride;
-        if (g.group == 1) {
-          // A convolution of the padded dY with the phase's taps of the
-          // flipped, transposed filter Wt[c, m, j] (products on the CPU).
-          SmallVector<int64_t> phaseShape = {g.cg, g.filters, row.taps,
-                                             column.taps};
-          Value phaseEmpty =
-              createEmpty(rewriter, loc,
-                          getAsIndexOpFoldResult(context, phaseShape), g.type);
-          Value filter =
-              linalg::GenericOp::create(
-                  rewriter, loc, TypeRange{phaseEmpty.getType()},
-                  ValueRange{g.w}, ValueRange{phaseEmpty},
-                  ArrayRef<AffineMap>{
-                      AffineMap::get(4, 0, {d(1), d(0), rowTap, columnTap},
-                                     context),
-                      AffineMap::getMultiDimIdentityMap(4, context)},
-                  SmallVector<utils::IteratorType>(
-                      4, utils::IteratorType::parallel),
-                  [](OpBuilder &b, Location l, ValueRange args) {
-                    linalg::YieldOp::create(b, l, args[0]);
-                  })
-                  .getResult(0);
-          Value init = createFilled(rewriter, loc, sizes, g.type, 0.0);
-          part = buildConvolution(rewriter, loc, padded, filter, init, {1, 1},
-                                  {1, 1}, /*group=*/1);
-        } else {
-          // Groups (depthwise): the sum over (nb, ci, q..., mi, j...) of
-          // inputGradientCorrelation's general form, over the phase's taps.
-          AffineExpr ci = d(1), mi = d(4);
-          AffineExpr filterOf = ci.floorDiv(g.cg) * g.mg + mi;
-          SmallVector<OpFoldResult> domain = sizes;
-          domain.append({index(g.mg), index(row.taps), index(column.taps)});
-          part = sumOver(
-                     rewriter, loc, domain, {4, 5, 6}, {padded, g.w},
-                     {AffineMap::get(7, 0,
-                                     {d(0), filterOf, d(2) + d(5), d(3) + d(6)},
-                                     context),
-                      AffineMap::get(7, 0,
-                                     {filterOf, ci % g.cg, rowTap, columnTap},
-                                     context)},
-                     {g.type},
-                     [](OpBuilder &b, Location l, ValueRange args) {
-                       return SmallVector<Value>{
-                           arith::MulFOp::create(b, l, args[0], args[1])};
-                     },
-                     /*staged=*/false)
-                     .front();
-        }
+        const StridePhase *phase[2] = {&row, &column};
+        part = correlateWithTaps(rewriter, loc, g, padded, sizes,
+                                 {row.taps, column.taps}, {1, 1},
+                                 [&](int64_t i, AffineExpr j) -> AffineExpr {
+                                   int64_t stride = g.window.strides[i];
+                                   return phase[i]->firstTap +
+                                          (phase[i]->taps - 1) * stride -
+                                          j * stride;
+                                 });
       }
       dX = tensor::InsertSliceOp::create(
                rewriter, loc, part, dX,
@@ -367,7 +328,8 @@ Value inputGradientGather(OpBuilder &rewriter, Location loc,
   AffineExpr ci = d(1), mi = d(2 + g.n);
   SmallVector<AffineExpr> wExprs = {ci.floorDiv(g.cg) * g.mg + mi, ci % g.cg};
   SmallVector<int64_t> reduced;
-  SmallVector<OpFoldResult> domain = inputGradientDomain(rewriter, g, reduced);
+  SmallVector<OpFoldResult> domain =
+      inputGradientDomain(rewriter, g, g.xSizes, g.kernel, reduced);
   for (int64_t i = 0; i < g.n; ++i)
     wExprs.push_back(d(3 + g.n + i));
   SmallVector<Value> outSizes;
