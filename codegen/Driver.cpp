@@ -55,7 +55,7 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
     return failure();
 
   progress.phase("graph");
-  if (failed(runGraphPipeline(*module)))
+  if (failed(runGraphPipeline(*module, options.verification)))
     return failure();
   if (options.stop == CompileStop::Onnx) {
     module->print(irOutput);
@@ -83,7 +83,8 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
   }
 
   progress.phase("linalg");
-  if (failed(runLinalgPipeline(*module, options.optimize)))
+  if (failed(
+          runLinalgPipeline(*module, options.optimize, options.verification)))
     return failure();
   if (options.stop == CompileStop::Linalg) {
     module->print(irOutput);
@@ -95,7 +96,7 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
     GPUPipelineOptions gpu;
     gpu.chips = options.gpuChips;
     FailureOr<std::vector<GPUKernelImage>> images =
-        compileGPUKernels(*module, gpu);
+        compileGPUKernels(*module, gpu, options.verification);
     if (failed(images))
       return failure();
     for (const GPUKernelImage &image : *images)
@@ -117,7 +118,7 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
       buildGPULoops(pm, GPUPipelineOptions().blockSize);
       pm.addPass(createParallelForToNestedForsPass());
     };
-  if (failed(runLLVMPipeline(*module, *cpu)))
+  if (failed(runLLVMPipeline(*module, *cpu, options.verification)))
     return failure();
   reportArenas(*module, progress);
   FailureOr<ModelDescriptor> descriptor = buildDescriptor(

@@ -53,6 +53,9 @@ struct CompileOptions {
   /// the CPU's kernels: trained, it checks the GPU distribution's numerics
   /// on a machine without a GPU.
   bool gpuLoopsOnCPU = false;
+  /// When the pipelines verify the IR (RunPipeline.h): once at each
+  /// pipeline's end, or after every pass.
+  Verification verification = Verification::AtEnd;
 };
 
 /// What compileArtifacts made.

@@ -86,13 +86,15 @@ void buildLinalgPipeline(OpPassManager &pm, bool optimize) {
   pm.addPass(createVerifyMiddle());
 }
 
-LogicalResult runGraphPipeline(ModuleOp module) {
-  return runPassPipeline(module, buildGraphPipeline);
+LogicalResult runGraphPipeline(ModuleOp module, Verification verification) {
+  return runPassPipeline(module, buildGraphPipeline, verification);
 }
 
-LogicalResult runLinalgPipeline(ModuleOp module, bool optimize) {
+LogicalResult runLinalgPipeline(ModuleOp module, bool optimize,
+                                Verification verification) {
   return runPassPipeline(
-      module, [&](OpPassManager &pm) { buildLinalgPipeline(pm, optimize); });
+      module, [&](OpPassManager &pm) { buildLinalgPipeline(pm, optimize); },
+      verification);
 }
 
 namespace {

@@ -12,6 +12,7 @@
 #ifndef ODT_CODEGEN_PIPELINE_H
 #define ODT_CODEGEN_PIPELINE_H
 
+#include "codegen/common/RunPipeline.h"
 #include "codegen/cpu/CPUBackend.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -34,12 +35,15 @@ void registerCompilerPipelines();
 
 /// Stage 1 (on the onnx dialect): ties state updates to their buffers.
 void buildGraphPipeline(mlir::OpPassManager &pm);
-mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module);
+mlir::LogicalResult
+runGraphPipeline(mlir::ModuleOp module,
+                 Verification verification = Verification::AtEnd);
 /// Stage 2: onnx -> linalg on tensors, fused (unless `optimize` is false:
 /// then every op stays its own loop nest).
 void buildLinalgPipeline(mlir::OpPassManager &pm, bool optimize);
-mlir::LogicalResult runLinalgPipeline(mlir::ModuleOp module,
-                                      bool optimize = true);
+mlir::LogicalResult
+runLinalgPipeline(mlir::ModuleOp module, bool optimize = true,
+                  Verification verification = Verification::AtEnd);
 
 } // namespace odt
 

@@ -45,6 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   };
   if (mlir::failed(odt::importGraph(model, *module, "eval", options)))
     return 0;
-  (void)odt::runGraphPipeline(*module);
+  // Every pass verified: the fuzzer hunts the pass that breaks an
+  // invariant, not only the crash that follows.
+  (void)odt::runGraphPipeline(*module, odt::Verification::EachPass);
   return 0;
 }

@@ -148,8 +148,10 @@ def shape_inputs(model):
 
 def compile_model(bin_dir, model_path, compiled, values, timeout):
     """None on success, else (status, reason)."""
-    args = [os.path.join(bin_dir, "odt-compile"), "--quiet", "--eval",
-            model_path, "-o", compiled]
+    # --verify-each: a pass that breaks the IR is named, not only the crash
+    # that may follow it.
+    args = [os.path.join(bin_dir, "odt-compile"), "--quiet", "--verify-each",
+            "--eval", model_path, "-o", compiled]
     for name, npy in values:
         args += ["--input-value", "%s=%s" % (name, npy)]
     try:

@@ -161,8 +161,8 @@ def odt_train(args, spec, work, batch_files, record):
         record["odt"] = {"stage": "generate-artifacts", "error": message}
         return None
     ok, out, message = run_tool(
-        [os.path.join(args.bin, "odt-compile"), artifacts, "-o", compiled]
-        + args.compile_option)
+        [os.path.join(args.bin, "odt-compile"), artifacts, "-o", compiled,
+         "--verify-each"] + args.compile_option)
     if not ok:
         record["odt"] = {"stage": "compile", "error": message}
         return None

@@ -2,6 +2,7 @@
 
 #include "codegen/common/RunPipeline.h"
 
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 
@@ -12,7 +13,8 @@ using namespace mlir;
 namespace odt {
 
 LogicalResult runPassPipeline(ModuleOp module,
-                              llvm::function_ref<void(OpPassManager &)> build) {
+                              llvm::function_ref<void(OpPassManager &)> build,
+                              Verification verification) {
   // MLIR's pass manager options (--mlir-timing, --mlir-print-ir-after=...)
   // exist once registered: a tool registers them to parse its command line,
   // a program that calls the compiler as a library gets them here, at their
@@ -23,12 +25,19 @@ LogicalResult runPassPipeline(ModuleOp module,
     registerDefaultTimingManagerCLOptions();
   });
   PassManager pm(module.getContext());
+  pm.enableVerifier(verification == Verification::EachPass);
   build(pm);
   if (failed(applyPassManagerCLOptions(pm)))
     return module.emitError("internal error: MLIR's pass manager options "
                             "could not be applied");
   applyDefaultTimingPassManagerCLOptions(pm);
-  return pm.run(module);
+  if (failed(pm.run(module)))
+    return failure();
+  if (verification == Verification::AtEnd && failed(verify(module)))
+    return module.emitError(
+        "internal error: a pass left invalid IR (the errors above); "
+        "odt-compile --verify-each names the pass");
+  return success();
 }
 
 } // namespace odt

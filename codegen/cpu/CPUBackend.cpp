@@ -328,9 +328,11 @@ FailureOr<CPUPipelineOptions> getCPUPipelineOptions(const CodegenTarget &target,
 }
 
 LogicalResult runLLVMPipeline(ModuleOp module,
-                              const CPUPipelineOptions &options) {
+                              const CPUPipelineOptions &options,
+                              Verification verification) {
   return runPassPipeline(
-      module, [&](OpPassManager &pm) { buildCPUPipeline(pm, options); });
+      module, [&](OpPassManager &pm) { buildCPUPipeline(pm, options); },
+      verification);
 }
 
 namespace {

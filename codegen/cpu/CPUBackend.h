@@ -12,6 +12,7 @@
 #ifndef ODT_CODEGEN_CPU_CPUBACKEND_H
 #define ODT_CODEGEN_CPU_CPUBACKEND_H
 
+#include "codegen/common/RunPipeline.h"
 #include "codegen/cpu/CPUTarget.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -102,8 +103,9 @@ getCPUPipelineOptions(const CodegenTarget &target, bool optimize,
                       const std::string &prefix, std::string &error);
 
 /// Stage 3 run on the module with these options.
-mlir::LogicalResult runLLVMPipeline(mlir::ModuleOp module,
-                                    const CPUPipelineOptions &options);
+mlir::LogicalResult
+runLLVMPipeline(mlir::ModuleOp module, const CPUPipelineOptions &options,
+                Verification verification = Verification::AtEnd);
 
 /// Translates the LLVM-dialect module to LLVM IR for the target and adds the
 /// descriptor as the exported globals `<prefix>_descriptor` and

@@ -132,14 +132,16 @@ void registerGPUPipeline() {
 }
 
 FailureOr<std::vector<GPUKernelImage>>
-compileGPUKernels(ModuleOp module, const GPUPipelineOptions &options) {
+compileGPUKernels(ModuleOp module, const GPUPipelineOptions &options,
+                  Verification verification) {
   for (const std::string &chip : options.chips)
     if (!llvm::is_contained(getSupportedGPUChips(), chip))
       return module.emitError()
              << "unknown GPU chip '" << chip << "' ("
              << llvm::join(getSupportedGPUChips(), ", ") << ")";
   if (failed(runPassPipeline(
-          module, [&](OpPassManager &pm) { buildGPUPipeline(pm, options); })))
+          module, [&](OpPassManager &pm) { buildGPUPipeline(pm, options); },
+          verification)))
     return failure();
   // One gpu.binary (odt-gpu-merge-kernel-modules), one object per chip.
   std::vector<GPUKernelImage> images;

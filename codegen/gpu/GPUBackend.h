@@ -19,6 +19,8 @@
 #ifndef ODT_CODEGEN_GPU_GPUBACKEND_H
 #define ODT_CODEGEN_GPU_GPUBACKEND_H
 
+#include "codegen/common/RunPipeline.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -66,7 +68,8 @@ struct GPUKernelImage {
 /// Runs the GPU stage on the module and returns its PTX for each chip, in
 /// the order asked; failure with errors at the ops.
 mlir::FailureOr<std::vector<GPUKernelImage>>
-compileGPUKernels(mlir::ModuleOp module, const GPUPipelineOptions &options);
+compileGPUKernels(mlir::ModuleOp module, const GPUPipelineOptions &options,
+                  Verification verification = Verification::AtEnd);
 
 } // namespace odt
 

@@ -89,6 +89,12 @@ static cl::opt<bool> gpuLoopsOnCPU(
              "threads, run one after another, without the CPU's kernels: "
              "trained, it checks the GPU code's numerics without a GPU"),
     cl::cat(category));
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every compiler pass, naming the pass that "
+             "broke it (slower; by default each stage's result is verified "
+             "once); nothing is taken from the cache"),
+    cl::cat(category));
 static cl::opt<std::string> prefix("name",
                                    cl::desc("Prefix of the exported symbols"),
                                    cl::init("odt_model"), cl::cat(category));
@@ -594,8 +600,9 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   // A compiled model already made from the same inputs is copied.
   std::optional<odt::CompileCache> cache;
   std::optional<std::string> cacheKey;
-  // (Remarks come from compiling: with them, nothing is taken from it.)
-  if (emit.empty() && !noCache && !remarks) {
+  // (Remarks and per-pass verification come from compiling: with them,
+  // nothing is taken from it.)
+  if (emit.empty() && !noCache && !remarks && !verifyEach) {
     std::string folder = odt::CompileCache::resolveFolder(cacheDir);
     cacheKey = computeCacheKey(paths, target, prefix, simpleCodegen, kernels);
     if (!folder.empty() && cacheKey)
@@ -647,6 +654,8 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   options.threads = jobs;
   options.kernels = kernels;
   options.gpuLoopsOnCPU = ::gpuLoopsOnCPU;
+  options.verification =
+      verifyEach ? odt::Verification::EachPass : odt::Verification::AtEnd;
   options.stop = emit == "onnx"     ? odt::CompileStop::Onnx
                  : emit == "linalg" ? odt::CompileStop::Linalg
                  : emit == "llvm"   ? odt::CompileStop::LLVM
