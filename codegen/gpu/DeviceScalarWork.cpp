@@ -8,6 +8,8 @@
 #include "codegen/gpu/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -84,15 +86,125 @@ std::optional<llvm::SmallDenseSet<Value, 4>> getWrittenBuffers(Operation *op) {
   return written;
 }
 
-/// Whether kernels can compute what `op` does: odt's kernels have no f64
-/// transcendentals (odt-gpu-lower-kernel-math; the optimizer's bias
-/// correction powers its betas in f64, as ORT does, so it stays on the
-/// host).
+/// Whether kernels can compute what `op` (and the ops inside it) does:
+/// odt's kernels have no f64 transcendentals (odt-gpu-lower-kernel-math).
 bool isLowerableInKernels(Operation *op) {
-  if (op->getDialect()->getNamespace() != "math")
-    return true;
-  return llvm::none_of(op->getOperandTypes(),
-                       [](Type type) { return type.isF64(); });
+  return !op->walk([](Operation *inner) {
+              bool f64Math =
+                  inner->getDialect()->getNamespace() == "math" &&
+                  llvm::any_of(inner->getOperandTypes(),
+                               [](Type type) { return type.isF64(); });
+              return f64Math ? WalkResult::interrupt() : WalkResult::advance();
+            }).wasInterrupted();
+}
+
+/// `x` to the power of the integer `exponent`, by squaring: |exponent|'s
+/// bits from the lowest, `x`'s square at each, the product of those whose
+/// bit is set; the reciprocal for a negative exponent.
+Value buildIntegerPower(OpBuilder &b, Location loc, Value x, Value exponent) {
+  Type floatType = x.getType(), intType = exponent.getType();
+  auto intConstant = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(intType, value));
+  };
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, 1.0));
+  Value zero = intConstant(0);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, exponent, zero);
+  // |exponent| as an unsigned value (the most negative one included).
+  Value magnitude = arith::SelectOp::create(
+      b, loc, negative, arith::SubIOp::create(b, loc, zero, exponent),
+      exponent);
+  Type types[] = {floatType, floatType, intType};
+  auto loop = scf::WhileOp::create(b, loc, TypeRange(types),
+                                   ValueRange{one, x, magnitude});
+  {
+    Block *before =
+        b.createBlock(&loop.getBefore(), {}, types, {loc, loc, loc});
+    Value left = before->getArgument(2);
+    Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, left,
+                                       intConstant(0));
+    scf::ConditionOp::create(b, loc, more, before->getArguments());
+  }
+  {
+    Block *after = b.createBlock(&loop.getAfter(), {}, types, {loc, loc, loc});
+    Value product = after->getArgument(0), square = after->getArgument(1),
+          left = after->getArgument(2);
+    Value bit = arith::AndIOp::create(b, loc, left, intConstant(1));
+    Value odd =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, zero);
+    Value next = arith::SelectOp::create(
+        b, loc, odd, arith::MulFOp::create(b, loc, product, square), product);
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{next, arith::MulFOp::create(b, loc, square, square),
+                   arith::ShRUIOp::create(b, loc, left, intConstant(1))});
+  }
+  b.setInsertionPointAfter(loop);
+  Value power = loop.getResult(0);
+  return arith::SelectOp::create(
+      b, loc, negative, arith::DivFOp::create(b, loc, one, power), power);
+}
+
+/// Replaces loads of a constant global at constant indices (the optimizer's
+/// "updated" flag) by the value: the host code need not read the global,
+/// which lives with the kernels.
+void foldConstantGlobalLoads(func::FuncOp function) {
+  SmallVector<memref::LoadOp> loads;
+  function.walk([&](memref::LoadOp load) { loads.push_back(load); });
+  for (memref::LoadOp load : loads) {
+    auto getGlobal = load.getMemRef().getDefiningOp<memref::GetGlobalOp>();
+    if (!getGlobal)
+      continue;
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        getGlobal, getGlobal.getNameAttr());
+    auto values =
+        global
+            ? dyn_cast_or_null<DenseElementsAttr>(global.getConstantInitValue())
+            : nullptr;
+    if (!values)
+      continue;
+    // The element's position in the row-major values.
+    ArrayRef<int64_t> shape = values.getType().getShape();
+    std::optional<int64_t> flat = 0;
+    for (auto [position, size] : llvm::zip(load.getIndices(), shape)) {
+      std::optional<int64_t> constant = getConstantIntValue(position);
+      if (!constant || *constant < 0 || *constant >= size) {
+        flat = std::nullopt;
+        break;
+      }
+      *flat = *flat * size + *constant;
+    }
+    if (!flat)
+      continue;
+    OpBuilder builder(load);
+    Value value = arith::ConstantOp::create(
+        builder, load.getLoc(),
+        cast<TypedAttr>(values.getValues<Attribute>()[*flat]));
+    load.replaceAllUsesWith(value);
+    load.erase();
+  }
+}
+
+/// Rewrites f64 powers with an integer exponent (the optimizer's bias
+/// correction, 1 - beta^step, powers its betas in f64 as ORT does) as
+/// multiplications, which kernels can compute. The result is within a few
+/// f64 rounding errors of libm's pow (one per squaring and product), so
+/// rounded to f32 it is the same except within ~1e-14 of an f32 rounding
+/// boundary.
+void rewriteIntegerPowers(func::FuncOp function) {
+  SmallVector<math::PowFOp> powers;
+  function.walk([&](math::PowFOp power) {
+    auto exponent = power.getRhs().getDefiningOp<arith::SIToFPOp>();
+    if (power.getType().isF64() && exponent)
+      powers.push_back(power);
+  });
+  for (math::PowFOp power : powers) {
+    OpBuilder builder(power);
+    Value exponent = power.getRhs().getDefiningOp<arith::SIToFPOp>().getIn();
+    power.replaceAllUsesWith(
+        buildIntegerPower(builder, power.getLoc(), power.getLhs(), exponent));
+    power.erase();
+  }
 }
 
 /// Whether `loop` runs one iteration: a kernel of one thread.
@@ -153,15 +265,20 @@ bool collectDeviceChain(Value value, scf::ParallelOp loop,
     chain.insert(def);
     return true;
   }
+  // An op with regions (an integer power's loop) also reads what its
+  // regions use from above.
+  llvm::SetVector<Value> inputs(def->getOperands().begin(),
+                                def->getOperands().end());
+  for (Region &region : def->getRegions())
+    getUsedValuesDefinedAbove(region, inputs);
   bool operandsReadDevice = false;
   llvm::SetVector<Operation *> operandChain;
-  for (Value operand : def->getOperands())
-    if (!collectDeviceChain(operand, loop, operandChain, operandsReadDevice))
+  for (Value input : inputs)
+    if (!collectDeviceChain(input, loop, operandChain, operandsReadDevice))
       return false;
   if (!operandsReadDevice)
     return true; // host arithmetic on sizes and constants: a parameter
-  if (def->getNumRegions() != 0 || !isMemoryEffectFree(def) ||
-      !isLowerableInKernels(def))
+  if (!isMemoryEffectFree(def) || !isLowerableInKernels(def))
     return false;
   readsDevice = true;
   chain.insert(operandChain.begin(), operandChain.end());
@@ -197,6 +314,8 @@ void sinkDeviceScalars(IRRewriter &rewriter, scf::ParallelOp loop) {
 struct DeviceScalarWorkPass : impl::DeviceScalarWorkBase<DeviceScalarWorkPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    rewriteIntegerPowers(getOperation());
+    foldConstantGlobalLoads(getOperation());
     for (Block &block : getOperation().getBody()) {
       SmallVector<Operation *> sequential;
       for (Operation &op : block)

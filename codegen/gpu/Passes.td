@@ -48,6 +48,11 @@ def DeviceScalarWork : Pass<"odt-gpu-device-scalar-work", "mlir::func::FuncOp"> 
       normalizer): a kernel using one gets a copy of the loads and
       arithmetic it needs at the top of its body, when the buffer is
       separate memory that nothing writes from the load to the kernel.
+    The optimizer's bias correction powers its betas in f64 (1 - beta^step,
+    as ORT does), and kernels have no f64 pow: a power with an integer
+    exponent becomes a loop of multiplications by squaring first, which
+    kernels can run. A load of a constant global at constant indices (the
+    optimizer's "updated" flag) becomes its value.
     What cannot move stays, and odt-gpu-check-host-code reports it.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",

@@ -1,4 +1,5 @@
 // RUN: odt-opt %s --pass-pipeline='builtin.module(func.func(odt-gpu-device-scalar-work))' | FileCheck %s
+// RUN: odt-opt %s --pass-pipeline='builtin.module(func.func(odt-gpu-device-scalar-work,canonicalize))' | FileCheck %s --check-prefix=HOST
 
 // A full reduction (a loss summed over the batch: a loop with no parallel
 // dim) runs in a one-iteration parallel loop: a kernel of one thread, not
@@ -118,5 +119,70 @@ func.func @many_threads_write(%buffer: memref<4xf32> {odt.role = "gradient_buffe
     memref.store %s, %buffer[%i] : memref<4xf32>
     scf.reduce
   }
+  return
+}
+
+// The optimizer's bias correction, 1 - beta^step, powers beta in f64 (as
+// ORT does), which kernels have no pow for: with an integer exponent it is
+// computed by squaring, so the kernel that uses it reads the step and the
+// learning rate itself and the host code reads nothing.
+// CHECK-LABEL: func.func @bias_correction
+// CHECK-NOT:     math.powf
+// CHECK:         scf.parallel
+// CHECK-DAG:       memref.load %{{.*}}[%{{.*}}] : memref<1xf32>
+// CHECK-DAG:       memref.load %{{.*}}[%{{.*}}] : memref<1xi64>
+// CHECK:           %[[POWER:.*]]:3 = scf.while
+// CHECK:             arith.cmpi ne
+// CHECK:             scf.condition
+// CHECK:             arith.andi
+// CHECK:             arith.mulf {{.*}} : f64
+// CHECK:             arith.shrui
+// CHECK:           arith.divf %{{.*}}, %[[POWER]]#0 : f64
+// CHECK:           arith.truncf
+// CHECK-NOT:     math.powf
+// CHECK:         return
+// What the host computed from the loads is dead then; canonicalization
+// removes it, and the host code reads no buffer.
+// HOST-LABEL: func.func @bias_correction
+// HOST-NOT:     memref.load
+// HOST:         scf.parallel
+// HOST:           memref.load
+func.func @bias_correction(%lr: memref<1xf32> {odt.role = "learning_rate"},
+                           %step: memref<1xi64> {odt.role = "step"},
+                           %w: memref<64xf32> {odt.role = "parameter"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %beta = arith.constant 0.9 : f64
+  %one = arith.constant 1.0 : f32
+  %rate = memref.load %lr[%c0] : memref<1xf32>
+  %n = memref.load %step[%c0] : memref<1xi64>
+  %nf = arith.sitofp %n : i64 to f64
+  %power = math.powf %beta, %nf : f64
+  %power32 = arith.truncf %power : f64 to f32
+  %correction = arith.subf %one, %power32 : f32
+  %scaled = arith.divf %rate, %correction : f32
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %w[%i] : memref<64xf32>
+    %m = arith.mulf %v, %scaled : f32
+    memref.store %m, %w[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// A load of a constant global at constant indices (the optimizer's
+// "updated" flag) is its value: nothing reads the global on the host.
+memref.global "private" constant @flag_true : memref<1xi1> = dense<true>
+// CHECK-LABEL: func.func @constant_flag
+// CHECK-NOT:     memref.load
+// CHECK:         %[[TRUE:.*]] = arith.constant true
+// CHECK:         scf.parallel
+// CHECK:           memref.store %[[TRUE]]
+func.func @constant_flag(%out: memref<1xi1> {odt.role = "user_output"}) {
+  %c0 = arith.constant 0 : index
+  %global = memref.get_global @flag_true : memref<1xi1>
+  %v = memref.load %global[%c0] : memref<1xi1>
+  memref.store %v, %out[%c0] : memref<1xi1>
   return
 }
