@@ -6,6 +6,10 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 
@@ -15,6 +19,98 @@ namespace odt {
 #include "codegen/conversion/Passes.h.inc"
 
 namespace {
+
+/// An elementwise linalg.generic on tensors that a scalar can stand for
+/// element by element: all loops parallel, every operand indexed the same
+/// way, a body of side-effect-free ops without regions that does not read
+/// its output.
+linalg::GenericOp getElementwiseGeneric(Value tensor) {
+  auto generic = tensor.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != generic.getNumParallelLoops() ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return nullptr;
+  Block &body = generic.getRegion().front();
+  if (!body.getArguments().back().use_empty() ||
+      llvm::any_of(body.without_terminator(), [](Operation &op) {
+        return op.getNumRegions() != 0 || !isMemoryEffectFree(&op);
+      }))
+    return nullptr;
+  return generic;
+}
+
+/// Whether every element of `tensor` is known as a scalar: an element of
+/// tensor.from_elements or of a constant, or an elementwise generic of such
+/// tensors (up to `depth` generics deep).
+bool hasKnownElements(Value tensor, int depth) {
+  if (tensor.getDefiningOp<tensor::FromElementsOp>() ||
+      matchPattern(tensor, m_Constant()))
+    return true;
+  linalg::GenericOp generic = getElementwiseGeneric(tensor);
+  return generic && depth > 0 &&
+         llvm::all_of(generic.getDpsInputs(), [&](Value input) {
+           return hasKnownElements(input, depth - 1);
+         });
+}
+
+/// The element at constant `indices` of a tensor with known elements, as
+/// a scalar (the generics' bodies applied to their inputs' elements).
+Value buildKnownElement(OpBuilder &builder, Location loc, Value tensor,
+                        ArrayRef<int64_t> indices) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t flat = 0;
+  for (auto [index, size] : llvm::zip(indices, type.getShape()))
+    flat = flat * size + index;
+  if (auto elements = tensor.getDefiningOp<tensor::FromElementsOp>())
+    return elements.getElements()[flat];
+  DenseElementsAttr values;
+  if (matchPattern(tensor, m_Constant(&values)))
+    return arith::ConstantOp::create(
+        builder, loc, cast<TypedAttr>(values.getValues<Attribute>()[flat]));
+  linalg::GenericOp generic = getElementwiseGeneric(tensor);
+  Block &body = generic.getRegion().front();
+  IRMapping mapping;
+  for (auto [input, argument] :
+       llvm::zip(generic.getDpsInputs(), body.getArguments()))
+    mapping.map(argument, buildKnownElement(builder, loc, input, indices));
+  for (Operation &op : body.without_terminator())
+    builder.clone(op, mapping);
+  return mapping.lookupOrDefault(
+      cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
+}
+
+/// tensor.extract at constant indices of elementwise generics over tensors
+/// whose elements are known (tensor.from_elements, constants) is the
+/// generics' bodies applied to those elements. Shape tensors are built
+/// this way (TorchScript's Expand takes Where(Equal(shape, -1), 1, shape)
+/// of a shape made from the batch dim): folded, the sizes are host
+/// arithmetic on dims instead of small kernels whose result the host reads
+/// back (on a GPU, a read of device memory).
+struct FoldExtractOfElementwise : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// How many generics deep an element is followed.
+  static constexpr int kMaxDepth = 4;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp extract,
+                                PatternRewriter &rewriter) const override {
+    if (!getElementwiseGeneric(extract.getTensor()) ||
+        !hasKnownElements(extract.getTensor(), kMaxDepth))
+      return failure();
+    SmallVector<int64_t> indices;
+    for (Value index : extract.getIndices()) {
+      std::optional<int64_t> constant = getConstantIntValue(index);
+      if (!constant)
+        return failure();
+      indices.push_back(*constant);
+    }
+    rewriter.replaceOp(extract,
+                       buildKnownElement(rewriter, extract.getLoc(),
+                                         extract.getTensor(), indices));
+    return success();
+  }
+};
 
 struct ConvertONNXToLinalgPass
     : impl::ConvertONNXToLinalgBase<ConvertONNXToLinalgPass> {
@@ -62,6 +158,20 @@ struct ConvertONNXToLinalgPass
       if (op->use_empty())
         op->erase();
     });
+    // Only the extracts are visited: the whole module is the canonicalizer's
+    // to walk, next.
+    SmallVector<Operation *> extracts;
+    getOperation().walk([&](tensor::ExtractOp extract) {
+      if (extract.getTensor().getDefiningOp<linalg::GenericOp>())
+        extracts.push_back(extract);
+    });
+    if (!extracts.empty()) {
+      RewritePatternSet folds(context);
+      folds.add<FoldExtractOfElementwise>(context);
+      GreedyRewriteConfig config;
+      config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+      (void)applyOpPatternsGreedily(extracts, std::move(folds), config);
+    }
   }
 };
 
