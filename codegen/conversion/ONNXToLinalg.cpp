@@ -44,8 +44,9 @@ linalg::GenericOp getElementwiseGeneric(Value tensor) {
 /// tensor.from_elements or of a constant, or an elementwise generic of such
 /// tensors (up to `depth` generics deep).
 bool hasKnownElements(Value tensor, int depth) {
+  DenseElementsAttr values;
   if (tensor.getDefiningOp<tensor::FromElementsOp>() ||
-      matchPattern(tensor, m_Constant()))
+      matchPattern(tensor, m_Constant(&values)))
     return true;
   linalg::GenericOp generic = getElementwiseGeneric(tensor);
   return generic && depth > 0 &&

@@ -71,3 +71,32 @@ func.func @unknown(%t: tensor<3xi64>, %i: index, %b: i64) -> (i64, i64, i64) {
   %c = tensor.extract %accumulated[%c0] : tensor<3xi64>
   return %a, %b2, %c : i64, i64, i64
 }
+
+// -----
+
+// A constant whose elements are not a dense attribute (a resource blob) is
+// not followed: the extract stays.
+// CHECK-LABEL: func.func @resource
+// CHECK:         tensor.extract
+#id = affine_map<(d0) -> (d0)>
+func.func @resource() -> i64 {
+  %c0 = arith.constant 0 : index
+  %blob = arith.constant dense_resource<shape_blob> : tensor<3xi64>
+  %e = tensor.empty() : tensor<3xi64>
+  %doubled = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%blob : tensor<3xi64>) outs(%e : tensor<3xi64>) {
+  ^bb0(%x: i64, %out: i64):
+    %y = arith.addi %x, %x : i64
+    linalg.yield %y : i64
+  } -> tensor<3xi64>
+  %a = tensor.extract %doubled[%c0] : tensor<3xi64>
+  return %a : i64
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      shape_blob: "0x08000000010000000000000002000000000000000300000000000000"
+    }
+  }
+#-}
