@@ -58,11 +58,8 @@ bool hasKnownElements(Value tensor, int depth) {
 /// The element at constant `indices` of a tensor with known elements, as
 /// a scalar (the generics' bodies applied to their inputs' elements).
 Value buildKnownElement(OpBuilder &builder, Location loc, Value tensor,
-                        ArrayRef<int64_t> indices) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  int64_t flat = 0;
-  for (auto [index, size] : llvm::zip(indices, type.getShape()))
-    flat = flat * size + index;
+                        ArrayRef<uint64_t> indices) {
+  uint64_t flat = ElementsAttr::getFlattenedIndex(tensor.getType(), indices);
   if (auto elements = tensor.getDefiningOp<tensor::FromElementsOp>())
     return elements.getElements()[flat];
   DenseElementsAttr values;
@@ -99,13 +96,17 @@ struct FoldExtractOfElementwise : OpRewritePattern<tensor::ExtractOp> {
     if (!getElementwiseGeneric(extract.getTensor()) ||
         !hasKnownElements(extract.getTensor(), kMaxDepth))
       return failure();
-    SmallVector<int64_t> indices;
+    SmallVector<uint64_t> indices;
     for (Value index : extract.getIndices()) {
       std::optional<int64_t> constant = getConstantIntValue(index);
       if (!constant)
         return failure();
       indices.push_back(*constant);
     }
+    // (An index past the end is undefined behaviour: left alone.)
+    if (!ElementsAttr::isValidIndex(
+            cast<ShapedType>(extract.getTensor().getType()), indices))
+      return failure();
     rewriter.replaceOp(extract,
                        buildKnownElement(rewriter, extract.getLoc(),
                                          extract.getTensor(), indices));

@@ -163,23 +163,19 @@ void foldConstantGlobalLoads(func::FuncOp function) {
             : nullptr;
     if (!values)
       continue;
-    // The element's position in the row-major values.
-    ArrayRef<int64_t> shape = values.getType().getShape();
-    std::optional<int64_t> flat = 0;
-    for (auto [position, size] : llvm::zip(load.getIndices(), shape)) {
-      std::optional<int64_t> constant = getConstantIntValue(position);
-      if (!constant || *constant < 0 || *constant >= size) {
-        flat = std::nullopt;
-        break;
-      }
-      *flat = *flat * size + *constant;
-    }
-    if (!flat)
+    SmallVector<uint64_t> index;
+    for (Value position : load.getIndices())
+      if (std::optional<int64_t> constant = getConstantIntValue(position))
+        index.push_back(*constant);
+    ElementsAttr elements = values;
+    if (index.size() != load.getIndices().size() ||
+        !elements.isValidIndex(index))
       continue;
     OpBuilder builder(load);
     Value value = arith::ConstantOp::create(
         builder, load.getLoc(),
-        cast<TypedAttr>(values.getValues<Attribute>()[*flat]));
+        cast<TypedAttr>(
+            values.getValues<Attribute>()[elements.getFlattenedIndex(index)]));
     load.replaceAllUsesWith(value);
     load.erase();
   }
