@@ -3,13 +3,17 @@
 #include "codegen/Driver.h"
 #include "codegen/Pipeline.h"
 #include "codegen/common/Descriptor.h"
+#include "codegen/common/GPUKernelTable.h"
 #include "codegen/gpu/GPUBackend.h"
+#include "codegen/gpu/Passes.h"
 #include "compiler/training/Roles.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
@@ -40,12 +44,12 @@ static void reportArenas(ModuleOp module, CompileObserver &observer) {
 
 LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
                                const CompileOptions &options,
-                               CompiledModel &model, std::string &error,
+                               CompileOutput &model, std::string &error,
                                llvm::raw_ostream &irOutput,
                                CompileObserver *observer) {
   CompileObserver silent;
   CompileObserver &progress = observer ? *observer : silent;
-  model = CompiledModel();
+  model = CompileOutput();
   error.clear();
 
   progress.phase("import");
@@ -108,7 +112,8 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
 
   progress.phase("llvm");
   FailureOr<CPUPipelineOptions> cpu = getCPUPipelineOptions(
-      options.target, options.optimize && !options.gpuLoopsOnCPU,
+      options.target,
+      options.optimize && !options.gpuLoopsOnCPU && !options.gpu,
       options.prefix, error);
   if (failed(cpu))
     return module->emitError(error);
@@ -118,6 +123,33 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
       buildGPULoops(pm, GPUPipelineOptions().blockSize);
       pm.addPass(createParallelForToNestedForsPass());
     };
+  // A GPU build: the CPU backend's buffers, the GPU backend's loops over
+  // them, the CPU backend's deallocation and arena plan, then the GPU
+  // backend's kernels where the CPU's loops would be; what stays on the
+  // host (launches, allocations, shape arithmetic) is compiled as the CPU
+  // code would be.
+  GPUPipelineOptions gpu;
+  gpu.chips = options.gpuChips;
+  if (options.gpu) {
+    if (failed(checkGPUChips(*module, gpu.chips)))
+      return failure();
+    cpu->buildBufferLoops = [gpu](OpPassManager &pm) {
+      // As the GPU pipeline (--emit=ptx) does after bufferization.
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+      buildGPULoops(pm, gpu.blockSize);
+      pm.addPass(createConvertParallelLoopToGpuPass());
+    };
+    cpu->buildAfterDeallocation = [](OpPassManager &pm) {
+      pm.addPass(createHostScratchOnStack());
+    };
+    cpu->buildLoops = [gpu](OpPassManager &pm) {
+      buildGPUKernelsFromLaunches(pm, gpu);
+    };
+    cpu->buildFinish = [](OpPassManager &pm) {
+      pm.addPass(createTakeKernelImages());
+    };
+  }
   if (failed(runLLVMPipeline(*module, *cpu, options.verification)))
     return failure();
   reportArenas(*module, progress);
@@ -125,6 +157,11 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
       *module, options.prefix, exportTemplate ? &*exportTemplate : nullptr);
   if (failed(descriptor))
     return failure();
+
+  if (auto images = (*module)->getAttrOfType<ArrayAttr>(kGPUImagesAttr))
+    for (auto image : images.getAsRange<DictionaryAttr>())
+      model.gpuImages.emplace_back(image.getAs<StringAttr>("chip").str(),
+                                   image.getAs<StringAttr>("ptx").str());
 
   progress.phase("codegen");
   llvm::LLVMContext llvmContext;

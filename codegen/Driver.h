@@ -48,6 +48,10 @@ struct CompileOptions {
   KernelSelection kernels;
   /// CompileStop::PTX: the GPU chips (GPUPipelineOptions::chips).
   std::vector<std::string> gpuChips = {"sm_80"};
+  /// A GPU build: the model's kernels as PTX for `gpuChips` (in the
+  /// descriptor) and host code that launches them through the runtime's
+  /// launcher, in place of the CPU's code.
+  bool gpu = false;
   /// A CPU object whose loops are the GPU backend's (blocks and threads,
   /// run one after another; buildGPULoops) instead of the CPU's, without
   /// the CPU's kernels: trained, it checks the GPU distribution's numerics
@@ -58,10 +62,13 @@ struct CompileOptions {
   Verification verification = Verification::AtEnd;
 };
 
-/// What compileArtifacts made.
-struct CompiledModel {
+/// What compileArtifacts made. (Not named CompiledModel: the runtime has an
+/// odt::CompiledModel, and tools link both.)
+struct CompileOutput {
   std::string object;       ///< relocatable object (CompileStop::Object)
   std::string header, json; ///< the descriptor's model.h and model.json
+  /// A GPU build's kernels: (chip, PTX) for each chip, as in the descriptor.
+  std::vector<std::pair<std::string, std::string>> gpuImages;
   /// A plain forward model's initializers: its parameters' initial values.
   std::vector<ParameterValue> forwardParameters;
   CodegenSummary summary;
@@ -85,7 +92,7 @@ public:
 mlir::LogicalResult compileArtifacts(mlir::MLIRContext &context,
                                      const ArtifactPaths &paths,
                                      const CompileOptions &options,
-                                     CompiledModel &model, std::string &error,
+                                     CompileOutput &model, std::string &error,
                                      llvm::raw_ostream &irOutput = llvm::outs(),
                                      CompileObserver *observer = nullptr);
 

@@ -2,6 +2,7 @@
 
 #include "codegen/common/Descriptor.h"
 #include "codegen/common/AbiRecord.h"
+#include "codegen/common/GPUKernelTable.h"
 #include "codegen/common/ShapeFunctions.h"
 #include "compiler/training/Roles.h"
 
@@ -61,6 +62,13 @@ private:
       flatbuffers::Offset<
           flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
           &evalModelParameters);
+  /// A GPU build's kernels and PTX images (GPUKernelTable.h), and its
+  /// launcher hook's declaration; nothing for a CPU build.
+  LogicalResult addGPUKernels(
+      flatbuffers::Offset<
+          flatbuffers::Vector<flatbuffers::Offset<fb::GpuKernel>>> &kernels,
+      flatbuffers::Offset<
+          flatbuffers::Vector<flatbuffers::Offset<fb::GpuImage>>> &images);
   /// model.h: the declarations, the resolver and the linked-model helper.
   std::string writeHeader() const;
 
@@ -267,6 +275,67 @@ void DescriptorBuilder::addExportTemplate(
   json["eval_model"] = std::move(e);
 }
 
+LogicalResult DescriptorBuilder::addGPUKernels(
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::GpuKernel>>>
+        &kernels,
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::GpuImage>>>
+        &images) {
+  auto kernelList = module->getAttrOfType<ArrayAttr>(kGPUKernelsAttr);
+  auto imageList = module->getAttrOfType<ArrayAttr>(kGPUImagesAttr);
+  if (!kernelList && !imageList)
+    return success();
+  if (!kernelList || !imageList || imageList.empty())
+    return module.emitError() << "a GPU build needs both " << kGPUKernelsAttr
+                              << " and " << kGPUImagesAttr;
+  std::vector<flatbuffers::Offset<fb::GpuKernel>> kernelOffsets;
+  llvm::json::Array jsonKernels;
+  for (auto kernel : kernelList.getAsRange<DictionaryAttr>()) {
+    std::string name = kernel.getAs<StringAttr>("name").str();
+    int64_t parameters = kernel.getAs<IntegerAttr>("parameters").getInt();
+    kernelOffsets.push_back(
+        fb::CreateGpuKernel(fbb, fbb.CreateString(name), parameters));
+    jsonKernels.push_back(
+        llvm::json::Object{{"name", name}, {"parameters", parameters}});
+  }
+  std::vector<flatbuffers::Offset<fb::GpuImage>> imageOffsets;
+  llvm::json::Array chips;
+  for (auto image : imageList.getAsRange<DictionaryAttr>()) {
+    StringRef chip = image.getAs<StringAttr>("chip").getValue();
+    StringRef ptx = image.getAs<StringAttr>("ptx").getValue();
+    // cuModuleLoadData reads PTX as a C string.
+    std::vector<uint8_t> text(ptx.begin(), ptx.end());
+    text.push_back(0);
+    imageOffsets.push_back(fb::CreateGpuImage(fbb, fbb.CreateString(chip.str()),
+                                              fbb.CreateVector(text)));
+    chips.push_back(chip.str());
+  }
+  kernels = fbb.CreateVector(kernelOffsets);
+  images = fbb.CreateVector(imageOffsets);
+  json["gpu"] = llvm::json::Object{{"chips", std::move(chips)},
+                                   {"kernels", std::move(jsonKernels)}};
+
+  std::string setLauncher = prefix + "_set_launcher";
+  const char *launcherType =
+      "void (*)(int32_t, int64_t, int64_t, int64_t, int64_t, int64_t, "
+      "int64_t, int32_t, void **, int32_t)";
+  declarations +=
+      "/* A GPU build: routes the model's kernel launches through `launch`\n"
+      "   (kernel number in the descriptor's gpu_kernels, grid and block\n"
+      "   extents, dynamic shared bytes, cuLaunchKernel's parameter\n"
+      "   addresses and their count). */\n"
+      "void " +
+      setLauncher + "(void (*launch)(int32_t, int64_t, int64_t, int64_t,\n" +
+      "    int64_t, int64_t, int64_t, int32_t, void **, int32_t));\n";
+  resolverCases += "  if (strcmp(symbol, \"" + setLauncher +
+                   "\") == 0) {\n"
+                   "    void (*setter)(" +
+                   std::string(launcherType) + ") = " + setLauncher +
+                   ";\n"
+                   "    memcpy(&address, &setter, sizeof address);\n"
+                   "    return address;\n  }\n";
+  return success();
+}
+
 FailureOr<ModelDescriptor> DescriptorBuilder::build() {
   auto record = module->getAttrOfType<DictionaryAttr>(kAbiAttr);
   if (!record)
@@ -315,10 +384,18 @@ FailureOr<ModelDescriptor> DescriptorBuilder::build() {
       "    memcpy(&address, &setter, sizeof address);\n"
       "    return address;\n  }\n";
 
-  auto model = fb::CreateModel(
-      fbb, kModelABIVersion, fbb.CreateString("odt-compile"),
-      fbb.CreateString(prefix), fbb.CreateVector(parameters),
-      fbb.CreateVector(entries), optimizer, evalModel, evalModelParameters);
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::GpuKernel>>>
+      gpuKernels;
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::GpuImage>>>
+      gpuImages;
+  if (failed(addGPUKernels(gpuKernels, gpuImages)))
+    return failure();
+
+  auto model =
+      fb::CreateModel(fbb, kModelABIVersion, fbb.CreateString("odt-compile"),
+                      fbb.CreateString(prefix), fbb.CreateVector(parameters),
+                      fbb.CreateVector(entries), optimizer, evalModel,
+                      evalModelParameters, gpuKernels, gpuImages);
   fb::FinishModelBuffer(fbb, model);
 
   ModelDescriptor result;

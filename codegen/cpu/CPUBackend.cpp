@@ -241,6 +241,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   //      (codegen/common/Bufferize.h); intermediates are allocations, freed
   //      by the deallocation pipeline.
   buildBufferizationPasses(pm);
+  if (options.buildBufferLoops)
+    options.buildBufferLoops(pm);
   // Upstream's buffer deallocation pipeline without the passes that change
   // nothing here, each a walk of the whole module (resnet18_cifar: 0.17 s):
   // memref-expand-realloc (bufferization makes no memref.realloc; ownership
@@ -254,6 +256,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addPass(bufferization::createLowerDeallocationsPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  if (options.buildAfterDeallocation)
+    options.buildAfterDeallocation(pm);
   // After a reset, gradients are written where they accumulate.
   if (options.optimize)
     pm.addNestedPass<func::FuncOp>(createFuseGradientAccumulation());
@@ -305,6 +309,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   PackEntryPointsOptions pack;
   pack.prefix = options.prefix;
   pm.addPass(createPackEntryPoints(pack));
+  if (options.buildFinish)
+    options.buildFinish(pm);
 }
 
 FailureOr<CPUPipelineOptions> getCPUPipelineOptions(const CodegenTarget &target,

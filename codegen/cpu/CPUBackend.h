@@ -88,6 +88,17 @@ struct CPUPipelineOptions {
   /// instead of the CPU's own (step 5), to run another backend's loop
   /// structure on this CPU (GPU loops on the CPU: Driver.h).
   std::function<void(mlir::OpPassManager &)> buildLoops;
+  /// Passes run right after bufferization, before buffers are freed and
+  /// planned into the arena (a GPU build forms its kernels' loops there,
+  /// while each intermediate is still its own allocation, which the GPU
+  /// loop passes know to be separate memory).
+  std::function<void(mlir::OpPassManager &)> buildBufferLoops;
+  /// Passes run after the deallocation pipeline, before the arena is
+  /// planned (a GPU build keeps the host's own scratch arrays on its stack).
+  std::function<void(mlir::OpPassManager &)> buildAfterDeallocation;
+  /// Passes run last, after the entry points are packed (a GPU build moves
+  /// its kernels' PTX out of the module, for the descriptor).
+  std::function<void(mlir::OpPassManager &)> buildFinish;
 };
 
 /// Stage 3 as a pass pipeline: tensors -> buffers -> LLVM dialect with

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cpu/KernelLaunches.h"
 #include "codegen/cpu/Passes.h"
 
 #include "mlir/Analysis/DataLayoutAnalysis.h"
@@ -20,6 +21,7 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -69,9 +71,16 @@ struct ConvertToLLVMPass : impl::ConvertToLLVMBase<ConvertToLLVMPass> {
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     cf::populateAssertToLLVMConversionPattern(
         converter, patterns, /*abortOnFailure=*/true, &assertSymbols);
+    // A GPU build's host code: launches call the runtime's launcher.
+    populateKernelLaunchToLLVMPatterns(converter, patterns);
 
     LLVMConversionTarget target(*context);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+    // A launch its pattern could not lower (the pattern said why at the
+    // launch) must not stay behind.
+    if (module.walk([](gpu::LaunchFuncOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
       signalPassFailure();
   }
 };

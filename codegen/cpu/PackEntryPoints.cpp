@@ -1,5 +1,6 @@
 //===- PackEntryPoints.cpp - packed C wrappers for entry points -----------===//
 
+#include "codegen/common/GPUKernelTable.h"
 #include "codegen/cpu/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -330,6 +331,50 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
                             {allocateSlot, releaseSlot});
   }
 
+  /// A GPU build's launches call kGPULaunchHook (codegen/cpu/
+  /// KernelLaunches.cpp). It is defined here as a call through a pointer
+  /// that exported `void P_set_launcher(void (*)(int32_t kernel, int64_t
+  /// grid x, y, z, int64_t block x, y, z, int32_t shared bytes, void
+  /// **parameters, int32_t count))` sets; it starts as a function that
+  /// launches nothing (the runtime installs its launcher before any step
+  /// of a GPU model, and refuses to run one on the CPU). Null when the
+  /// module launches no kernels: a CPU build's module is left as it was.
+  LLVM::LLVMFuncOp routeKernelLaunches(ModuleOp module, OpBuilder &builder,
+                                       bool &failedRouting) {
+    auto hook = module.lookupSymbol<LLVM::LLVMFuncOp>(kGPULaunchHook);
+    if (!hook)
+      return nullptr;
+    if (!hook.isExternal()) {
+      hook.emitError() << "unexpected definition of '" << kGPULaunchHook << "'";
+      failedRouting = true;
+      return nullptr;
+    }
+    Location loc = module.getLoc();
+    auto ptrType = LLVM::LLVMPointerType::get(module.getContext());
+    LLVM::LLVMFunctionType type = hook.getFunctionType();
+    std::string idleName = prefix + "_no_launcher";
+    builder.setInsertionPointToEnd(module.getBody());
+    auto idle = LLVM::LLVMFuncOp::create(builder, loc, idleName, type);
+    builder.setInsertionPointToStart(idle.addEntryBlock(builder));
+    LLVM::ReturnOp::create(builder, loc, ValueRange{});
+    std::string slot = prefix + "_launch_fn";
+    createPointerGlobal(module, builder, slot, idleName);
+
+    Block *body = hook.addEntryBlock(builder);
+    builder.setInsertionPointToStart(body);
+    Value slotAddress = LLVM::AddressOfOp::create(builder, loc, ptrType, slot);
+    Value callee = LLVM::LoadOp::create(builder, loc, ptrType, slotAddress);
+    SmallVector<Value> operands = {callee};
+    operands.append(body->args_begin(), body->args_end());
+    LLVM::CallOp::create(builder, loc, type, operands);
+    LLVM::ReturnOp::create(builder, loc, ValueRange{});
+    LLVM::LLVMFuncOp setter =
+        createSlotSetter(module, builder, prefix + "_set_launcher", {slot});
+    if (!setter)
+      failedRouting = true;
+    return setter;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -382,6 +427,11 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
     if (!setter)
       return signalPassFailure();
     wrappers.push_back(setter);
+    bool failedRouting = false;
+    if ((setter = routeKernelLaunches(module, builder, failedRouting)))
+      wrappers.push_back(setter);
+    if (failedRouting)
+      return signalPassFailure();
 
     // Only the wrappers (and globals made public on purpose) are exported.
     // odt's own argument attributes (roles, names, dims) were read into the

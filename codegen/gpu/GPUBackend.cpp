@@ -51,29 +51,29 @@ void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
   pm.addNestedPass<func::FuncOp>(createMergeIndependentLoops(merge));
 }
 
-void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
-  // 1. Buffers, as on the CPU: entry points read and write caller buffers,
-  //    final results are computed in place, intermediates are allocations.
-  buildBufferizationPasses(pm);
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  // 2. Each linalg op a parallel loop over its parallel dims (reductions
-  //    are sequential loops inside), spread over blocks of threads, then a
-  //    gpu.launch outlined as a kernel. Index arithmetic moves into the
-  //    kernels first, so that constants are not kernel arguments.
-  buildGPULoops(pm, options.blockSize);
+void buildGPUKernels(OpPassManager &pm, const GPUPipelineOptions &options) {
+  // Each distributed loop a gpu.launch outlined as a kernel. Index
+  // arithmetic and constant globals move into the kernels first, so that
+  // constants are not kernel arguments and kernels read the device's copy
+  // of a global.
   pm.addPass(createConvertParallelLoopToGpuPass());
+  buildGPUKernelsFromLaunches(pm, options);
+}
+
+void buildGPUKernelsFromLaunches(OpPassManager &pm,
+                                 const GPUPipelineOptions &options) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addNestedPass<func::FuncOp>(createConstantsInKernels());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeKernelModules());
   pm.addPass(createCheckHostCode());
-  // 3. The kernels to NVVM, math as polynomials and NVPTX instructions
-  //    (convert-gpu-to-nvvm would call libdevice's __nv_* functions, linked
-  //    only where a CUDA toolkit is found), then PTX for each chip, in
-  //    process.
+  // The kernels to NVVM, math as polynomials and NVPTX instructions
+  // (convert-gpu-to-nvvm would call libdevice's __nv_* functions, linked
+  // only where a CUDA toolkit is found), then PTX for each chip, in
+  // process.
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   // Views made inside a kernel (a row picked by a token id, in a loop
   // odt-gpu-sink-host-loops moved in) as pointer arithmetic.
@@ -84,6 +84,9 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   kernels.addPass(createCheckKernelCalls());
+  // The kernels' names and parameter counts, for the host's launches and
+  // the descriptor.
+  pm.addPass(createRecordKernels());
   for (const std::string &chip : options.chips) {
     // Empty features: the lowest PTX ISA that the chip accepts, so that
     // older drivers can load it.
@@ -95,6 +98,19 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+  // 1. Buffers, as on the CPU: entry points read and write caller buffers,
+  //    final results are computed in place, intermediates are allocations.
+  buildBufferizationPasses(pm);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // 2. Each linalg op a parallel loop over its parallel dims (reductions
+  //    are sequential loops inside), spread over blocks of threads.
+  buildGPULoops(pm, options.blockSize);
+  // 3. Kernels, in PTX for each chip.
+  buildGPUKernels(pm, options);
 }
 
 namespace {
@@ -131,14 +147,23 @@ void registerGPUPipeline() {
       });
 }
 
-FailureOr<std::vector<GPUKernelImage>>
-compileGPUKernels(ModuleOp module, const GPUPipelineOptions &options,
-                  Verification verification) {
-  for (const std::string &chip : options.chips)
+LogicalResult checkGPUChips(ModuleOp module,
+                            const std::vector<std::string> &chips) {
+  for (const std::string &chip : chips)
     if (!llvm::is_contained(getSupportedGPUChips(), chip))
       return module.emitError()
              << "unknown GPU chip '" << chip << "' ("
              << llvm::join(getSupportedGPUChips(), ", ") << ")";
+  if (chips.empty())
+    return module.emitError() << "no GPU chip to compile the kernels for";
+  return success();
+}
+
+FailureOr<std::vector<GPUKernelImage>>
+compileGPUKernels(ModuleOp module, const GPUPipelineOptions &options,
+                  Verification verification) {
+  if (failed(checkGPUChips(module, options.chips)))
+    return failure();
   if (failed(runPassPipeline(
           module, [&](OpPassManager &pm) { buildGPUPipeline(pm, options); },
           verification)))

@@ -10,9 +10,10 @@
 //   PTX         the kernels lowered to NVVM (transcendentals through odt's
 //               own approximations: no libdevice) and compiled to PTX in
 //               process for each requested chip
-// What is built so far is the kernels: the host side (launches through a
-// table the runtime supplies) and the runtime's CUDA path are not, so
-// odt-compile stops at the PTX (--emit=ptx).
+// A GPU build (CompileOptions::gpu) runs the CPU backend's buffer and arena
+// passes, then these loops and kernels, and compiles the host code that
+// launches them through the runtime's launcher (codegen/cpu/
+// KernelLaunches.h); the PTX travels in the model descriptor.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +51,23 @@ void buildGPULoops(mlir::OpPassManager &pm, int64_t blockSize);
 /// The chips odt compiles for, in order: Ampere (sm_80 A100, sm_86, sm_87
 /// Jetson Orin), Ada (sm_89) and Hopper (sm_90).
 const std::vector<std::string> &getSupportedGPUChips();
+
+/// After buildGPULoops: each distributed loop a kernel (outlined into one
+/// gpu.module, constant globals with it), lowered to NVVM, recorded in
+/// odt.gpu_kernels (codegen/common/GPUKernelTable.h) and compiled to PTX
+/// for each chip (one gpu.binary); launches stay in the host code.
+void buildGPUKernels(mlir::OpPassManager &pm,
+                     const GPUPipelineOptions &options);
+/// buildGPUKernels from gpu.launch ops on (the GPU build converts the
+/// distributed loops to launches before buffers are freed and planned:
+/// canonicalization would merge a loop over blocks with its loop over
+/// threads and drop their mapping).
+void buildGPUKernelsFromLaunches(mlir::OpPassManager &pm,
+                                 const GPUPipelineOptions &options);
+
+/// An error on the module naming the first chip odt does not compile for.
+mlir::LogicalResult checkGPUChips(mlir::ModuleOp module,
+                                  const std::vector<std::string> &chips);
 
 /// The GPU stage as a pass pipeline: linalg on tensors to gpu.binary ops
 /// holding each kernel's PTX. Registered as odt-gpu-pipeline{chips=...}.

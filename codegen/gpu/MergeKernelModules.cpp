@@ -34,6 +34,22 @@ struct MergeKernelModulesPass
       for (Operation &op :
            llvm::make_early_inc_range(other.getBody()->without_terminator())) {
         StringAttr name = SymbolTable::getSymbolName(&op);
+        // A constant global copied by outlining into every module whose
+        // kernel reads it (odt-gpu-constants-in-kernels): one copy of the
+        // host's global is enough.
+        if (auto global = dyn_cast<memref::GlobalOp>(op)) {
+          if (Operation *kept = kernels.lookup(name)) {
+            // Renaming it would leave its readers naming the other one.
+            if (!OperationEquivalence::isEquivalentTo(
+                    kept, &op, OperationEquivalence::Flags::IgnoreLocations)) {
+              op.emitError() << "two different globals named '"
+                             << name.getValue() << "' in the kernels";
+              return signalPassFailure();
+            }
+            op.erase();
+            continue;
+          }
+        }
         op.remove();
         newName[{other.getNameAttr(), name}] = kernels.insert(&op);
       }

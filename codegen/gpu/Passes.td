@@ -153,6 +153,23 @@ def MergeIndependentLoops
                            "mlir::scf::SCFDialect"];
 }
 
+def ConstantsInKernels
+    : Pass<"odt-gpu-constants-in-kernels", "mlir::func::FuncOp"> {
+  let summary = "Kernels read the model's constants from their own module";
+  let description = [{
+    Before gpu-kernel-outlining: a constant global (memref.get_global in a
+    host function) that a gpu.launch body reads would become a kernel
+    argument holding the address of the host's copy, which a kernel cannot
+    read. The get_global is cloned into each launch body that reads it, so
+    outlining copies the global into the kernel's gpu.module: the constant
+    travels in the PTX (a .global array with its initializer) and each
+    kernel reads the device's copy. (Eval steps read BatchNorm's running
+    statistics as constants, for example.)
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def MergeKernelModules
     : Pass<"odt-gpu-merge-kernel-modules", "mlir::ModuleOp"> {
   let summary = "Put every outlined kernel in one gpu.module";
@@ -161,7 +178,8 @@ def MergeKernelModules
     functions move into the first one (named `kernels`), and every
     gpu.launch_func refers to it. One module per model means one PTX image
     per chip: the runtime loads it once, and ptxas assembles it in one
-    call.
+    call. A constant global that several kernels read (outlining copied it
+    into each one's module) is kept once.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
@@ -197,6 +215,51 @@ def CheckKernelCalls
   }];
 }
 
+def HostScratchOnStack
+    : Pass<"odt-gpu-host-scratch-on-stack", "mlir::ModuleOp"> {
+  let summary = "The host code's own scratch arrays on its stack";
+  let description = [{
+    After bufferization-lower-deallocations, before the arena is planned: in
+    a GPU build every memref.alloc is device memory (the runtime's
+    allocator), but the lowered deallocations of buffers that loops carry
+    (recurrent models) keep small arrays the host itself reads and writes:
+    the buffers' addresses and ownership flags that `dealloc_helper`
+    compares. An allocation of static shape whose every use is a host load
+    or store, a cast, a call of a function of the module or its own
+    dealloc in the same block becomes a memref.alloca at the start of its
+    function (reused by each iteration of a loop around it), and its
+    deallocs go. odt-gpu-check-host-code then accepts those accesses, and
+    refuses any other.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def RecordKernels : Pass<"odt-gpu-record-kernels", "mlir::ModuleOp"> {
+  let summary = "Name the kernels and count their parameters for the host";
+  let description = [{
+    After the kernels are lowered to NVVM, before they become PTX: writes
+    `odt.gpu_kernels` on the module (codegen/common/GPUKernelTable.h), each
+    kernel's name and its number of parameters, in the kernel module's
+    order. The host's launches number kernels by this list and check their
+    packed arguments against the count; the descriptor gives both to the
+    runtime, which checks every launch again.
+  }];
+}
+
+def TakeKernelImages : Pass<"odt-gpu-take-kernel-images", "mlir::ModuleOp"> {
+  let summary = "Move the kernels' PTX out of the module, into odt.gpu_images";
+  let description = [{
+    At the end of a GPU build, after the host code's launches became calls
+    of the runtime's launcher: the gpu.binary's PTX for each chip becomes
+    the module attribute `odt.gpu_images` (for the model descriptor) and
+    the binary is erased, so that translation to LLVM IR sees only host
+    code (upstream's would embed the image and register it with global
+    constructors calling the CUDA runtime, which a model loaded without a
+    GPU must never do). A gpu.launch_func left in the host code is an
+    error.
+  }];
+}
+
 def CheckHostCode : Pass<"odt-gpu-check-host-code", "mlir::ModuleOp"> {
   let summary = "Refuse computation left in the host functions";
   let description = [{
@@ -204,10 +267,11 @@ def CheckHostCode : Pass<"odt-gpu-check-host-code", "mlir::ModuleOp"> {
     host function (convert-parallel-loops-to-gpu leaves a loop it cannot
     map where it was, silently) would compute on the host over device
     memory: an error at the op, naming its function (so is a memref.copy,
-    which odt-gpu-copies-as-loops makes a kernel). Scalar loads and stores
-    still remain in the host code of most models (a loss's normalizer, the
-    optimizer's bias correction, the lazy-reset flag): the host side that
-    will run them on the device is not built yet.
+    which odt-gpu-copies-as-loops makes a kernel). So is a load or store
+    on the host of anything but its own stack or a constant global (the
+    step's buffers are device memory: odt-gpu-device-scalar-work moves such
+    scalar work into kernels), and a kernel argument that is the host's
+    copy of a constant global (odt-gpu-constants-in-kernels moves those).
   }];
 }
 

@@ -379,7 +379,71 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
         return Status::error("an eval model parameter has no name");
       evalTemplateParameters.push_back(name->str());
     }
+  // A GPU build: kernels and PTX come together, or neither.
+  const auto *kernels = model->gpu_kernels();
+  const auto *images = model->gpu_images();
+  if ((kernels != nullptr) != (images != nullptr) ||
+      (images && images->size() == 0))
+    return Status::error("the model descriptor has GPU kernels without "
+                         "their PTX, or PTX without kernels");
+  if (kernels) {
+    for (const fb::GpuKernel *kernel : *kernels) {
+      if (!kernel || !kernel->name() || !isCIdentifier(kernel->name()->str()) ||
+          kernel->parameters() < 0)
+        return Status::error("a GPU kernel in the model descriptor has no "
+                             "valid name or parameter count");
+      gpuKernelSpecs.push_back({kernel->name()->str(), kernel->parameters()});
+    }
+    for (const fb::GpuImage *image : *images) {
+      // cuModuleLoadData reads the PTX up to its NUL.
+      if (!image || !image->chip() || !image->ptx() ||
+          image->ptx()->size() == 0 ||
+          image->ptx()->Get(image->ptx()->size() - 1) != 0)
+        return Status::error("a GPU kernel image in the model descriptor is "
+                             "not NUL-terminated PTX for a named chip");
+      gpuImageSpecs.push_back(
+          {image->chip()->str(),
+           std::vector<uint8_t>(image->ptx()->begin(), image->ptx()->end())});
+    }
+  }
   return Status::ok();
+}
+
+namespace {
+/// 87 for "sm_87"; -1 for anything else.
+int chipNumber(const std::string &chip) {
+  if (chip.size() < 4 || chip.compare(0, 3, "sm_") != 0)
+    return -1;
+  int number = 0;
+  for (size_t i = 3; i < chip.size(); ++i) {
+    if (chip[i] < '0' || chip[i] > '9' || number > 100000)
+      return -1;
+    number = number * 10 + (chip[i] - '0');
+  }
+  return number;
+}
+} // namespace
+
+const GPUImageSpec *selectGPUImage(const CompiledModel &model,
+                                   const std::string &chip) {
+  int device = chipNumber(chip);
+  const GPUImageSpec *best = nullptr;
+  int bestNumber = -1;
+  for (const GPUImageSpec &image : model.gpuImages()) {
+    int number = chipNumber(image.chip);
+    if (number < 0 || number > device || number <= bestNumber)
+      continue;
+    best = &image;
+    bestNumber = number;
+  }
+  return best;
+}
+
+std::string CompiledModel::gpuChips() const {
+  std::string chips;
+  for (const GPUImageSpec &image : gpuImageSpecs)
+    chips += (chips.empty() ? "" : ", ") + image.chip;
+  return chips;
 }
 
 const EntryPointSpec *CompiledModel::entryPoint(EntryKind kind) const {

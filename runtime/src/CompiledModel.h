@@ -108,6 +108,26 @@ private:
   std::vector<std::pair<const std::string *, int64_t>> values;
 };
 
+/// A GPU build's kernel (odt-compile --gpu-arch): the host code launches it
+/// by its number with `parameters` parameter addresses.
+struct GPUKernelSpec {
+  std::string name;
+  int parameters = 0;
+};
+
+/// A GPU build's kernels as PTX for one chip ("sm_90"), NUL-terminated.
+struct GPUImageSpec {
+  std::string chip;
+  std::vector<uint8_t> ptx;
+};
+
+/// The image a device of `chip` ("sm_87") loads: the one for its chip, else
+/// the newest for an older one (the driver compiles PTX for the device it
+/// runs on, and PTX for an older chip runs on newer ones); nullptr when all
+/// are for newer chips.
+const GPUImageSpec *selectGPUImage(const class CompiledModel &model,
+                                   const std::string &chip);
+
 /// Resolves an exported symbol of a model by name (dlsym or a static table).
 using SymbolResolver = void *(*)(void *context, const char *name);
 
@@ -147,6 +167,15 @@ public:
   }
   /// nullptr if the model has no such entry point.
   const EntryPointSpec *entryPoint(EntryKind kind) const;
+  /// A GPU build: its code launches kernels (gpuKernels) whose PTX is in
+  /// gpuImages; it runs on a cuda device only.
+  bool isGPUBuild() const { return !gpuImageSpecs.empty(); }
+  const std::vector<GPUKernelSpec> &gpuKernels() const {
+    return gpuKernelSpecs;
+  }
+  const std::vector<GPUImageSpec> &gpuImages() const { return gpuImageSpecs; }
+  /// "sm_80, sm_90": the chips a GPU build has kernels for.
+  std::string gpuChips() const;
 
 private:
   CompiledModel() = default;
@@ -161,6 +190,8 @@ private:
   OptimizerSpec optimizerSpec;
   std::vector<uint8_t> evalTemplate;
   std::vector<std::string> evalTemplateParameters;
+  std::vector<GPUKernelSpec> gpuKernelSpecs;
+  std::vector<GPUImageSpec> gpuImageSpecs;
 };
 
 /// A prepared call of one entry point: the memref descriptors and the

@@ -28,6 +28,14 @@ Result<std::unique_ptr<Module>>
 Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
   if (!model || !state)
     return Status::error("Module needs a compiled model and a checkpoint state");
+  // Its code launches kernels through a launcher only a cuda device
+  // installs: on the CPU its steps would compute nothing.
+  if (model->isGPUBuild())
+    return Status::error(
+        "the compiled model '" + model->origin() +
+        "' is a GPU build (kernels for " + model->gpuChips() +
+        "): it runs on a cuda device, not on the CPU; compile it without "
+        "--gpu-arch for the CPU");
   std::unique_ptr<Module> module(new Module());
   module->compiled = model;
   module->checkpoint = state;

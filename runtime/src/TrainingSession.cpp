@@ -71,13 +71,29 @@ TrainingSession::create(CheckpointState &state,
     Result<std::unique_ptr<cuda::Device>> opened = cuda::Device::open(device);
     if (!opened)
       return opened.getStatus().withContext("opening " + device.text());
-    // odt-compile builds only the kernels of a model (--emit=ptx), not yet
-    // the host side that launches them, so every compiled model is CPU code.
-    return Status::error(
-        "the compiled model holds CPU code only, no kernels for " +
-        (*opened)->name() + " (" + device.text() + ", " + (*opened)->chip() +
-        "): odt-compile does not yet build models that run on a GPU "
-        "(--emit=ptx prints their kernels); use the cpu device");
+    const cuda::Device &gpu = **opened;
+    std::string where =
+        gpu.name() + " (" + device.text() + ", " + gpu.chip() + ")";
+    if (!model->isGPUBuild())
+      return Status::error("the compiled model holds CPU code only, no "
+                           "kernels for " +
+                           where +
+                           ": compile it for this GPU with odt-compile "
+                           "--gpu-arch=" +
+                           gpu.chip() + ", or use the cpu device");
+    if (!selectGPUImage(*model, gpu.chip()))
+      return Status::error("the compiled model has kernels for " +
+                           model->gpuChips() + ", none of them for " + where +
+                           " or an older chip: compile it with odt-compile "
+                           "--gpu-arch=" +
+                           gpu.chip());
+    // The runtime's side of a GPU build (the parameters and the step's
+    // buffers in device memory, the launcher and allocator hooks, the step
+    // as one CUDA graph) is not built yet.
+    return Status::error("the compiled model has kernels for " + where +
+                         ", but this runtime cannot run a GPU build yet "
+                         "(its CUDA path loads the driver and the device "
+                         "only); use a CPU build on the cpu device");
   }
   std::unique_ptr<TrainingSession> session(new TrainingSession());
   session->state = &state;

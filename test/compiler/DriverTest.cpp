@@ -61,7 +61,7 @@ TEST(Driver, CompilesORTArtifactsToAnObjectAndADescriptor) {
   Compiler compiler;
   odt::CompileOptions options;
   options.prefix = "net";
-  odt::CompiledModel model;
+  odt::CompileOutput model;
   std::string error;
   Recorder recorder;
   ASSERT_TRUE(mlir::succeeded(
@@ -88,7 +88,7 @@ TEST(Driver, CompilesORTArtifactsToAnObjectAndADescriptor) {
   // The object does not depend on the thread count.
   odt::CompileOptions oneThread = options;
   oneThread.threads = 1;
-  odt::CompiledModel again;
+  odt::CompileOutput again;
   ASSERT_TRUE(mlir::succeeded(odt::compileArtifacts(
       *compiler.context, ortArtifacts(), oneThread, again, error)))
       << error;
@@ -99,7 +99,7 @@ TEST(Driver, StopsAtAStageAndPrintsItsIR) {
   Compiler compiler;
   odt::CompileOptions options;
   options.stop = odt::CompileStop::Linalg;
-  odt::CompiledModel model;
+  odt::CompileOutput model;
   std::string error, ir;
   llvm::raw_string_ostream stream(ir);
   ASSERT_TRUE(mlir::succeeded(odt::compileArtifacts(
@@ -114,7 +114,7 @@ TEST(Driver, RefusesAMissingModelWithADiagnostic) {
   Compiler compiler;
   odt::ArtifactPaths paths = ortArtifacts();
   paths.train = kArtifacts + "no_such_model.onnx";
-  odt::CompiledModel model;
+  odt::CompileOutput model;
   std::string error;
   EXPECT_TRUE(mlir::failed(odt::compileArtifacts(
       *compiler.context, paths, odt::CompileOptions(), model, error)));
@@ -130,7 +130,7 @@ TEST(Driver, RefusesAnUnknownTarget) {
   odt::CompileOptions options;
   options.target.triple = "x86_64-linux-gnu";
   options.target.cpu = "no-such-cpu";
-  odt::CompiledModel model;
+  odt::CompileOutput model;
   std::string error;
   EXPECT_TRUE(mlir::failed(odt::compileArtifacts(
       *compiler.context, ortArtifacts(), options, model, error)));

@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""Every GPU kernel of a model assembles for every chip.
+"""A model's GPU build: every kernel assembles for every chip, and the host
+code's launches agree with the kernels' signatures.
 
-odt-compile --emit=ptx makes the model's kernels (one PTX module per chip,
-every kernel of the training, eval and optimizer steps in it); ptxas, from
-the CUDA toolkit, assembles each for its chip with -Werror and
---warn-on-spills (a spill to local memory is an error). Prints one line per
-chip: kernels, the most registers a kernel uses, its shared memory.
+odt-compile --gpu-arch builds the model for GPUs: its kernels (one PTX module
+per chip, every kernel of the training, eval and optimizer steps in it, also
+written as OUT/model.<chip>.ptx) and host code that launches them through
+the runtime. ptxas, from the CUDA toolkit, assembles each PTX for its chip
+with -Werror and --warn-on-spills (a spill to local memory is an error).
+model.json lists the kernels the host code launches with the number of
+parameters each launch passes; each must be a `.entry` of every PTX with
+exactly that many `.param`s. Prints one line per chip: kernels, the most
+registers a kernel uses, its shared memory.
 
 Exit 77 (ctest's SKIP_RETURN_CODE) with the reason when there is nothing to
 assemble with (no ptxas) or nothing to compile (the zoo made no artifacts:
 a model odt does not take ends on its diagnostic there).
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -31,13 +37,12 @@ def find_ptxas():
     return None
 
 
-def split_modules(text):
-    """{chip: ptx} from odt-compile --emit=ptx's output."""
-    modules = {}
-    for part in re.split(r"^// odt PTX for ", text, flags=re.M)[1:]:
-        header, _, body = part.partition("\n")
-        modules[header.split(":")[0]] = body
-    return modules
+def entry_parameters(ptx):
+    """{kernel: number of .param} of every .entry in a PTX module."""
+    entries = {}
+    for match in re.finditer(r"^\.visible \.entry (\w+)\(([^)]*)\)", ptx, flags=re.M):
+        entries[match.group(1)] = len(re.findall(r"\.param\b", match.group(2)))
+    return entries
 
 
 def main():
@@ -56,43 +61,63 @@ def main():
         print("SKIP: ptxas not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin):"
               " the CUDA toolkit is missing, so the PTX cannot be assembled")
         return SKIP
+    work = tempfile.mkdtemp(prefix="check_ptx.")
+    try:
+        return check(args, chips, ptxas, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def check(args, chips, ptxas, work):
+    out = os.path.join(work, "out")
     made = subprocess.run(
-        [args.odt_compile, args.artifacts, "--emit=ptx", "--quiet",
+        [args.odt_compile, args.artifacts, "-o", out, "--quiet", "--no-cache",
          "--gpu-arch=" + ",".join(chips)], capture_output=True, text=True)
     if made.returncode != 0:
-        print("odt-compile --emit=ptx failed:\n" + made.stderr)
+        print("odt-compile --gpu-arch failed:\n" + made.stderr)
         return 1
-    modules = split_modules(made.stdout)
-    if sorted(modules) != sorted(chips):
-        print("expected PTX for %s, got %s" % (chips, sorted(modules)))
+    with open(os.path.join(out, "model.json")) as f:
+        gpu = json.load(f).get("gpu")
+    if gpu is None or gpu.get("chips") != chips:
+        print("model.json: expected a GPU build for %s, got %s" % (chips, gpu))
         return 1
+    launched = {kernel["name"]: kernel["parameters"] for kernel in gpu["kernels"]}
     failed = False
-    with tempfile.TemporaryDirectory() as work:
-        for chip in chips:
-            ptx = modules[chip]
-            entries = len(re.findall(r"^\.visible \.entry ", ptx, flags=re.M))
-            target = re.search(r"^\.target (\S+)", ptx, flags=re.M)
-            if target is None or target.group(1) != chip or entries == 0:
-                print("%s: PTX for %s has %d kernels" % (
-                    chip, target.group(1) if target else "no target", entries))
-                failed = True
-                continue
-            source = os.path.join(work, chip + ".ptx")
-            with open(source, "w") as f:
-                f.write(ptx)
-            result = subprocess.run(
-                [ptxas, "-arch=" + chip, "-v", "-Werror", "--warn-on-spills",
-                 source, "-o", os.path.join(work, chip + ".cubin")],
-                capture_output=True, text=True)
-            if result.returncode != 0:
-                print("%s: ptxas failed:\n%s" % (chip, result.stderr[-4000:]))
-                failed = True
-                continue
-            registers = [int(n) for n in re.findall(r"Used (\d+) registers", result.stderr)]
-            shared = [int(n) for n in re.findall(r"(\d+) bytes smem", result.stderr)]
-            print("%s: %d kernels assembled (ptxas -Werror --warn-on-spills), "
-                  "at most %d registers, %d bytes of shared memory" % (
-                      chip, entries, max(registers or [0]), max(shared or [0])))
+    for chip in chips:
+        source = os.path.join(out, "model.%s.ptx" % chip)
+        with open(source) as f:
+            ptx = f.read()
+        parameters = entry_parameters(ptx)
+        entries = len(parameters)
+        target = re.search(r"^\.target (\S+)", ptx, flags=re.M)
+        if target is None or target.group(1) != chip or entries == 0:
+            print("%s: PTX for %s has %d kernels" % (
+                chip, target.group(1) if target else "no target", entries))
+            failed = True
+            continue
+        if parameters != launched:
+            wrong = sorted(name for name in set(parameters) | set(launched)
+                           if parameters.get(name) != launched.get(name))
+            print("%s: the host's launches disagree with the PTX on %d "
+                  "kernels, e.g. %s: launched with %s parameters, .entry "
+                  "has %s" % (chip, len(wrong), wrong[0], launched.get(wrong[0]),
+                              parameters.get(wrong[0])))
+            failed = True
+            continue
+        result = subprocess.run(
+            [ptxas, "-arch=" + chip, "-v", "-Werror", "--warn-on-spills",
+             source, "-o", os.path.join(work, chip + ".cubin")],
+            capture_output=True, text=True)
+        if result.returncode != 0:
+            print("%s: ptxas failed:\n%s" % (chip, result.stderr[-4000:]))
+            failed = True
+            continue
+        registers = [int(n) for n in re.findall(r"Used (\d+) registers", result.stderr)]
+        shared = [int(n) for n in re.findall(r"(\d+) bytes smem", result.stderr)]
+        print("%s: %d kernels assembled (ptxas -Werror --warn-on-spills), "
+              "each launched with its .entry's parameter count, at most "
+              "%d registers, %d bytes of shared memory" % (
+                  chip, entries, max(registers or [0]), max(shared or [0])))
     return 1 if failed else 0
 
 

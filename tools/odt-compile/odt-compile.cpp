@@ -79,9 +79,11 @@ static cl::opt<std::string>
          cl::cat(category));
 static cl::list<std::string>
     gpuArch("gpu-arch",
-            cl::desc("With --emit=ptx: the NVIDIA chips to compile the GPU "
-                     "kernels for, comma-separated (sm_80, sm_86, sm_87, "
-                     "sm_89, sm_90; default sm_80)"),
+            cl::desc("A GPU build: the model's kernels as PTX for these "
+                     "NVIDIA chips, comma-separated (sm_80, sm_86, sm_87, "
+                     "sm_89, sm_90), launched by host code through the "
+                     "runtime; with --emit=ptx, only the kernels (default "
+                     "sm_80)"),
             cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> gpuLoopsOnCPU(
     "gpu-loops-on-cpu",
@@ -545,6 +547,7 @@ computeCacheKey(const odt::ArtifactPaths &paths,
   key.addText("contraction-kernel", kernels.contractionKernel);
   key.addText("convolution-kernel", kernels.convolutionKernel);
   key.addText("gpu-loops-on-cpu", gpuLoopsOnCPU ? "1" : "0");
+  key.addText("gpu-arch", llvm::join(gpuArch, ","));
   for (auto [label, path] :
        {std::pair<const char *, const std::string *>{"train", &paths.train},
         {"eval", &paths.eval},
@@ -664,7 +667,8 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
                                     : odt::CompileStop::Object;
   if (!gpuArch.empty())
     options.gpuChips.assign(gpuArch.begin(), gpuArch.end());
-  odt::CompiledModel model;
+  options.gpu = !gpuArch.empty() && emit != "ptx";
+  odt::CompileOutput model;
   if (failed(odt::compileArtifacts(session.context, paths, options, model,
                                    error, llvm::outs(), &progress)))
     return error.empty() ? 1 : fail(error);
@@ -683,6 +687,10 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   if (emit.empty()) {
     files.push_back({"model.h", model.header});
     files.push_back({"model.json", model.json});
+    // A GPU build's kernels, also in the descriptor: to read, assemble
+    // (ptxas) or disassemble without the runtime.
+    for (auto &[chip, ptx] : model.gpuImages)
+      files.push_back({"model." + chip + ".ptx", ptx});
   }
   for (auto &[name, bytes] : files)
     if (!writeFileAtomically(joinPath(staging, name), bytes, error)) {
@@ -1019,10 +1027,12 @@ int main(int argc, char **argv) {
     if (!llvm::is_contained(odt::getSupportedGPUChips(), chip))
       return fail("unknown --gpu-arch '" + chip + "' (" +
                   llvm::join(odt::getSupportedGPUChips(), ", ") + ")");
-  if (!gpuArch.empty() && emit != "ptx")
-    return fail("--gpu-arch needs --emit=ptx: the GPU backend makes the "
-                "kernels only so far (no host side or CUDA runtime path "
-                "yet)");
+  if (!gpuArch.empty() && gpuLoopsOnCPU)
+    return fail("--gpu-arch builds for a GPU and --gpu-loops-on-cpu for the "
+                "CPU: give one");
+  if (!gpuArch.empty() && simpleCodegen)
+    return fail("--simple-codegen chooses the CPU's reference code; a GPU "
+                "build (--gpu-arch) has none");
   bool printsOnly = !emit.empty() && emit != "obj";
   if (!printsOnly && outDir.empty())
     return fail("no output folder (-o OUT_DIR)");

@@ -34,6 +34,12 @@ struct ParameterInfoBuilder;
 struct OptimizerInfo;
 struct OptimizerInfoBuilder;
 
+struct GpuKernel;
+struct GpuKernelBuilder;
+
+struct GpuImage;
+struct GpuImageBuilder;
+
 struct Model;
 struct ModelBuilder;
 
@@ -807,6 +813,134 @@ inline flatbuffers::Offset<OptimizerInfo> CreateOptimizerInfo(
   return builder_.Finish();
 }
 
+struct GpuKernel FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
+  typedef GpuKernelBuilder Builder;
+  enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
+    VT_NAME = 4,
+    VT_PARAMETERS = 6
+  };
+  const flatbuffers::String *name() const {
+    return GetPointer<const flatbuffers::String *>(VT_NAME);
+  }
+  int32_t parameters() const {
+    return GetField<int32_t>(VT_PARAMETERS, 0);
+  }
+  bool Verify(flatbuffers::Verifier &verifier) const {
+    return VerifyTableStart(verifier) &&
+           VerifyOffset(verifier, VT_NAME) &&
+           verifier.VerifyString(name()) &&
+           VerifyField<int32_t>(verifier, VT_PARAMETERS, 4) &&
+           verifier.EndTable();
+  }
+};
+
+struct GpuKernelBuilder {
+  typedef GpuKernel Table;
+  flatbuffers::FlatBufferBuilder &fbb_;
+  flatbuffers::uoffset_t start_;
+  void add_name(flatbuffers::Offset<flatbuffers::String> name) {
+    fbb_.AddOffset(GpuKernel::VT_NAME, name);
+  }
+  void add_parameters(int32_t parameters) {
+    fbb_.AddElement<int32_t>(GpuKernel::VT_PARAMETERS, parameters, 0);
+  }
+  explicit GpuKernelBuilder(flatbuffers::FlatBufferBuilder &_fbb)
+        : fbb_(_fbb) {
+    start_ = fbb_.StartTable();
+  }
+  flatbuffers::Offset<GpuKernel> Finish() {
+    const auto end = fbb_.EndTable(start_);
+    auto o = flatbuffers::Offset<GpuKernel>(end);
+    return o;
+  }
+};
+
+inline flatbuffers::Offset<GpuKernel> CreateGpuKernel(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    flatbuffers::Offset<flatbuffers::String> name = 0,
+    int32_t parameters = 0) {
+  GpuKernelBuilder builder_(_fbb);
+  builder_.add_parameters(parameters);
+  builder_.add_name(name);
+  return builder_.Finish();
+}
+
+inline flatbuffers::Offset<GpuKernel> CreateGpuKernelDirect(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    const char *name = nullptr,
+    int32_t parameters = 0) {
+  auto name__ = name ? _fbb.CreateString(name) : 0;
+  return odt::fb::CreateGpuKernel(
+      _fbb,
+      name__,
+      parameters);
+}
+
+struct GpuImage FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
+  typedef GpuImageBuilder Builder;
+  enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
+    VT_CHIP = 4,
+    VT_PTX = 6
+  };
+  const flatbuffers::String *chip() const {
+    return GetPointer<const flatbuffers::String *>(VT_CHIP);
+  }
+  const flatbuffers::Vector<uint8_t> *ptx() const {
+    return GetPointer<const flatbuffers::Vector<uint8_t> *>(VT_PTX);
+  }
+  bool Verify(flatbuffers::Verifier &verifier) const {
+    return VerifyTableStart(verifier) &&
+           VerifyOffset(verifier, VT_CHIP) &&
+           verifier.VerifyString(chip()) &&
+           VerifyOffset(verifier, VT_PTX) &&
+           verifier.VerifyVector(ptx()) &&
+           verifier.EndTable();
+  }
+};
+
+struct GpuImageBuilder {
+  typedef GpuImage Table;
+  flatbuffers::FlatBufferBuilder &fbb_;
+  flatbuffers::uoffset_t start_;
+  void add_chip(flatbuffers::Offset<flatbuffers::String> chip) {
+    fbb_.AddOffset(GpuImage::VT_CHIP, chip);
+  }
+  void add_ptx(flatbuffers::Offset<flatbuffers::Vector<uint8_t>> ptx) {
+    fbb_.AddOffset(GpuImage::VT_PTX, ptx);
+  }
+  explicit GpuImageBuilder(flatbuffers::FlatBufferBuilder &_fbb)
+        : fbb_(_fbb) {
+    start_ = fbb_.StartTable();
+  }
+  flatbuffers::Offset<GpuImage> Finish() {
+    const auto end = fbb_.EndTable(start_);
+    auto o = flatbuffers::Offset<GpuImage>(end);
+    return o;
+  }
+};
+
+inline flatbuffers::Offset<GpuImage> CreateGpuImage(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    flatbuffers::Offset<flatbuffers::String> chip = 0,
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> ptx = 0) {
+  GpuImageBuilder builder_(_fbb);
+  builder_.add_ptx(ptx);
+  builder_.add_chip(chip);
+  return builder_.Finish();
+}
+
+inline flatbuffers::Offset<GpuImage> CreateGpuImageDirect(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    const char *chip = nullptr,
+    const std::vector<uint8_t> *ptx = nullptr) {
+  auto chip__ = chip ? _fbb.CreateString(chip) : 0;
+  auto ptx__ = ptx ? _fbb.CreateVector<uint8_t>(*ptx) : 0;
+  return odt::fb::CreateGpuImage(
+      _fbb,
+      chip__,
+      ptx__);
+}
+
 struct Model FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   typedef ModelBuilder Builder;
   enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
@@ -817,7 +951,9 @@ struct Model FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
     VT_ENTRY_POINTS = 12,
     VT_OPTIMIZER = 14,
     VT_EVAL_MODEL = 16,
-    VT_EVAL_MODEL_PARAMETERS = 18
+    VT_EVAL_MODEL_PARAMETERS = 18,
+    VT_GPU_KERNELS = 20,
+    VT_GPU_IMAGES = 22
   };
   int32_t abi_version() const {
     return GetField<int32_t>(VT_ABI_VERSION, 0);
@@ -843,6 +979,12 @@ struct Model FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *eval_model_parameters() const {
     return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *>(VT_EVAL_MODEL_PARAMETERS);
   }
+  const flatbuffers::Vector<flatbuffers::Offset<odt::fb::GpuKernel>> *gpu_kernels() const {
+    return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<odt::fb::GpuKernel>> *>(VT_GPU_KERNELS);
+  }
+  const flatbuffers::Vector<flatbuffers::Offset<odt::fb::GpuImage>> *gpu_images() const {
+    return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<odt::fb::GpuImage>> *>(VT_GPU_IMAGES);
+  }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
            VerifyField<int32_t>(verifier, VT_ABI_VERSION, 4) &&
@@ -863,6 +1005,12 @@ struct Model FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
            VerifyOffset(verifier, VT_EVAL_MODEL_PARAMETERS) &&
            verifier.VerifyVector(eval_model_parameters()) &&
            verifier.VerifyVectorOfStrings(eval_model_parameters()) &&
+           VerifyOffset(verifier, VT_GPU_KERNELS) &&
+           verifier.VerifyVector(gpu_kernels()) &&
+           verifier.VerifyVectorOfTables(gpu_kernels()) &&
+           VerifyOffset(verifier, VT_GPU_IMAGES) &&
+           verifier.VerifyVector(gpu_images()) &&
+           verifier.VerifyVectorOfTables(gpu_images()) &&
            verifier.EndTable();
   }
 };
@@ -895,6 +1043,12 @@ struct ModelBuilder {
   void add_eval_model_parameters(flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> eval_model_parameters) {
     fbb_.AddOffset(Model::VT_EVAL_MODEL_PARAMETERS, eval_model_parameters);
   }
+  void add_gpu_kernels(flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<odt::fb::GpuKernel>>> gpu_kernels) {
+    fbb_.AddOffset(Model::VT_GPU_KERNELS, gpu_kernels);
+  }
+  void add_gpu_images(flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<odt::fb::GpuImage>>> gpu_images) {
+    fbb_.AddOffset(Model::VT_GPU_IMAGES, gpu_images);
+  }
   explicit ModelBuilder(flatbuffers::FlatBufferBuilder &_fbb)
         : fbb_(_fbb) {
     start_ = fbb_.StartTable();
@@ -915,8 +1069,12 @@ inline flatbuffers::Offset<Model> CreateModel(
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<odt::fb::EntryPoint>>> entry_points = 0,
     flatbuffers::Offset<odt::fb::OptimizerInfo> optimizer = 0,
     flatbuffers::Offset<flatbuffers::Vector<uint8_t>> eval_model = 0,
-    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> eval_model_parameters = 0) {
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> eval_model_parameters = 0,
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<odt::fb::GpuKernel>>> gpu_kernels = 0,
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<odt::fb::GpuImage>>> gpu_images = 0) {
   ModelBuilder builder_(_fbb);
+  builder_.add_gpu_images(gpu_images);
+  builder_.add_gpu_kernels(gpu_kernels);
   builder_.add_eval_model_parameters(eval_model_parameters);
   builder_.add_eval_model(eval_model);
   builder_.add_optimizer(optimizer);
@@ -937,13 +1095,17 @@ inline flatbuffers::Offset<Model> CreateModelDirect(
     const std::vector<flatbuffers::Offset<odt::fb::EntryPoint>> *entry_points = nullptr,
     flatbuffers::Offset<odt::fb::OptimizerInfo> optimizer = 0,
     const std::vector<uint8_t> *eval_model = nullptr,
-    const std::vector<flatbuffers::Offset<flatbuffers::String>> *eval_model_parameters = nullptr) {
+    const std::vector<flatbuffers::Offset<flatbuffers::String>> *eval_model_parameters = nullptr,
+    const std::vector<flatbuffers::Offset<odt::fb::GpuKernel>> *gpu_kernels = nullptr,
+    const std::vector<flatbuffers::Offset<odt::fb::GpuImage>> *gpu_images = nullptr) {
   auto producer__ = producer ? _fbb.CreateString(producer) : 0;
   auto name__ = name ? _fbb.CreateString(name) : 0;
   auto parameters__ = parameters ? _fbb.CreateVector<flatbuffers::Offset<odt::fb::ParameterInfo>>(*parameters) : 0;
   auto entry_points__ = entry_points ? _fbb.CreateVector<flatbuffers::Offset<odt::fb::EntryPoint>>(*entry_points) : 0;
   auto eval_model__ = eval_model ? _fbb.CreateVector<uint8_t>(*eval_model) : 0;
   auto eval_model_parameters__ = eval_model_parameters ? _fbb.CreateVector<flatbuffers::Offset<flatbuffers::String>>(*eval_model_parameters) : 0;
+  auto gpu_kernels__ = gpu_kernels ? _fbb.CreateVector<flatbuffers::Offset<odt::fb::GpuKernel>>(*gpu_kernels) : 0;
+  auto gpu_images__ = gpu_images ? _fbb.CreateVector<flatbuffers::Offset<odt::fb::GpuImage>>(*gpu_images) : 0;
   return odt::fb::CreateModel(
       _fbb,
       abi_version,
@@ -953,7 +1115,9 @@ inline flatbuffers::Offset<Model> CreateModelDirect(
       entry_points__,
       optimizer,
       eval_model__,
-      eval_model_parameters__);
+      eval_model_parameters__,
+      gpu_kernels__,
+      gpu_images__);
 }
 
 inline const odt::fb::Model *GetModel(const void *buf) {

@@ -14,10 +14,13 @@
 //   odtMockCudaLog()                      the events, one per line
 //   odtMockCudaLiveBytes()                device bytes allocated, not freed
 //   odtMockCudaContextRefs()              primary context retains - releases
+// A tool run by a test takes the settings from $ODT_MOCK_CUDA
+// ("major=8,minor=7").
 
 #include "CudaDriver.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -80,8 +83,34 @@ struct State {
   int nextHandle = 1;
 };
 
+/// Settings from $ODT_MOCK_CUDA ("major=8,minor=7"), for tests that run a
+/// tool and cannot call odtMockCudaSet; unknown keys are ignored.
+void applyEnvironment(Settings &settings) {
+  const char *text = std::getenv("ODT_MOCK_CUDA");
+  if (!text)
+    return;
+  const std::map<std::string, long long *> keys = {
+      {"devices", &settings.devices},
+      {"major", &settings.major},
+      {"minor", &settings.minor},
+      {"memory", &settings.memory}};
+  std::string rest = text;
+  while (!rest.empty()) {
+    std::string item = rest.substr(0, rest.find(','));
+    rest = item.size() < rest.size() ? rest.substr(item.size() + 1) : "";
+    size_t equals = item.find('=');
+    auto it = keys.find(item.substr(0, equals));
+    if (equals != std::string::npos && it != keys.end())
+      *it->second = std::atoll(item.c_str() + equals + 1);
+  }
+}
+
 State &state() {
-  static State instance;
+  static State instance = [] {
+    State made;
+    applyEnvironment(made.settings);
+    return made;
+  }();
   return instance;
 }
 
