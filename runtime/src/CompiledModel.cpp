@@ -2,10 +2,11 @@
 #include "FloatMode.h"
 
 #include "FileUtil.h"
+#include "FlatbuffersRead.h"
+#include "KernelRunner.h"
 #include "StepAllocator.h"
 #include "ThreadPool.h"
 #include "model_generated.h"
-#include "FlatbuffersRead.h"
 
 #include <cerrno>
 #include <cctype>
@@ -259,11 +260,28 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
   if (!isCIdentifier(modelName))
     return Status::error("the model name is not a C identifier");
   // The model's heap buffers come from the step allocator (reused from one
-  // step to the next) when the model has the hook.
+  // step to the next) when the model has the hook; a GPU build's are device
+  // memory, and its launches go to the device, through the KernelRunner of
+  // the call (KernelRunner.h).
+  bool gpuBuild = model->gpu_images() != nullptr;
   if (void *hook = resolve(context, (modelName + "_set_allocator").c_str())) {
     void (*setAllocator)(void *(*)(uint64_t), void (*)(void *));
     std::memcpy(&setAllocator, &hook, sizeof hook);
-    setAllocator(stepAllocate, stepRelease);
+    if (gpuBuild)
+      setAllocator(cuda::KernelRunner::allocateHook,
+                   cuda::KernelRunner::releaseHook);
+    else
+      setAllocator(stepAllocate, stepRelease);
+  }
+  if (gpuBuild) {
+    void *hook = resolve(context, (modelName + "_set_launcher").c_str());
+    if (!hook)
+      return Status::error("a GPU build without " + modelName +
+                           "_set_launcher: recompile it with this odt-compile");
+    void (*setLauncher)(void (*)(int32_t, int64_t, int64_t, int64_t, int64_t,
+                                 int64_t, int64_t, int32_t, void **, int32_t));
+    std::memcpy(&setLauncher, &hook, sizeof hook);
+    setLauncher(cuda::KernelRunner::launchHook);
   }
   // Its parallel loops run on the thread pool of the calling session.
   if (void *hook = resolve(context, (modelName + "_set_parallel").c_str())) {

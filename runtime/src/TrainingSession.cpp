@@ -87,13 +87,16 @@ TrainingSession::create(CheckpointState &state,
                            " or an older chip: compile it with odt-compile "
                            "--gpu-arch=" +
                            gpu.chip());
-    // The runtime's side of a GPU build (the parameters and the step's
-    // buffers in device memory, the launcher and allocator hooks, the step
-    // as one CUDA graph) is not built yet.
+    // A step's kernels run through cuda::KernelRunner (launches, the
+    // step's device memory), but a session's state does not live on the
+    // device yet: parameters, gradients, moments, inputs and outputs in
+    // device buffers, synchronized for checkpoints and parameter access,
+    // and the step as one CUDA graph.
     return Status::error("the compiled model has kernels for " + where +
                          ", but this runtime cannot run a GPU build yet "
-                         "(its CUDA path loads the driver and the device "
-                         "only); use a CPU build on the cpu device");
+                         "(a training session's parameters and buffers do "
+                         "not live on the device yet); use a CPU build on "
+                         "the cpu device");
   }
   std::unique_ptr<TrainingSession> session(new TrainingSession());
   session->state = &state;

@@ -1,0 +1,195 @@
+#include "KernelRunner.h"
+
+#include <limits>
+
+namespace odt {
+namespace cuda {
+
+namespace {
+
+/// The runner of the calling thread's current call (the hooks have no
+/// context argument: the model's code is shared by every session).
+thread_local KernelRunner *currentRunner = nullptr;
+
+struct CurrentRunner {
+  explicit CurrentRunner(KernelRunner *runner) : previous(currentRunner) {
+    currentRunner = runner;
+  }
+  ~CurrentRunner() { currentRunner = previous; }
+  KernelRunner *previous;
+};
+
+// CUDA's limits on a launch (every compute capability odt targets).
+constexpr int64_t kMaxGridX = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMaxGridYZ = 65535;
+constexpr int64_t kMaxBlockThreads = 1024;
+constexpr int64_t kMaxBlockZ = 64;
+
+} // namespace
+
+Result<std::unique_ptr<KernelRunner>>
+KernelRunner::create(Device &device, std::shared_ptr<CompiledModel> model) {
+  if (!model || !model->isGPUBuild())
+    return Status::error("the compiled model is not a GPU build");
+  const GPUImageSpec *image = selectGPUImage(*model, device.chip());
+  if (!image)
+    return Status::error("the compiled model has kernels for " +
+                         model->gpuChips() + ", none of them for " +
+                         device.chip() + " or an older chip");
+  std::vector<std::string> names;
+  for (const GPUKernelSpec &kernel : model->gpuKernels())
+    names.push_back(kernel.name);
+  std::unique_ptr<KernelRunner> runner(new KernelRunner(device, model));
+  Result<std::vector<FunctionHandle>> functions =
+      device.loadKernels(image->ptx.data(), names);
+  if (!functions)
+    return functions.getStatus().withContext("loading the " + image->chip +
+                                             " kernels");
+  runner->functions = functions.take();
+  return runner;
+}
+
+KernelRunner::~KernelRunner() = default;
+
+Status KernelRunner::call(EntryKind kind,
+                          const std::vector<DeviceTensor> &arguments) {
+  const EntryPointSpec *entry = model->entryPoint(kind);
+  if (!entry)
+    return Status::error("the compiled model has no such entry point");
+  if (arguments.size() != entry->arguments.size())
+    return Status::error(entry->symbol + " takes " +
+                         std::to_string(entry->arguments.size()) +
+                         " buffers, given " + std::to_string(arguments.size()));
+  // Each argument a memref descriptor: allocated and aligned pointers,
+  // offset, sizes, strides (row-major), as EntryCall makes them.
+  std::vector<std::vector<int64_t>> descriptors(arguments.size());
+  std::vector<void *> pointers(arguments.size());
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Shape &shape = arguments[i].shape;
+    size_t rank = entry->arguments[i].dims.size();
+    if (shape.size() != rank)
+      return Status::error("argument '" + entry->arguments[i].name +
+                           "' must have rank " + std::to_string(rank));
+    std::vector<int64_t> &descriptor = descriptors[i];
+    descriptor.assign(3 + 2 * rank, 0);
+    descriptor[0] = descriptor[1] = static_cast<int64_t>(arguments[i].address);
+    int64_t stride = 1;
+    for (size_t d = rank; d-- > 0;) {
+      descriptor[3 + d] = shape[d];
+      descriptor[3 + rank + d] = stride;
+      stride *= shape[d];
+    }
+    pointers[i] = descriptor.data();
+  }
+  firstError = Status::ok();
+  {
+    CurrentRunner scope(this);
+    entry->function(pointers.data());
+  }
+  Status status = std::move(firstError);
+  firstError = Status::ok();
+  return status.isOk() ? Status::ok() : status.withContext(entry->symbol);
+}
+
+Status KernelRunner::launch(int32_t kernel, const int64_t grid[3],
+                            const int64_t block[3], int32_t sharedBytes,
+                            void **parameters, int32_t count) {
+  const std::vector<GPUKernelSpec> &kernels = model->gpuKernels();
+  if (kernel < 0 || static_cast<size_t>(kernel) >= kernels.size())
+    return Status::error("the model launched kernel " + std::to_string(kernel) +
+                         " of " + std::to_string(kernels.size()));
+  const GPUKernelSpec &spec = kernels[kernel];
+  if (count != spec.parameters)
+    return Status::error(
+        "kernel " + spec.name + " takes " + std::to_string(spec.parameters) +
+        " parameters, the model's launch passed " + std::to_string(count));
+  // A grid over no elements (an empty batch) launches nothing.
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return Status::ok();
+  int64_t threads = block[0] * block[1] * block[2];
+  if (grid[0] < 0 || grid[0] > kMaxGridX || grid[1] < 0 ||
+      grid[1] > kMaxGridYZ || grid[2] < 0 || grid[2] > kMaxGridYZ ||
+      block[0] < 1 || block[1] < 1 || block[2] < 1 || block[2] > kMaxBlockZ ||
+      threads > kMaxBlockThreads || sharedBytes < 0)
+    return Status::error(
+        "kernel " + spec.name + " launched with grid " +
+        std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
+        std::to_string(grid[2]) + " and block " + std::to_string(block[0]) +
+        "x" + std::to_string(block[1]) + "x" + std::to_string(block[2]) +
+        ", beyond CUDA's limits (the batch is too large for one launch)");
+  pending.function = functions[kernel];
+  for (int d = 0; d < 3; ++d) {
+    pending.grid[d] = static_cast<unsigned>(grid[d]);
+    pending.block[d] = static_cast<unsigned>(block[d]);
+  }
+  pending.sharedBytes = static_cast<unsigned>(sharedBytes);
+  pending.parameters.assign(parameters, parameters + count);
+  Status launched = device.launch(pending);
+  if (!launched.isOk())
+    return launched.withContext("launching " + spec.name);
+  ++launchCount;
+  return Status::ok();
+}
+
+void *KernelRunner::allocate(uint64_t bytes) {
+  if (!firstError.isOk())
+    return nullptr;
+  // Zero bytes still get a distinct block, as malloc's contract for the
+  // host code is a unique address.
+  size_t size = bytes ? static_cast<size_t>(bytes) : 1;
+  DevicePtr address = 0;
+  auto reuse = freeBlocks.find(size);
+  if (reuse != freeBlocks.end()) {
+    address = reuse->second;
+    freeBlocks.erase(reuse);
+  } else {
+    Result<DeviceBuffer> buffer =
+        device.allocate(size, "the step's intermediate buffers");
+    if (!buffer) {
+      fail(buffer.getStatus());
+      return nullptr;
+    }
+    address = buffer->address;
+  }
+  liveBlocks.emplace(address, size);
+  usedBytes += size;
+  return reinterpret_cast<void *>(static_cast<uintptr_t>(address));
+}
+
+void KernelRunner::release(void *block) {
+  if (!block)
+    return;
+  auto it = liveBlocks.find(reinterpret_cast<uintptr_t>(block));
+  if (it == liveBlocks.end())
+    return fail(Status::error("the model freed a device block it did not "
+                              "allocate"));
+  usedBytes -= it->second;
+  freeBlocks.emplace(it->second, it->first);
+  liveBlocks.erase(it);
+}
+
+void KernelRunner::launchHook(int32_t kernel, int64_t gridX, int64_t gridY,
+                              int64_t gridZ, int64_t blockX, int64_t blockY,
+                              int64_t blockZ, int32_t sharedBytes,
+                              void **parameters, int32_t count) {
+  // Outside a runner's call (the runtime never calls a GPU build so), or
+  // after the step failed: launch nothing.
+  if (!currentRunner || !currentRunner->firstError.isOk())
+    return;
+  const int64_t grid[3] = {gridX, gridY, gridZ};
+  const int64_t block[3] = {blockX, blockY, blockZ};
+  currentRunner->fail(currentRunner->launch(kernel, grid, block, sharedBytes,
+                                            parameters, count));
+}
+
+void *KernelRunner::allocateHook(uint64_t bytes) {
+  return currentRunner ? currentRunner->allocate(bytes) : nullptr;
+}
+
+void KernelRunner::releaseHook(void *block) {
+  if (currentRunner)
+    currentRunner->release(block);
+}
+
+} // namespace cuda
+} // namespace odt

@@ -1,0 +1,95 @@
+// Runs a GPU build's entry points on a CUDA device. odt-compile's GPU build
+// (--gpu-arch) is host code that sizes buffers and launches kernels through
+// two hooks the runtime installs when it loads the model: its allocator
+// (device memory, odt_model_set_allocator) and its launcher
+// (odt_model_set_launcher). Both reach the KernelRunner of the calling
+// thread's current call; the runner loads the kernels from the image for
+// its device's chip, checks every launch against the kernel table the
+// descriptor carries (kernel number, parameter count, grid and block
+// limits) and keeps the first failure, which the call then returns.
+//
+// Device blocks the host code frees are kept and handed out again for the
+// same size (one stream: a block's next use is ordered after its last), so
+// from the second call of a step on, a step allocates nothing.
+
+#ifndef ODT_RUNTIME_KERNELRUNNER_H
+#define ODT_RUNTIME_KERNELRUNNER_H
+
+#include "CompiledModel.h"
+#include "CudaDriver.h"
+
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace odt {
+namespace cuda {
+
+/// One buffer an entry point is called with: device memory and its shape.
+struct DeviceTensor {
+  DevicePtr address = 0;
+  Shape shape;
+};
+
+class KernelRunner {
+public:
+  /// Loads the kernels of `model` (a GPU build) for `device`'s chip.
+  static Result<std::unique_ptr<KernelRunner>>
+  create(Device &device, std::shared_ptr<CompiledModel> model);
+  ~KernelRunner();
+  KernelRunner(const KernelRunner &) = delete;
+  KernelRunner &operator=(const KernelRunner &) = delete;
+
+  /// Calls entry point `kind` with `arguments` (one per argument of its
+  /// spec, in order, each of the argument's rank) with this runner's
+  /// launcher and allocator for the calling thread. The launches are
+  /// enqueued on the device's stream; the first failure comes back.
+  Status call(EntryKind kind, const std::vector<DeviceTensor> &arguments);
+
+  /// One launch as the model's code asks for it, checked against the
+  /// kernel table (number, parameter count) and CUDA's grid and block
+  /// limits; a grid over no elements launches nothing. The launcher hook
+  /// calls it and keeps its first failure for the call.
+  Status launch(int32_t kernel, const int64_t grid[3], const int64_t block[3],
+                int32_t sharedBytes, void **parameters, int32_t count);
+
+  /// Launches enqueued so far.
+  size_t launches() const { return launchCount; }
+  /// Device bytes the host code holds now (allocated and not yet freed).
+  size_t bytesInUse() const { return usedBytes; }
+
+  // The hooks the model calls (installed by CompiledModel for GPU builds).
+  static void launchHook(int32_t kernel, int64_t gridX, int64_t gridY,
+                         int64_t gridZ, int64_t blockX, int64_t blockY,
+                         int64_t blockZ, int32_t sharedBytes, void **parameters,
+                         int32_t count);
+  static void *allocateHook(uint64_t bytes);
+  static void releaseHook(void *block);
+
+private:
+  KernelRunner(Device &device, std::shared_ptr<CompiledModel> model)
+      : device(device), model(std::move(model)) {}
+  void *allocate(uint64_t bytes);
+  void release(void *block);
+  void fail(Status status) {
+    if (firstError.isOk())
+      firstError = std::move(status);
+  }
+
+  Device &device;
+  std::shared_ptr<CompiledModel> model;
+  std::vector<FunctionHandle> functions;
+  KernelLaunch pending;
+  size_t launchCount = 0;
+  // Blocks handed out (address -> bytes) and blocks kept for reuse.
+  std::unordered_map<DevicePtr, size_t> liveBlocks;
+  std::multimap<size_t, DevicePtr> freeBlocks;
+  size_t usedBytes = 0;
+  Status firstError = Status::ok();
+};
+
+} // namespace cuda
+} // namespace odt
+
+#endif // ODT_RUNTIME_KERNELRUNNER_H
