@@ -9,10 +9,9 @@
 
 #include "CompiledModel.h"
 #include "KernelRunner.h"
+#include "mock_cuda/MockCudaControl.h"
 
 #include <gtest/gtest.h>
-
-#include <dlfcn.h>
 
 #include <map>
 #include <sstream>
@@ -26,24 +25,11 @@ using odt::cuda::KernelRunner;
 
 namespace {
 
-struct MockControl {
-  void (*reset)() = nullptr;
-  const char *(*log)() = nullptr;
-  long long (*liveBytes)() = nullptr;
-};
-
 class GpuRunnerTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    void *library = dlopen(ODT_MOCK_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(library, nullptr) << dlerror();
-    mock.reset =
-        reinterpret_cast<void (*)()>(dlsym(library, "odtMockCudaReset"));
-    mock.log =
-        reinterpret_cast<const char *(*)()>(dlsym(library, "odtMockCudaLog"));
-    mock.liveBytes = reinterpret_cast<long long (*)()>(
-        dlsym(library, "odtMockCudaLiveBytes"));
-    ASSERT_TRUE(mock.reset && mock.log && mock.liveBytes);
+    std::string error;
+    ASSERT_TRUE(mock.load(ODT_MOCK_CUDA_DRIVER, error)) << error;
     mock.reset();
     auto loaded =
         CompiledModel::load(std::string(ODT_E2E_MODELS_DIR) + "/ort_mlp_gpu");
@@ -125,7 +111,7 @@ protected:
     EXPECT_EQ(logLines("launch ", again).size(), launches.size());
   }
 
-  MockControl mock;
+  odt::test::MockCudaControl mock;
   std::shared_ptr<CompiledModel> model;
   std::unique_ptr<Device> device;
   std::unique_ptr<KernelRunner> runner;

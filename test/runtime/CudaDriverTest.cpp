@@ -8,6 +8,7 @@
 // device goes.
 
 #include "CudaDriver.h"
+#include "mock_cuda/MockCudaControl.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -25,32 +26,11 @@ using ::testing::HasSubstr;
 
 namespace {
 
-/// The mock driver's control functions (see MockCudaDriver.cpp).
-struct MockControl {
-  void (*reset)() = nullptr;
-  int (*set)(const char *, long long) = nullptr;
-  const char *(*log)() = nullptr;
-  long long (*liveBytes)() = nullptr;
-  int (*contextRefs)() = nullptr;
-};
-
 class MockCudaTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    void *library = dlopen(ODT_MOCK_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(library, nullptr) << dlerror();
-    mock.reset =
-        reinterpret_cast<void (*)()>(dlsym(library, "odtMockCudaReset"));
-    mock.set = reinterpret_cast<int (*)(const char *, long long)>(
-        dlsym(library, "odtMockCudaSet"));
-    mock.log =
-        reinterpret_cast<const char *(*)()>(dlsym(library, "odtMockCudaLog"));
-    mock.liveBytes = reinterpret_cast<long long (*)()>(
-        dlsym(library, "odtMockCudaLiveBytes"));
-    mock.contextRefs =
-        reinterpret_cast<int (*)()>(dlsym(library, "odtMockCudaContextRefs"));
-    ASSERT_TRUE(mock.reset && mock.set && mock.log && mock.liveBytes &&
-                mock.contextRefs);
+    std::string error;
+    ASSERT_TRUE(mock.load(ODT_MOCK_CUDA_DRIVER, error)) << error;
     mock.reset();
   }
 
@@ -74,7 +54,7 @@ protected:
     return std::string(mock.log()).substr(mark);
   }
 
-  MockControl mock;
+  odt::test::MockCudaControl mock;
 };
 
 const char *kPtx = "//\n// odt PTX for sm_90\n.version 8.0\n"
