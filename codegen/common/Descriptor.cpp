@@ -294,8 +294,14 @@ LogicalResult DescriptorBuilder::addGPUKernels(
     int64_t parameters = kernel.getAs<IntegerAttr>("parameters").getInt();
     kernelOffsets.push_back(
         fb::CreateGpuKernel(fbb, fbb.CreateString(name), parameters));
+    llvm::json::Array bytes;
+    if (auto sizes = kernel.getAs<DenseI64ArrayAttr>("parameter_bytes"))
+      for (int64_t size : sizes.asArrayRef())
+        bytes.push_back(size);
     jsonKernels.push_back(
-        llvm::json::Object{{"name", name}, {"parameters", parameters}});
+        llvm::json::Object{{"name", name},
+                           {"parameters", parameters},
+                           {"parameter_bytes", std::move(bytes)}});
   }
   std::vector<flatbuffers::Offset<fb::GpuImage>> imageOffsets;
   llvm::json::Array chips;

@@ -43,12 +43,15 @@ struct LaunchFuncToRuntimeCall
     StringRef name = launch.getKernelName().getValue();
     std::optional<unsigned> index;
     int64_t expectedParameters = 0;
+    ArrayRef<int64_t> expectedBytes;
     for (auto [i, attr] : llvm::enumerate(kernels)) {
       auto kernel = cast<DictionaryAttr>(attr);
       if (kernel.getAs<StringAttr>("name").getValue() != name)
         continue;
       index = i;
       expectedParameters = kernel.getAs<IntegerAttr>("parameters").getInt();
+      if (auto bytes = kernel.getAs<DenseI64ArrayAttr>("parameter_bytes"))
+        expectedBytes = bytes.asArrayRef();
       break;
     }
     if (!index)
@@ -68,6 +71,19 @@ struct LaunchFuncToRuntimeCall
       return launch.emitError()
              << "kernel '" << name << "' takes " << expectedParameters
              << " parameters but its launch packs " << fields.size();
+    // And each field has the size of the kernel's parameter (cuLaunchKernel
+    // reads that many bytes at each address).
+    if (!expectedBytes.empty()) {
+      if (int64_t(expectedBytes.size()) != expectedParameters)
+        return launch.emitError()
+               << "kernel '" << name << "' has a malformed parameter_bytes";
+      for (auto [i, field] : llvm::enumerate(fields))
+        if (getKernelParameterBytes(field.getType()) != expectedBytes[i])
+          return launch.emitError()
+                 << "kernel '" << name << "' parameter " << i << " is "
+                 << expectedBytes[i] << " bytes but its launch packs "
+                 << field.getType();
+    }
 
     auto ptrType = LLVM::LLVMPointerType::get(context);
     Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();

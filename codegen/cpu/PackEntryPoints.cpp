@@ -336,9 +336,10 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
   /// that exported `void P_set_launcher(void (*)(int32_t kernel, int64_t
   /// grid x, y, z, int64_t block x, y, z, int32_t shared bytes, void
   /// **parameters, int32_t count))` sets; it starts as a function that
-  /// launches nothing (the runtime installs its launcher before any step
-  /// of a GPU model, and refuses to run one on the CPU). Null when the
-  /// module launches no kernels: a CPU build's module is left as it was.
+  /// traps: a GPU build run without a launcher (by a runtime that does not
+  /// know GPU builds, or called by hand) stops instead of computing nothing
+  /// and returning. Null when the module launches no kernels: a CPU
+  /// build's module is left as it was.
   LLVM::LLVMFuncOp routeKernelLaunches(ModuleOp module, OpBuilder &builder,
                                        bool &failedRouting) {
     auto hook = module.lookupSymbol<LLVM::LLVMFuncOp>(kGPULaunchHook);
@@ -356,7 +357,8 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
     builder.setInsertionPointToEnd(module.getBody());
     auto idle = LLVM::LLVMFuncOp::create(builder, loc, idleName, type);
     builder.setInsertionPointToStart(idle.addEntryBlock(builder));
-    LLVM::ReturnOp::create(builder, loc, ValueRange{});
+    LLVM::Trap::create(builder, loc);
+    LLVM::UnreachableOp::create(builder, loc);
     std::string slot = prefix + "_launch_fn";
     createPointerGlobal(module, builder, slot, idleName);
 

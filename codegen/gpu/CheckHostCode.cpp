@@ -90,13 +90,15 @@ struct CheckHostCodePass : impl::CheckHostCodeBase<CheckHostCodePass> {
       function.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
           for (Value operand : launch.getKernelOperands())
-            if (operand.getDefiningOp<memref::GetGlobalOp>()) {
+            if (isa<MemRefType>(operand.getType()) && isHostMemory(operand)) {
               launch.emitError()
                   << "a kernel of '" << function.getName()
-                  << "' takes the host's copy of a constant global as an "
-                     "argument (odt-gpu-constants-in-kernels did not move "
-                     "it into the kernel)";
+                  << "' takes host memory as an argument (the host's copy "
+                     "of a constant global, which odt-gpu-constants-in-"
+                     "kernels did not move into the kernel, or the host's "
+                     "stack)";
               failedAny = true;
+              break;
             }
           return WalkResult::advance();
         }

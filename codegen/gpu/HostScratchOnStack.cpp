@@ -17,9 +17,21 @@ namespace odt {
 
 namespace {
 
+/// The largest array moved to the stack: lowered deallocations make one
+/// element per buffer a dealloc considers (tens at most).
+constexpr int64_t kMaxScratchElements = 4096;
+
+/// Whether `call` calls a function defined in the module and private to it
+/// (bufferization's dealloc_helper), not an entry point or an external one.
+bool callsPrivateHelper(func::CallOp call) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  return callee && callee.isPrivate() && !callee.isExternal();
+}
+
 /// Collects the deallocs of `value` (through casts) into `deallocs`; false
-/// if a use is anything but host scalar access, a cast, a call or a dealloc
-/// in `block`.
+/// if a use is anything but host scalar access, a cast, a call of a private
+/// helper or a dealloc in `block`.
 bool onlyHostUses(Value value, Block *block,
                   SmallVectorImpl<memref::DeallocOp> &deallocs) {
   for (Operation *user : value.getUsers()) {
@@ -36,7 +48,10 @@ bool onlyHostUses(Value value, Block *block,
         return false;
       continue;
     }
-    if (isa<memref::LoadOp, memref::StoreOp, func::CallOp>(user))
+    if (isa<memref::LoadOp, memref::StoreOp>(user))
+      continue;
+    if (auto call = dyn_cast<func::CallOp>(user);
+        call && callsPrivateHelper(call))
       continue;
     return false;
   }
@@ -55,7 +70,12 @@ struct HostScratchOnStackPass
       for (memref::AllocOp alloc : allocs) {
         MemRefType type = alloc.getType();
         SmallVector<memref::DeallocOp> deallocs;
+        // Only what lowered deallocations make: small arrays of addresses
+        // (index) and ownership flags (i1).
         if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+            !(type.getElementType().isIndex() ||
+              type.getElementType().isInteger(1)) ||
+            type.getNumElements() > kMaxScratchElements ||
             !onlyHostUses(alloc.getResult(), alloc->getBlock(), deallocs))
           continue;
         OpBuilder builder(&entry, entry.begin());

@@ -30,11 +30,23 @@ struct RecordKernelsPass : impl::RecordKernelsBase<RecordKernelsPass> {
       for (auto function : kernelModule.getOps<LLVM::LLVMFuncOp>()) {
         if (!function->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
           continue;
+        SmallVector<int64_t> bytes;
+        for (Type type : function.getArgumentTypes()) {
+          int64_t size = getKernelParameterBytes(type);
+          if (size < 0) {
+            function.emitError() << "kernel parameter of type " << type
+                                 << " that odt's launcher cannot pass";
+            return signalPassFailure();
+          }
+          bytes.push_back(size);
+        }
         kernels.push_back(builder.getDictionaryAttr(
             {builder.getNamedAttr("name", function.getSymNameAttr()),
              builder.getNamedAttr(
                  "parameters",
-                 builder.getI64IntegerAttr(function.getNumArguments()))}));
+                 builder.getI64IntegerAttr(function.getNumArguments())),
+             builder.getNamedAttr("parameter_bytes",
+                                  builder.getDenseI64ArrayAttr(bytes))}));
       }
     module->setAttr(kGPUKernelsAttr, builder.getArrayAttr(kernels));
   }
@@ -69,6 +81,11 @@ struct TakeKernelImagesPass : impl::TakeKernelImagesBase<TakeKernelImagesPass> {
              builder.getNamedAttr("ptx", object.getObject())}));
       }
       binary.erase();
+    }
+    if (images.empty()) {
+      module.emitError() << "a GPU build with no kernels: every step's work "
+                            "stayed in the host code; compile it for the CPU";
+      return signalPassFailure();
     }
     module->setAttr(kGPUImagesAttr, builder.getArrayAttr(images));
     module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());

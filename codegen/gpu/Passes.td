@@ -224,11 +224,11 @@ def HostScratchOnStack
     allocator), but the lowered deallocations of buffers that loops carry
     (recurrent models) keep small arrays the host itself reads and writes:
     the buffers' addresses and ownership flags that `dealloc_helper`
-    compares. An allocation of static shape whose every use is a host load
-    or store, a cast, a call of a function of the module or its own
-    dealloc in the same block becomes a memref.alloca at the start of its
-    function (reused by each iteration of a loop around it), and its
-    deallocs go. odt-gpu-check-host-code then accepts those accesses, and
+    compares. An allocation of such an array (index or i1 elements, static
+    shape, at most 4096 elements) whose every use is a host load or store,
+    a cast, a call of a private function of the module or its own dealloc
+    in the same block becomes a memref.alloca at the start of its function
+    (reused by each iteration of a loop around it), and its deallocs go. odt-gpu-check-host-code then accepts those accesses, and
     refuses any other.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];

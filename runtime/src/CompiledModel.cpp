@@ -273,8 +273,15 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
     else
       setAllocator(stepAllocate, stepRelease);
   }
+  void *launcherHook = resolve(context, (modelName + "_set_launcher").c_str());
+  // A library that launches kernels under a descriptor that lists none
+  // (altered, or mismatched) would run its steps on the CPU computing
+  // nothing.
+  if (!gpuBuild && launcherHook)
+    return Status::error("the library launches GPU kernels but its model "
+                         "descriptor lists none");
   if (gpuBuild) {
-    void *hook = resolve(context, (modelName + "_set_launcher").c_str());
+    void *hook = launcherHook;
     if (!hook)
       return Status::error("a GPU build without " + modelName +
                            "_set_launcher: recompile it with this odt-compile");

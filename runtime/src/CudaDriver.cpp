@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -295,6 +296,20 @@ Result<DeviceBuffer> Device::allocate(size_t bytes,
     return status;
   buffers.push_back(buffer);
   return buffer;
+}
+
+Status Device::free(DevicePtr address) {
+  auto it = std::find_if(
+      buffers.begin(), buffers.end(),
+      [&](const DeviceBuffer &buffer) { return buffer.address == address; });
+  if (it == buffers.end())
+    return Status::error("freeing a buffer " + label() + " did not allocate");
+  ODT_RETURN_IF_ERROR(makeCurrent());
+  const DriverFunctions &api = driver.api();
+  ODT_RETURN_IF_ERROR(
+      call(api.cuStreamSynchronize(stream), "waiting for the stream"));
+  buffers.erase(it);
+  return call(api.cuMemFree(address), "freeing device memory");
 }
 
 Status Device::copyToDevice(DevicePtr to, const void *from, size_t bytes) {

@@ -156,6 +156,13 @@ public:
   std::string chip() const;
 
   Result<DeviceBuffer> allocate(size_t bytes, const std::string &purpose);
+  /// Frees a buffer `allocate` returned, after the work queued on the
+  /// stream so far (which may still use it) has finished.
+  Status free(DevicePtr address);
+  /// Makes the device's context the calling thread's (a session may be used
+  /// from several threads, one at a time); every call here but launch does
+  /// it first.
+  Status makeCurrent() const;
   Status copyToDevice(DevicePtr to, const void *from, size_t bytes);
   Status copyToHost(void *to, DevicePtr from, size_t bytes);
   Status synchronize();
@@ -163,6 +170,8 @@ public:
   /// Loads a PTX or cubin image and finds the named kernels in it.
   Result<std::vector<FunctionHandle>>
   loadKernels(const void *image, const std::vector<std::string> &names);
+  /// Enqueues a launch; the device's context must be current (a caller
+  /// launching many kernels makes it current once: makeCurrent).
   Status launch(const KernelLaunch &launch);
 
   /// Records what `record` enqueues on the stream (launches, copies) as one
@@ -176,9 +185,6 @@ private:
   Status call(Result_t code, const std::string &what) const {
     return driver.check(code, what);
   }
-  /// Makes the device's context the calling thread's (a session may be used
-  /// from several threads, one at a time).
-  Status makeCurrent() const;
   /// "<name> (cuda:N)", for messages.
   std::string label() const;
   void releaseGraph();

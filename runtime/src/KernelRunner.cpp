@@ -1,6 +1,7 @@
 #include "KernelRunner.h"
 
 #include <limits>
+#include <map>
 
 namespace odt {
 namespace cuda {
@@ -49,7 +50,19 @@ KernelRunner::create(Device &device, std::shared_ptr<CompiledModel> model) {
   return runner;
 }
 
-KernelRunner::~KernelRunner() = default;
+KernelRunner::~KernelRunner() {
+  // The blocks go back to the device (the model's code freed them all
+  // unless a step failed half-way; those are freed too).
+  releaseCachedBlocks();
+  for (const auto &[address, bytes] : liveBlocks)
+    (void)device.free(address);
+}
+
+void KernelRunner::releaseCachedBlocks() {
+  for (const auto &[bytes, address] : freeBlocks)
+    (void)device.free(address);
+  freeBlocks.clear();
+}
 
 Status KernelRunner::call(EntryKind kind,
                           const std::vector<DeviceTensor> &arguments) {
@@ -61,15 +74,31 @@ Status KernelRunner::call(EntryKind kind,
                          std::to_string(entry->arguments.size()) +
                          " buffers, given " + std::to_string(arguments.size()));
   // Each argument a memref descriptor: allocated and aligned pointers,
-  // offset, sizes, strides (row-major), as EntryCall makes them.
+  // offset, sizes, strides (row-major), as EntryCall makes them. The shapes
+  // are checked against the spec (static dims, one value per symbol): the
+  // kernels index the buffers by them.
   std::vector<std::vector<int64_t>> descriptors(arguments.size());
   std::vector<void *> pointers(arguments.size());
+  std::map<std::string, int64_t> symbols;
   for (size_t i = 0; i < arguments.size(); ++i) {
     const Shape &shape = arguments[i].shape;
-    size_t rank = entry->arguments[i].dims.size();
+    const ArgumentSpec &spec = entry->arguments[i];
+    size_t rank = spec.dims.size();
     if (shape.size() != rank)
-      return Status::error("argument '" + entry->arguments[i].name +
-                           "' must have rank " + std::to_string(rank));
+      return Status::error("argument '" + spec.name + "' must have rank " +
+                           std::to_string(rank));
+    for (size_t d = 0; d < rank; ++d) {
+      const DimSpec &dim = spec.dims[d];
+      bool fits = shape[d] >= 0 &&
+                  (dim.size >= 0
+                       ? shape[d] == dim.size
+                       : symbols.emplace(dim.symbol, shape[d]).first->second ==
+                             shape[d]);
+      if (!fits)
+        return Status::error("argument '" + spec.name + "' has shape " +
+                             formatShape(shape) + ", not the one its spec " +
+                             "and the other arguments give");
+    }
     std::vector<int64_t> &descriptor = descriptors[i];
     descriptor.assign(3 + 2 * rank, 0);
     descriptor[0] = descriptor[1] = static_cast<int64_t>(arguments[i].address);
@@ -82,6 +111,7 @@ Status KernelRunner::call(EntryKind kind,
     pointers[i] = descriptor.data();
   }
   firstError = Status::ok();
+  ODT_RETURN_IF_ERROR(device.makeCurrent());
   {
     CurrentRunner scope(this);
     entry->function(pointers.data());
@@ -106,11 +136,14 @@ Status KernelRunner::launch(int32_t kernel, const int64_t grid[3],
   // A grid over no elements (an empty batch) launches nothing.
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return Status::ok();
-  int64_t threads = block[0] * block[1] * block[2];
+  // Each block dim bounded before their product is taken.
+  bool blockFits = block[0] >= 1 && block[0] <= kMaxBlockThreads &&
+                   block[1] >= 1 && block[1] <= kMaxBlockThreads &&
+                   block[2] >= 1 && block[2] <= kMaxBlockZ &&
+                   block[0] * block[1] * block[2] <= kMaxBlockThreads;
   if (grid[0] < 0 || grid[0] > kMaxGridX || grid[1] < 0 ||
       grid[1] > kMaxGridYZ || grid[2] < 0 || grid[2] > kMaxGridYZ ||
-      block[0] < 1 || block[1] < 1 || block[2] < 1 || block[2] > kMaxBlockZ ||
-      threads > kMaxBlockThreads || sharedBytes < 0)
+      !blockFits || sharedBytes < 0 || (count > 0 && !parameters))
     return Status::error(
         "kernel " + spec.name + " launched with grid " +
         std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
@@ -145,6 +178,12 @@ void *KernelRunner::allocate(uint64_t bytes) {
   } else {
     Result<DeviceBuffer> buffer =
         device.allocate(size, "the step's intermediate buffers");
+    if (!buffer && !freeBlocks.empty()) {
+      // Blocks kept for other sizes (another batch size's arena) go back
+      // to the device before the step gives up.
+      releaseCachedBlocks();
+      buffer = device.allocate(size, "the step's intermediate buffers");
+    }
     if (!buffer) {
       fail(buffer.getStatus());
       return nullptr;

@@ -10,7 +10,9 @@
 //
 // Device blocks the host code frees are kept and handed out again for the
 // same size (one stream: a block's next use is ordered after its last), so
-// from the second call of a step on, a step allocates nothing.
+// from the second call of a step on, a step allocates nothing; when the
+// device runs out, the kept blocks are freed and the allocation tried
+// again, and the runner frees them all when it goes.
 
 #ifndef ODT_RUNTIME_KERNELRUNNER_H
 #define ODT_RUNTIME_KERNELRUNNER_H
@@ -71,6 +73,8 @@ private:
   KernelRunner(Device &device, std::shared_ptr<CompiledModel> model)
       : device(device), model(std::move(model)) {}
   void *allocate(uint64_t bytes);
+  /// Frees the blocks kept for reuse.
+  void releaseCachedBlocks();
   void release(void *block);
   void fail(Status status) {
     if (firstError.isOk())

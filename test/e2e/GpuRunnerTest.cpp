@@ -181,6 +181,21 @@ TEST_F(GpuRunnerTest, WrongArgumentsAreAnError) {
   status = runner->call(EntryKind::Train, arguments);
   ASSERT_FALSE(status.isOk());
   EXPECT_NE(status.message().find("must have rank"), std::string::npos);
+  // A static dim that is not the spec's, and a batch that differs between
+  // the input and the labels: the kernels would index past the buffers.
+  for (size_t wrong : {size_t(0), size_t(1)}) {
+    arguments = deviceArguments(EntryKind::Train, 4);
+    const ArgumentSpec &spec =
+        model->entryPoint(EntryKind::Train)->arguments[wrong];
+    size_t last = arguments[wrong].shape.size() - 1;
+    arguments[wrong].shape[wrong == 0 ? last : 0] += 1;
+    status = runner->call(EntryKind::Train, arguments);
+    ASSERT_FALSE(status.isOk()) << spec.name;
+    EXPECT_NE(status.message().find("argument '" + spec.name + "' has shape"),
+              std::string::npos)
+        << status.message();
+  }
+  EXPECT_EQ(runner->launches(), 0u);
 }
 
 TEST_F(GpuRunnerTest, AnOutOfMemoryDeviceFailsTheStep) {

@@ -7,10 +7,11 @@ per chip, every kernel of the training, eval and optimizer steps in it, also
 written as OUT/model.<chip>.ptx) and host code that launches them through
 the runtime. ptxas, from the CUDA toolkit, assembles each PTX for its chip
 with -Werror and --warn-on-spills (a spill to local memory is an error).
-model.json lists the kernels the host code launches with the number of
-parameters each launch passes; each must be a `.entry` of every PTX with
-exactly that many `.param`s. Prints one line per chip: kernels, the most
-registers a kernel uses, its shared memory.
+model.json lists the kernels the host code launches with the size of each
+parameter its launches pass; each must be a `.entry` of every PTX with
+exactly those `.param`s (count and sizes; checked without ptxas too).
+Prints one line per chip: kernels, the most registers a kernel uses, its
+shared memory.
 
 Exit 77 (ctest's SKIP_RETURN_CODE) with the reason when there is nothing to
 assemble with (no ptxas) or nothing to compile (the zoo made no artifacts:
@@ -37,11 +38,19 @@ def find_ptxas():
     return None
 
 
+PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8}
+
+
 def entry_parameters(ptx):
-    """{kernel: number of .param} of every .entry in a PTX module."""
+    """{kernel: [bytes of each .param]} of every .entry in a PTX module."""
     entries = {}
     for match in re.finditer(r"^\.visible \.entry (\w+)\(([^)]*)\)", ptx, flags=re.M):
-        entries[match.group(1)] = len(re.findall(r"\.param\b", match.group(2)))
+        sizes = re.findall(r"\.param\s+\.[busf](8|16|32|64)\b", match.group(2))
+        count = len(re.findall(r"\.param\b", match.group(2)))
+        # A parameter of another form (an aggregate) has no size here, and
+        # then the list is shorter than the count: no match.
+        entries[match.group(1)] = [PTX_BYTES[size] for size in sizes] + \
+            [None] * (count - len(sizes))
     return entries
 
 
@@ -56,19 +65,14 @@ def main():
         print("SKIP: no artifacts at %s: the zoo check made none (a model odt "
               "does not take ends on its diagnostic there)" % args.artifacts)
         return SKIP
-    ptxas = find_ptxas()
-    if ptxas is None:
-        print("SKIP: ptxas not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin):"
-              " the CUDA toolkit is missing, so the PTX cannot be assembled")
-        return SKIP
     work = tempfile.mkdtemp(prefix="check_ptx.")
     try:
-        return check(args, chips, ptxas, work)
+        return check(args, chips, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def check(args, chips, ptxas, work):
+def check(args, chips, work):
     out = os.path.join(work, "out")
     made = subprocess.run(
         [args.odt_compile, args.artifacts, "-o", out, "--quiet", "--no-cache",
@@ -81,7 +85,34 @@ def check(args, chips, ptxas, work):
     if gpu is None or gpu.get("chips") != chips:
         print("model.json: expected a GPU build for %s, got %s" % (chips, gpu))
         return 1
-    launched = {kernel["name"]: kernel["parameters"] for kernel in gpu["kernels"]}
+    launched = {}
+    for kernel in gpu["kernels"]:
+        if len(kernel["parameter_bytes"]) != kernel["parameters"]:
+            print("model.json: kernel %s lists %d parameter sizes for %d "
+                  "parameters" % (kernel["name"], len(kernel["parameter_bytes"]),
+                                  kernel["parameters"]))
+            return 1
+        launched[kernel["name"]] = kernel["parameter_bytes"]
+    # The launches' parameters (count and each one's size) against each
+    # PTX first: that needs no toolkit.
+    for chip in chips:
+        with open(os.path.join(out, "model.%s.ptx" % chip)) as f:
+            parameters = entry_parameters(f.read())
+        if parameters != launched:
+            wrong = sorted(name for name in set(parameters) | set(launched)
+                           if parameters.get(name) != launched.get(name))
+            print("%s: the host's launches disagree with the PTX on %d "
+                  "kernels, e.g. %s: launched with parameters of %s bytes, "
+                  ".entry has %s" % (chip, len(wrong), wrong[0],
+                                     launched.get(wrong[0]), parameters.get(wrong[0])))
+            return 1
+    ptxas = find_ptxas()
+    if ptxas is None:
+        print("SKIP: ptxas not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin):"
+              " the CUDA toolkit is missing, so the PTX cannot be assembled "
+              "(each kernel's launches pass its .entry's parameters, count and "
+              "sizes)")
+        return SKIP
     failed = False
     for chip in chips:
         source = os.path.join(out, "model.%s.ptx" % chip)
@@ -95,15 +126,6 @@ def check(args, chips, ptxas, work):
                 chip, target.group(1) if target else "no target", entries))
             failed = True
             continue
-        if parameters != launched:
-            wrong = sorted(name for name in set(parameters) | set(launched)
-                           if parameters.get(name) != launched.get(name))
-            print("%s: the host's launches disagree with the PTX on %d "
-                  "kernels, e.g. %s: launched with %s parameters, .entry "
-                  "has %s" % (chip, len(wrong), wrong[0], launched.get(wrong[0]),
-                              parameters.get(wrong[0])))
-            failed = True
-            continue
         result = subprocess.run(
             [ptxas, "-arch=" + chip, "-v", "-Werror", "--warn-on-spills",
              source, "-o", os.path.join(work, chip + ".cubin")],
@@ -115,7 +137,7 @@ def check(args, chips, ptxas, work):
         registers = [int(n) for n in re.findall(r"Used (\d+) registers", result.stderr)]
         shared = [int(n) for n in re.findall(r"(\d+) bytes smem", result.stderr)]
         print("%s: %d kernels assembled (ptxas -Werror --warn-on-spills), "
-              "each launched with its .entry's parameter count, at most "
+              "each launched with its .entry's parameters (count and sizes), at most "
               "%d registers, %d bytes of shared memory" % (
                   chip, entries, max(registers or [0]), max(shared or [0])))
     return 1 if failed else 0

@@ -87,8 +87,34 @@ module attributes {gpu.container_module} {
   func.func @launch() {
     %c1 = arith.constant 1 : index
     %w = memref.get_global @weights : memref<4xf32>
-    // expected-error @+1 {{a kernel of 'launch' takes the host's copy of a constant global as an argument (odt-gpu-constants-in-kernels did not move it into the kernel)}}
+    // expected-error @+1 {{a kernel of 'launch' takes host memory as an argument (the host's copy of a constant global, which odt-gpu-constants-in-kernels did not move into the kernel, or the host's stack)}}
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%w : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+// So is a view of one, and the host's stack.
+module attributes {gpu.container_module} {
+  memref.global "private" constant @weights : memref<4xf32> = dense<1.0>
+  gpu.module @kernels {
+    gpu.func @k(%w: memref<2xf32, strided<[1], offset: 2>>) kernel {
+      gpu.return
+    }
+    gpu.func @s(%w: memref<4xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @launch() {
+    %c1 = arith.constant 1 : index
+    %w = memref.get_global @weights : memref<4xf32>
+    %view = memref.subview %w[2] [2] [1] : memref<4xf32> to memref<2xf32, strided<[1], offset: 2>>
+    // expected-error @+1 {{a kernel of 'launch' takes host memory as an argument}}
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%view : memref<2xf32, strided<[1], offset: 2>>)
+    %stack = memref.alloca() : memref<4xf32>
+    // expected-error @+1 {{a kernel of 'launch' takes host memory as an argument}}
+    gpu.launch_func @kernels::@s blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%stack : memref<4xf32>)
     return
   }
 }

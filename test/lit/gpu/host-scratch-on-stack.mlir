@@ -17,6 +17,9 @@
 // CHECK:         memref.alloc() : memref<8xf32>
 // CHECK:         gpu.launch
 // CHECK:         memref.alloc(%[[N]]) : memref<?xi1>
+// CHECK:         memref.alloc() : memref<4xf32>
+// CHECK:         memref.alloc() : memref<2xi1>
+// CHECK:         call @external
 module {
   func.func private @helper(%flags: memref<?xi1>) {
     return
@@ -46,6 +49,17 @@ module {
     %dynamic = memref.alloc(%n) : memref<?xi1>
     memref.store %true, %dynamic[%c0] : memref<?xi1>
     memref.dealloc %dynamic : memref<?xi1>
+    // Only arrays of addresses and flags move: not data...
+    %data = memref.alloc() : memref<4xf32>
+    %zero = arith.constant 0.0 : f32
+    memref.store %zero, %data[%c0] : memref<4xf32>
+    memref.dealloc %data : memref<4xf32>
+    // ... nor an array given to a function outside the module.
+    %given = memref.alloc() : memref<2xi1>
+    %givenCast = memref.cast %given : memref<2xi1> to memref<?xi1>
+    func.call @external(%givenCast) : (memref<?xi1>) -> ()
+    memref.dealloc %given : memref<2xi1>
     return %r : i1
   }
+  func.func private @external(memref<?xi1>)
 }

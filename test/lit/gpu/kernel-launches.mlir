@@ -20,18 +20,21 @@
 // CHECK:         llvm.intr.stackrestore %[[SAVED]]
 
 // The launcher is a call through a pointer that <prefix>_set_launcher sets;
-// it starts as a function that launches nothing.
+// it starts as a function that traps (a runtime that installs no launcher
+// must not run the steps as if they had computed something).
 // PACK:       llvm.mlir.global internal @odt_model_launch_fn() {{.*}} : !llvm.ptr {
 // PACK-NEXT:    llvm.mlir.addressof @odt_model_no_launcher
 // PACK:       llvm.func internal @__odt_gpu_launch(
 // PACK:         llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
 // PACK:         llvm.call %{{.*}}(%arg0, %arg1, %arg2, %arg3, %arg4, %arg5, %arg6, %arg7, %arg8, %arg9)
 // PACK:       llvm.func internal @odt_model_no_launcher(
-// PACK-NEXT:    llvm.return
+// PACK-NEXT:    llvm.intr.trap
+// PACK-NEXT:    llvm.unreachable
 // PACK:       llvm.func @odt_model_set_launcher(%arg0: !llvm.ptr)
 module attributes {gpu.container_module,
     odt.gpu_kernels = [{name = "train_kernel", parameters = 3 : i64},
-                       {name = "train_kernel_0", parameters = 8 : i64}]} {
+                       {name = "train_kernel_0", parameters = 8 : i64,
+                        parameter_bytes = array<i64: 8, 8, 8, 8, 8, 8, 8, 8>}]} {
   gpu.binary @kernels [#gpu.object<#nvvm.target<chip = "sm_90">, assembly = "PTX">]
   func.func @train(%x: memref<?x4xf32>) attributes {llvm.emit_c_interface} {
     %c0 = arith.constant 0 : index
@@ -67,6 +70,22 @@ module attributes {gpu.container_module, odt.gpu_kernels = []} {
     %c1 = arith.constant 1 : index
     // expected-error @+1 {{kernel 'train_kernel' is not in odt.gpu_kernels}}
     gpu.launch_func @kernels::@train_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+    return
+  }
+}
+
+// -----
+
+// A field whose size is not the kernel parameter's (cuLaunchKernel would
+// read past it, or too little): an error.
+module attributes {gpu.container_module,
+    odt.gpu_kernels = [{name = "train_kernel", parameters = 1 : i64,
+                        parameter_bytes = array<i64: 8>}]} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target<chip = "sm_90">, assembly = "PTX">]
+  func.func @train(%x: f32) {
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{kernel 'train_kernel' parameter 0 is 8 bytes but its launch packs 'f32'}}
+    gpu.launch_func @kernels::@train_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : f32)
     return
   }
 }

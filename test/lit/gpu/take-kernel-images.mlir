@@ -33,3 +33,14 @@ module attributes {gpu.container_module} {
   // expected-error @+1 {{a kernel image that is not NVVM PTX}}
   gpu.binary @kernels [#gpu.object<#nvvm.target<chip = "sm_90">, "fatbin">]
 }
+
+// -----
+
+// A GPU build whose steps launched nothing: a clear error, not a model
+// without kernels.
+// expected-error @+1 {{a GPU build with no kernels: every step's work stayed in the host code; compile it for the CPU}}
+module {
+  llvm.func @train() {
+    llvm.return
+  }
+}
