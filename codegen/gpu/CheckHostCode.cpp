@@ -4,11 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/gpu/BufferIdentity.h"
 #include "codegen/gpu/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
@@ -33,37 +33,29 @@ bool isUnmappedComputation(Operation *op) {
 /// arrays). Entry points' arguments and allocations are device memory in a
 /// GPU build.
 bool isHostMemory(Value memref, int depth = 0) {
-  while (true) {
-    if (auto argument = dyn_cast<BlockArgument>(memref)) {
-      auto helper = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
-      if (!helper || !helper.isPrivate() ||
-          !argument.getOwner()->isEntryBlock() || depth > 4)
+  Value buffer = getUnderlyingBuffer(memref);
+  if (auto argument = dyn_cast<BlockArgument>(buffer)) {
+    auto helper = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+    if (!helper || !helper.isPrivate() ||
+        !argument.getOwner()->isEntryBlock() || depth > 4)
+      return false;
+    auto module = helper->getParentOfType<ModuleOp>();
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(helper, module);
+    if (!uses)
+      return false;
+    bool called = false;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      auto call = dyn_cast<func::CallOp>(use.getUser());
+      if (!call ||
+          !isHostMemory(call.getOperand(argument.getArgNumber()), depth + 1))
         return false;
-      auto module = helper->getParentOfType<ModuleOp>();
-      std::optional<SymbolTable::UseRange> uses =
-          SymbolTable::getSymbolUses(helper, module);
-      if (!uses)
-        return false;
-      bool called = false;
-      for (const SymbolTable::SymbolUse &use : *uses) {
-        auto call = dyn_cast<func::CallOp>(use.getUser());
-        if (!call ||
-            !isHostMemory(call.getOperand(argument.getArgNumber()), depth + 1))
-          return false;
-        called = true;
-      }
-      return called;
+      called = true;
     }
-    Operation *definition = memref.getDefiningOp();
-    if (!definition)
-      return false;
-    if (isa<memref::AllocaOp, memref::GetGlobalOp>(definition))
-      return true;
-    auto view = dyn_cast<ViewLikeOpInterface>(definition);
-    if (!view)
-      return false;
-    memref = view.getViewSource();
+    return called;
   }
+  return isa_and_nonnull<memref::AllocaOp, memref::GetGlobalOp>(
+      buffer.getDefiningOp());
 }
 
 /// The memref a host op reads or writes element by element, if any.

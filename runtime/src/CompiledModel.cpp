@@ -552,19 +552,24 @@ Status EntryCall::set(size_t index, Tensor &tensor) {
                          std::to_string(arg.dims.size()) + ", got shape " +
                          formatShape(tensor.shape()));
   tensors[index] = &tensor;
-  std::vector<int64_t> &desc = descriptors[index];
-  auto address = reinterpret_cast<int64_t>(tensor.data());
-  desc[0] = address;
-  desc[1] = address;
-  desc[2] = 0;
-  size_t rank = arg.dims.size();
+  writeMemRefDescriptor(descriptors[index].data(),
+                        reinterpret_cast<int64_t>(tensor.data()),
+                        tensor.shape());
+  return Status::ok();
+}
+
+void writeMemRefDescriptor(int64_t *descriptor, int64_t address,
+                           const Shape &shape) {
+  descriptor[0] = address;
+  descriptor[1] = address;
+  descriptor[2] = 0;
+  size_t rank = shape.size();
   int64_t stride = 1;
   for (size_t d = rank; d-- > 0;) {
-    desc[3 + d] = tensor.shape()[d];
-    desc[3 + rank + d] = stride;
-    stride *= tensor.shape()[d];
+    descriptor[3 + d] = shape[d];
+    descriptor[3 + rank + d] = stride;
+    stride *= shape[d];
   }
-  return Status::ok();
 }
 
 Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {

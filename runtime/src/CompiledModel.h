@@ -194,6 +194,12 @@ private:
   std::vector<GPUImageSpec> gpuImageSpecs;
 };
 
+/// Writes the memref descriptor the generated code reads for a dense
+/// row-major buffer at `address` of `shape`: allocated and aligned
+/// pointers, offset 0, sizes, strides (3 + 2 * rank values).
+void writeMemRefDescriptor(int64_t *descriptor, int64_t address,
+                           const Shape &shape);
+
 /// A prepared call of one entry point: the memref descriptors and the
 /// argument array are allocated once, so a call allocates nothing.
 class EntryCall {

@@ -1,7 +1,7 @@
 #include "KernelRunner.h"
 
+#include <algorithm>
 #include <limits>
-#include <map>
 
 namespace odt {
 namespace cuda {
@@ -73,13 +73,14 @@ Status KernelRunner::call(EntryKind kind,
     return Status::error(entry->symbol + " takes " +
                          std::to_string(entry->arguments.size()) +
                          " buffers, given " + std::to_string(arguments.size()));
-  // Each argument a memref descriptor: allocated and aligned pointers,
-  // offset, sizes, strides (row-major), as EntryCall makes them. The shapes
+  // Each argument a memref descriptor, as EntryCall makes them. The shapes
   // are checked against the spec (static dims, one value per symbol): the
-  // kernels index the buffers by them.
-  std::vector<std::vector<int64_t>> descriptors(arguments.size());
-  std::vector<void *> pointers(arguments.size());
-  std::map<std::string, int64_t> symbols;
+  // kernels index the buffers by them. The descriptors and the symbol
+  // values are the runner's, reused: from the second call of an entry on,
+  // a call allocates nothing.
+  descriptors.resize(arguments.size());
+  pointers.resize(arguments.size());
+  symbolValues.clear();
   for (size_t i = 0; i < arguments.size(); ++i) {
     const Shape &shape = arguments[i].shape;
     const ArgumentSpec &spec = entry->arguments[i];
@@ -89,26 +90,27 @@ Status KernelRunner::call(EntryKind kind,
                            std::to_string(rank));
     for (size_t d = 0; d < rank; ++d) {
       const DimSpec &dim = spec.dims[d];
-      bool fits = shape[d] >= 0 &&
-                  (dim.size >= 0
-                       ? shape[d] == dim.size
-                       : symbols.emplace(dim.symbol, shape[d]).first->second ==
-                             shape[d]);
+      bool fits = shape[d] >= 0;
+      if (fits && dim.size >= 0) {
+        fits = shape[d] == dim.size;
+      } else if (fits) {
+        auto bound = std::find_if(
+            symbolValues.begin(), symbolValues.end(),
+            [&](const auto &entry) { return *entry.first == dim.symbol; });
+        if (bound == symbolValues.end())
+          symbolValues.emplace_back(&dim.symbol, shape[d]);
+        else
+          fits = bound->second == shape[d];
+      }
       if (!fits)
         return Status::error("argument '" + spec.name + "' has shape " +
                              formatShape(shape) + ", not the one its spec " +
                              "and the other arguments give");
     }
-    std::vector<int64_t> &descriptor = descriptors[i];
-    descriptor.assign(3 + 2 * rank, 0);
-    descriptor[0] = descriptor[1] = static_cast<int64_t>(arguments[i].address);
-    int64_t stride = 1;
-    for (size_t d = rank; d-- > 0;) {
-      descriptor[3 + d] = shape[d];
-      descriptor[3 + rank + d] = stride;
-      stride *= shape[d];
-    }
-    pointers[i] = descriptor.data();
+    descriptors[i].resize(3 + 2 * rank);
+    writeMemRefDescriptor(descriptors[i].data(),
+                          static_cast<int64_t>(arguments[i].address), shape);
+    pointers[i] = descriptors[i].data();
   }
   firstError = Status::ok();
   ODT_RETURN_IF_ERROR(device.makeCurrent());

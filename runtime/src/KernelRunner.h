@@ -22,7 +22,9 @@
 
 #include <map>
 #include <memory>
+#include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace odt {
@@ -84,7 +86,11 @@ private:
   Device &device;
   std::shared_ptr<CompiledModel> model;
   std::vector<FunctionHandle> functions;
+  // Reused by every call and launch (a step allocates nothing once warm).
   KernelLaunch pending;
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<void *> pointers;
+  std::vector<std::pair<const std::string *, int64_t>> symbolValues;
   size_t launchCount = 0;
   // Blocks handed out (address -> bytes) and blocks kept for reuse.
   std::unordered_map<DevicePtr, size_t> liveBlocks;
