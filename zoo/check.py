@@ -70,7 +70,7 @@ ODT_OPTIMIZER_OPTIONS = ["--adam-mode", "0", "--eps", str(EPS),
 
 def build_args(name):
     """Build arguments of the numeric variant: Dropout off."""
-    params = inspect.signature(models.MODELS[name].build).parameters
+    params = inspect.signature(models.spec_of(name).build).parameters
     return {"dropout": 0.0} if "dropout" in params else {}
 
 
@@ -140,7 +140,7 @@ def save_dataset(name, work, inputs, target):
         path = os.path.join(work, input_name + ".npy")
         np.save(path, value)
         files.append("%s=%s" % (input_name, path))
-    target_name = "labels" if models.MODELS[name].loss == "CrossEntropyLoss" else "target"
+    target_name = "labels" if models.spec_of(name).loss == "CrossEntropyLoss" else "target"
     path = os.path.join(work, target_name + ".npy")
     np.save(path, target)
     files.append("%s=%s" % (target_name, path))
@@ -338,7 +338,7 @@ def parameters_of(artifacts_dir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", choices=sorted(models.MODELS))
+    parser.add_argument("model", choices=models.names())
     parser.add_argument("exporter", choices=zoo_export.EXPORTERS)
     parser.add_argument("--bin", required=True, help="odt's build/bin")
     parser.add_argument("--work", required=True)
@@ -355,7 +355,7 @@ def main():
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    name, spec = args.model, models.MODELS[args.model]
+    name, spec = args.model, models.spec_of(args.model)
     os.makedirs(args.work, exist_ok=True)
     record = {"model": name, "exporter": args.exporter, "about": spec.about}
     try:

@@ -38,7 +38,7 @@ def export(name, exporter, path, optimize=None, **build_args):
     """Exports the model; `optimize` overrides the dynamo exporter's graph
     optimization (default: on unless the model has BatchNorm)."""
     model = models.build(name, **build_args)
-    spec = models.MODELS[name]
+    spec = models.spec_of(name)
     inputs, _ = models.data(name, spec.batch)
     args = tuple(torch.from_numpy(value) for value in inputs.values())
     names = list(inputs)
@@ -70,7 +70,7 @@ def export(name, exporter, path, optimize=None, **build_args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", choices=sorted(models.MODELS))
+    parser.add_argument("model", choices=models.names())
     parser.add_argument("exporter", choices=EXPORTERS)
     parser.add_argument("out")
     args = parser.parse_args()

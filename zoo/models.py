@@ -495,6 +495,46 @@ class Recommender(nn.Module):
         return self.mlp(x)
 
 
+class TaggedItems(nn.Module):
+    """Items described by a variable number of tags: sample b's tags are the
+    next lengths[b] entries of one flat list (none for some samples) and the
+    last sample takes the rest of the list. Two EmbeddingBags pool them, a
+    weighted sum over PyTorch's offsets and a mean over the same bags given
+    in CSR form (include_last_offset), for a classifier."""
+
+    def __init__(self, tags=100, dim=16, classes=4):
+        super().__init__()
+        self.weighted = nn.EmbeddingBag(tags, dim, mode="sum")
+        self.mean = nn.EmbeddingBag(tags, dim, mode="mean",
+                                    include_last_offset=True)
+        self.head = nn.Sequential(nn.Linear(2 * dim, 32), nn.ReLU(),
+                                  nn.Linear(32, classes))
+
+    def forward(self, tag_ids, tag_weights, lengths):
+        flat = tag_ids.flatten()
+        starts = torch.cumsum(lengths, 0)[:-1]
+        offsets = torch.cat([torch.zeros_like(lengths[:1]), starts])
+        end = torch.full_like(lengths[:1], flat.shape[0])
+        weighted = self.weighted(flat, offsets,
+                                 per_sample_weights=tag_weights.flatten())
+        mean = self.mean(flat, torch.cat([offsets, end]))
+        return self.head(torch.cat([weighted, mean], dim=1))
+
+
+class PaddedBag(nn.Module):
+    """An EmbeddingBag (mean) whose padding_idx entries count in no bag."""
+
+    def __init__(self, mode="mean", padding_idx=0, tags=8, dim=16,
+                 classes=3):
+        super().__init__()
+        self.bag = nn.EmbeddingBag(tags, dim, mode=mode,
+                                   padding_idx=padding_idx)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, ids):
+        return self.head(self.bag(ids))
+
+
 class TabularNet(nn.Module):
     """A tabular MLP with the smooth activations: Mish, Softplus, SELU,
     CELU."""
@@ -609,25 +649,53 @@ MODELS = {
                          "history_ids": ((6,), ("int", 500)),
                          "item_ids": ((), ("int", 500))},
                         "BCEWithLogitsLoss", target_shape=(1,),
-                        about="EmbeddingBag (mean), Embedding, click BCE",
-                        # Both exporters write EmbeddingBag as a Loop over
-                        # the bags.
-                        expect_error="Loop"),
+                        about="EmbeddingBag (mean), Embedding, click BCE"),
+    "tagged_items": Spec(TaggedItems,
+                         {"tag_ids": ((6,), ("int", 100)),
+                          "tag_weights": ((6,), "float"),
+                          "lengths": ((), ("int", 7))},
+                         "CrossEntropyLoss", classes=4,
+                         about="EmbeddingBags over offsets: variable and empty "
+                               "bags, per-sample weights, sum and mean"),
     "tabular": Spec(TabularNet, {"input": ((32,), "float")}, "CrossEntropyLoss",
                     classes=5, about="Mish, Softplus, SELU, CELU"),
 }
 
 
+# Variants that check one form of an op rather than a model people train:
+# zoo/check.py takes them like the zoo's models, test/zoo runs them, the
+# report (docs/models.md) leaves them out.
+VARIANTS = dict(
+    # padding_idx: the TorchScript exporter refuses it, so dynamo only.
+    bag_padding=Spec(PaddedBag, {"ids": ((6,), ("int", 8))},
+                     "CrossEntropyLoss", classes=3,
+                     about="EmbeddingBag (mean) with padding_idx"),
+    bag_max=Spec(lambda: PaddedBag(mode="max", padding_idx=None),
+                 {"ids": ((6,), ("int", 8))}, "CrossEntropyLoss", classes=3,
+                 about="EmbeddingBag (max)", expect_error="mode 'max'"),
+)
+
+
+def names():
+    """The zoo's models, then the variants."""
+    return list(MODELS) + list(VARIANTS)
+
+
+def spec_of(name):
+    """The Spec of a zoo model or variant."""
+    return MODELS[name] if name in MODELS else VARIANTS[name]
+
+
 def build(name, **kwargs):
     """The module with its seeded initial weights, in training mode."""
     torch.manual_seed(SEED)
-    return MODELS[name].build(**kwargs).train()
+    return spec_of(name).build(**kwargs).train()
 
 
 def data(name, batch, seed=1):
     """(inputs as a dict of numpy arrays in the model's argument order,
     target as a numpy array) for one batch."""
-    spec = MODELS[name]
+    spec = spec_of(name)
     rng = np.random.default_rng(seed)
     inputs = {}
     for input_name, (shape, kind) in spec.inputs.items():
@@ -667,7 +735,7 @@ def data(name, batch, seed=1):
 
 def torch_loss(name):
     """The PyTorch loss that generate-artifacts' --loss of the model is."""
-    spec = MODELS[name]
+    spec = spec_of(name)
     if spec.loss == "CrossEntropyLoss":
         ignore = -100
         return nn.CrossEntropyLoss(ignore_index=ignore)

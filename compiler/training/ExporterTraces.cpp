@@ -26,8 +26,10 @@ constexpr llvm::StringLiteral kRewriteRuleKey =
 /// schema predates it, so protobuf keeps the entries as unknown fields.
 constexpr int kNodeMetadataField = 9;
 
-std::optional<std::string> metadata(const ::onnx::NodeProto &node,
-                                    llvm::StringRef key) {
+} // namespace
+
+std::optional<std::string> nodeMetadata(const ::onnx::NodeProto &node,
+                                        llvm::StringRef key) {
   const google::protobuf::UnknownFieldSet &unknown =
       node.GetReflection()->GetUnknownFields(node);
   for (int i = 0; i < unknown.field_count(); ++i) {
@@ -41,6 +43,12 @@ std::optional<std::string> metadata(const ::onnx::NodeProto &node,
   }
   return std::nullopt;
 }
+
+std::optional<std::string> fxNodeText(const ::onnx::NodeProto &node) {
+  return nodeMetadata(node, kFxNodeKey);
+}
+
+namespace {
 
 /// Whether the FX node is a batch norm that normalizes with batch
 /// statistics. Its text reads like
@@ -71,7 +79,7 @@ bool isTrainingBatchNorm(llvm::StringRef fxNode) {
 /// ("['', 'stem', 'stem.1', '_native_batch_norm_legit_functional']" ->
 /// "stem.1").
 std::string moduleName(const ::onnx::NodeProto &node) {
-  std::optional<std::string> scopes = metadata(node, kNameScopesKey);
+  std::optional<std::string> scopes = nodeMetadata(node, kNameScopesKey);
   if (!scopes)
     return "";
   llvm::SmallVector<llvm::StringRef> parts;
@@ -90,7 +98,7 @@ restoreTrainingBatchNorms(::onnx::GraphProto &graph) {
     if (node.op_type() != "BatchNormalization" ||
         !(node.domain().empty() || node.domain() == "ai.onnx"))
       continue;
-    std::optional<std::string> fxNode = metadata(node, kFxNodeKey);
+    std::optional<std::string> fxNode = nodeMetadata(node, kFxNodeKey);
     if (!fxNode || !isTrainingBatchNorm(*fxNode))
       continue;
     ::onnx::AttributeProto *mode = nullptr;
@@ -114,8 +122,8 @@ std::vector<BatchNormTrace>
 findFoldedTrainingBatchNorms(const ::onnx::GraphProto &graph) {
   std::vector<BatchNormTrace> folded;
   for (const ::onnx::NodeProto &node : graph.node()) {
-    std::optional<std::string> rules = metadata(node, kRewriteRuleKey);
-    std::optional<std::string> fxNode = metadata(node, kFxNodeKey);
+    std::optional<std::string> rules = nodeMetadata(node, kRewriteRuleKey);
+    std::optional<std::string> fxNode = nodeMetadata(node, kFxNodeKey);
     if (rules && llvm::StringRef(*rules).contains("FuseBatchNormInto") &&
         fxNode && isTrainingBatchNorm(*fxNode))
       folded.push_back({node.name(), moduleName(node)});
@@ -218,7 +226,7 @@ std::vector<std::string> untieMergedInitializers(::onnx::GraphProto &graph) {
   llvm::StringMap<std::vector<Use>> uses;
   for (int n = 0; n < graph.node_size(); ++n) {
     const ::onnx::NodeProto &node = graph.node(n);
-    std::optional<std::string> fxNode = metadata(node, kFxNodeKey);
+    std::optional<std::string> fxNode = nodeMetadata(node, kFxNodeKey);
     if (!fxNode)
       continue;
     std::vector<std::string> list = fxParameters(*fxNode);
@@ -279,8 +287,8 @@ std::vector<std::string> restoreRemovedBiases(::onnx::GraphProto &graph) {
     initializerIndex[graph.initializer(i).name()] = i;
   std::vector<std::string> restored;
   for (::onnx::NodeProto &node : *graph.mutable_node()) {
-    std::optional<std::string> rules = metadata(node, kRewriteRuleKey);
-    std::optional<std::string> fxNode = metadata(node, kFxNodeKey);
+    std::optional<std::string> rules = nodeMetadata(node, kRewriteRuleKey);
+    std::optional<std::string> fxNode = nodeMetadata(node, kFxNodeKey);
     if (!rules || !fxNode ||
         !llvm::StringRef(*rules).contains("RemoveOptionalBiasFrom"))
       continue;
@@ -350,7 +358,7 @@ findExporterConstants(const ::onnx::GraphProto &graph) {
   static const std::regex exporterName("val_[0-9]+");
   llvm::StringMap<bool> onlyParameterFree;
   for (const ::onnx::NodeProto &node : graph.node()) {
-    std::optional<std::string> fxNode = metadata(node, kFxNodeKey);
+    std::optional<std::string> fxNode = nodeMetadata(node, kFxNodeKey);
     bool parameterFree = fxNode && fxParameters(*fxNode).empty();
     for (const std::string &input : node.input()) {
       if (!initializers.contains(input) ||
@@ -367,7 +375,7 @@ findExporterConstants(const ::onnx::GraphProto &graph) {
   for (const ::onnx::NodeProto &node : graph.node()) {
     if (node.op_type() != "InstanceNormalization")
       continue;
-    std::optional<std::string> fxNode = metadata(node, kFxNodeKey);
+    std::optional<std::string> fxNode = nodeMetadata(node, kFxNodeKey);
     if (!fxNode || !llvm::StringRef(*fxNode).contains("group_norm"))
       continue;
     for (int i = 1; i < std::min(node.input_size(), 3); ++i)

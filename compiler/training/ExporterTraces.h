@@ -24,10 +24,21 @@
 
 #include "onnx/onnx_pb.h"
 
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace odt {
+
+/// The value the exporter stored under `key` in the node's metadata_props.
+std::optional<std::string> nodeMetadata(const ::onnx::NodeProto &node,
+                                        llvm::StringRef key);
+
+/// The FX node a dynamo-exported node came from, as the exporter printed
+/// it ("%x : [...] = call_function[target=torch.ops.aten...](args = ...)").
+std::optional<std::string> fxNodeText(const ::onnx::NodeProto &node);
 
 /// A node the exporter traced back to a training-mode BatchNorm module.
 struct BatchNormTrace {

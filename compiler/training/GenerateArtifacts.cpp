@@ -16,6 +16,7 @@
 #include "compiler/import/GraphImporter.h"
 #include "compiler/import/ModelReader.h"
 #include "compiler/passes/Passes.h"
+#include "compiler/training/EmbeddingBags.h"
 #include "compiler/training/ExporterTraces.h"
 #include "compiler/training/ParameterSelection.h"
 #include "compiler/training/Roles.h"
@@ -128,6 +129,15 @@ LogicalResult Generator::readExporterTraces() {
   }
   for (const std::string &name : findExporterConstants(model->graph()))
     exporterConstants.insert(name);
+  std::vector<EmbeddingBagRewrite> bags;
+  std::string bagError;
+  if (!rewriteEmbeddingBagLoops(*model->mutable_graph(), bags, bagError))
+    return error() << bagError;
+  for (const EmbeddingBagRewrite &bag : bags)
+    artifacts.notes.push_back("EmbeddingBag '" + bag.node + "' (mode " +
+                              bag.mode + ", weight " + bag.weight +
+                              "), exported as a loop over its bags, is "
+                              "computed as one segment sum");
   std::vector<BatchNormTrace> restored =
       restoreTrainingBatchNorms(*model->mutable_graph());
   if (!restored.empty()) {

@@ -1,0 +1,51 @@
+//===- EmbeddingBags.h - EmbeddingBag loops as segment sums -----*- C++ -*-===//
+//
+// Both of PyTorch's ONNX exporters write nn.EmbeddingBag (and
+// F.embedding_bag) as an ONNX Loop over the bags: each iteration slices the
+// bag's rows out of the indices by the offsets, gathers them from the
+// weight and reduces them. The TorchScript exporter's body is one Slice,
+// Gather and Reduce; the dynamo exporter's (onnxscript's) also appends
+// each row to a tensor sequence under nested Ifs for empty and last bags.
+// odt compiles no control flow, and a loop over the batch would also be a
+// poor kernel, so generate-artifacts recognises these loops and writes the
+// same reduction as one segment sum: the bag of every index position from
+// a cumulative count of the offsets, the rows scattered (added) into their
+// bags, divided by each bag's size for mode "mean". Every op of it has a
+// gradient rule, so the weight trains as in PyTorch.
+//
+// Recognised: modes "sum" and "mean", per-sample weights, include_last_offset,
+// padding_idx (dynamo; the TorchScript exporter refuses it), bags of any
+// length including empty ones (a zero row, as PyTorch gives). Anything else
+// that comes from an EmbeddingBag (mode "max", scale_grad_by_freq, a body of
+// another shape) is an error naming the node.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ODT_COMPILER_TRAINING_EMBEDDINGBAGS_H
+#define ODT_COMPILER_TRAINING_EMBEDDINGBAGS_H
+
+#include "onnx/onnx_pb.h"
+
+#include <string>
+#include <vector>
+
+namespace odt {
+
+/// One EmbeddingBag that was rewritten.
+struct EmbeddingBagRewrite {
+  std::string node;   ///< the Loop node's name
+  std::string weight; ///< the weight's value name
+  std::string mode;   ///< "sum" or "mean"
+};
+
+/// Replaces every EmbeddingBag loop of `graph` by its segment sum. Returns
+/// false with `error` set (naming the node, saying why) when the graph has
+/// an EmbeddingBag loop that cannot be rewritten; the graph is then left as
+/// it was.
+bool rewriteEmbeddingBagLoops(::onnx::GraphProto &graph,
+                              std::vector<EmbeddingBagRewrite> &rewritten,
+                              std::string &error);
+
+} // namespace odt
+
+#endif // ODT_COMPILER_TRAINING_EMBEDDINGBAGS_H

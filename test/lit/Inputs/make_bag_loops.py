@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""EmbeddingBags written as PyTorch's TorchScript exporter writes them: a Loop
+over the bags whose body slices the bag's indices between two offsets,
+gathers their rows and reduces them.
+
+    make_bag_loops.py OUT_DIR
+
+bag_sum.onnx     ids [n] (flat), offsets [bags] -> Loop 'bag_loop' (ReduceSum
+                 of emb.weight's rows) -> Gemm(fc) -> logits [bags, 3]
+bag_max.onnx     the same with ReduceMax (mode 'max')
+early_exit.onnx  the same, but the body's condition is i < 1: the loop may
+                 stop before its trip count
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def const(name, values, dtype=np.int64):
+    return helper.make_node(
+        "Constant", [], [name],
+        value=numpy_helper.from_array(np.asarray(values, dtype=dtype), name))
+
+
+def bag_model(reduce_op="ReduceSum", early_exit=False):
+    rng = np.random.default_rng(0)
+    body_nodes = [
+        helper.make_node("Gather", ["bounds", "i"], ["start"], axis=0),
+        helper.make_node("Gather", ["ends", "i"], ["end"], axis=0),
+        const("zero_axis", [0]),
+        helper.make_node("Unsqueeze", ["start", "zero_axis"], ["start1"]),
+        helper.make_node("Unsqueeze", ["end", "zero_axis"], ["end1"]),
+        helper.make_node("Slice", ["ids", "start1", "end1", "zero_axis"],
+                         ["bag_ids"]),
+        helper.make_node("Gather", ["emb.weight", "bag_ids"], ["rows"],
+                         axis=0),
+    ]
+    if reduce_op == "ReduceSum":
+        body_nodes.append(helper.make_node(
+            "ReduceSum", ["rows", "zero_axis"], ["bag"], keepdims=0))
+    else:
+        body_nodes.append(helper.make_node(
+            reduce_op, ["rows"], ["bag"], axes=[0], keepdims=0))
+    if early_exit:
+        body_nodes += [const("one", 1),
+                       helper.make_node("Less", ["i", "one"], ["keep"])]
+    else:
+        body_nodes.append(helper.make_node("Identity", ["cond"], ["keep"]))
+    body = helper.make_graph(
+        body_nodes, "bag_body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("keep", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("bag", TensorProto.FLOAT, [4])])
+    nodes = [
+        helper.make_node("Shape", ["ids"], ["total"]),
+        helper.make_node("Concat", ["offsets", "total"], ["bounds"], axis=0),
+        const("one_1d", [1]), const("end_1d", [np.iinfo(np.int64).max]),
+        const("axis_1d", [0]),
+        helper.make_node("Slice", ["bounds", "one_1d", "end_1d", "axis_1d",
+                                   "one_1d"], ["ends"]),
+        helper.make_node("Shape", ["ends"], ["ends_shape"]),
+        const("first", 0),
+        helper.make_node("Gather", ["ends_shape", "first"], ["trips"],
+                         axis=0),
+        const("true", True, dtype=np.bool_),
+        helper.make_node("Loop", ["trips", "true"], ["bags"],
+                         name="bag_loop", body=body),
+        helper.make_node("Gemm", ["bags", "fc.weight", "fc.bias"],
+                         ["logits"], name="fc", transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "bags",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, ["n"]),
+         helper.make_tensor_value_info("offsets", TensorProto.INT64,
+                                       ["batch"])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                       ["batch", 3])],
+        [numpy_helper.from_array(
+            rng.standard_normal((10, 4)).astype(np.float32), "emb.weight"),
+         numpy_helper.from_array(
+             rng.standard_normal((3, 4)).astype(np.float32), "fc.weight"),
+         numpy_helper.from_array(np.zeros(3, np.float32), "fc.bias")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    onnx.save(bag_model(), os.path.join(out, "bag_sum.onnx"))
+    onnx.save(bag_model("ReduceMax"), os.path.join(out, "bag_max.onnx"))
+    onnx.save(bag_model(early_exit=True),
+              os.path.join(out, "early_exit.onnx"))
+
+
+if __name__ == "__main__":
+    main()
