@@ -522,17 +522,24 @@ class TaggedItems(nn.Module):
 
 
 class PaddedBag(nn.Module):
-    """An EmbeddingBag (mean) whose padding_idx entries count in no bag."""
+    """An EmbeddingBag whose padding_idx entries count in no bag, on 2-D ids
+    (a bag per row) or, with `split`, on the flattened ids with offsets
+    (`split` bags per row)."""
 
-    def __init__(self, mode="mean", padding_idx=0, tags=8, dim=16,
+    def __init__(self, mode="mean", padding_idx=0, split=1, tags=8, dim=16,
                  classes=3):
         super().__init__()
+        self.split = split
         self.bag = nn.EmbeddingBag(tags, dim, mode=mode,
                                    padding_idx=padding_idx)
-        self.head = nn.Linear(dim, classes)
+        self.head = nn.Linear(dim * split, classes)
 
     def forward(self, ids):
-        return self.head(self.bag(ids))
+        if self.split == 1:
+            return self.head(self.bag(ids))
+        flat = ids.flatten()
+        offsets = torch.arange(0, flat.shape[0], ids.shape[1] // self.split)
+        return self.head(self.bag(flat, offsets).reshape(ids.shape[0], -1))
 
 
 class TabularNet(nn.Module):
@@ -670,6 +677,11 @@ VARIANTS = dict(
     bag_padding=Spec(PaddedBag, {"ids": ((6,), ("int", 8))},
                      "CrossEntropyLoss", classes=3,
                      about="EmbeddingBag (mean) with padding_idx"),
+    bag_padding_offsets=Spec(lambda: PaddedBag(split=2),
+                             {"ids": ((6,), ("int", 8))}, "CrossEntropyLoss",
+                             classes=3,
+                             about="EmbeddingBag (mean) with padding_idx "
+                                   "over offsets"),
     bag_max=Spec(lambda: PaddedBag(mode="max", padding_idx=None),
                  {"ids": ((6,), ("int", 8))}, "CrossEntropyLoss", classes=3,
                  about="EmbeddingBag (max)", expect_error="mode 'max'"),

@@ -199,14 +199,18 @@ struct BagSpec {
   std::string weight;
   std::string indices;
   /// Bag boundaries: bag i is positions [boundaries[i], boundaries[i+1]);
-  /// without appendTotal, the dynamo form, boundaries are PyTorch's offsets
-  /// and the last bag ends at the number of indices.
+  /// with appendTotal (the dynamo form without include_last_offset) they are
+  /// PyTorch's offsets and the last bag ends at the number of indices.
   std::string boundaries;
   bool appendTotal = false;
   std::string perSampleWeights;
   bool mean = false;
   std::optional<int64_t> paddingIdx;
   std::string output;
+  /// Set when every bag is one row of a 2-D ids tensor (an EmbeddingBag
+  /// called on [bags, length] ids, whose offsets PyTorch makes as
+  /// arange(0, ids.numel(), length)): those ids.
+  std::string rowIds;
 };
 
 //===----------------------------------------------------------------------===//
@@ -668,6 +672,183 @@ void writeSegmentSum(const BagSpec &spec, NodeWriter &w) {
 }
 
 //===----------------------------------------------------------------------===//
+// Bags of one length
+//===----------------------------------------------------------------------===//
+
+/// A dimension of a value's type: a size, a symbol, or unknown.
+struct TypeDim {
+  std::optional<int64_t> size;
+  std::string symbol;
+  bool operator==(const TypeDim &other) const {
+    return (size && size == other.size) ||
+           (!symbol.empty() && symbol == other.symbol);
+  }
+};
+
+/// The dims of `name`'s type as the graph declares it (its inputs and
+/// value_info), if it declares them.
+std::optional<std::vector<TypeDim>> declaredDims(const GraphProto &graph,
+                                                 const std::string &name) {
+  auto find = [&](const auto &infos) -> std::optional<std::vector<TypeDim>> {
+    for (const auto &info : infos) {
+      if (info.name() != name || !info.type().has_tensor_type() ||
+          !info.type().tensor_type().has_shape())
+        continue;
+      std::vector<TypeDim> dims;
+      for (const auto &dim : info.type().tensor_type().shape().dim())
+        dims.push_back({dim.has_dim_value()
+                            ? std::optional<int64_t>(dim.dim_value())
+                            : std::nullopt,
+                        dim.dim_param()});
+      return dims;
+    }
+    return std::nullopt;
+  };
+  if (auto dims = find(graph.input()))
+    return dims;
+  return find(graph.value_info());
+}
+
+/// `name` with the Cast nodes that make it skipped.
+std::string skipCasts(const Scope &scope, std::string name) {
+  while (const NodeProto *cast = scope.producer(name, "Cast"))
+    name = cast->input(0);
+  return name;
+}
+
+/// Whether `name` is dim `index` of `of`'s shape as a scalar:
+/// Gather(Shape(of), index) or Squeeze(Shape(of, start=index, end=index+1)),
+/// where `of` may be any value whose declared dim `index` equals `dim`.
+bool isShapeDim(const GraphProto &graph, const Scope &scope,
+                const std::string &name, int64_t index, const TypeDim &dim) {
+  std::string source = skipCasts(scope, name);
+  const NodeProto *shape = nullptr;
+  if (const NodeProto *gather = scope.producer(source, "Gather")) {
+    if (!scope.isInts(gather->input(1), {index}))
+      return false;
+    shape = scope.producer(gather->input(0), "Shape");
+    if (shape &&
+        (intAttribute(*shape, "start", 0) != 0 || findAttribute(*shape, "end")))
+      return false;
+  } else if (const NodeProto *squeeze = scope.producer(source, "Squeeze")) {
+    shape = scope.producer(squeeze->input(0), "Shape");
+    if (shape && (intAttribute(*shape, "start", 0) != index ||
+                  intAttribute(*shape, "end", index + 1) != index + 1))
+      return false;
+  }
+  if (!shape)
+    return false;
+  std::optional<std::vector<TypeDim>> dims =
+      declaredDims(graph, shape->input(0));
+  return dims && static_cast<int64_t>(dims->size()) > index &&
+         (*dims)[index] == dim;
+}
+
+/// The 2-D ids whose rows are the bags, if the bags' boundaries are
+/// arange(0, ids.numel(), ids.size(1)) (and the number of indices) and the
+/// indices are ids flattened: how both exporters write an EmbeddingBag
+/// called on [bags, length] ids.
+std::string findRowIds(const GraphProto &graph, const Scope &scope,
+                       const BagSpec &spec) {
+  const NodeProto *flatten = scope.producer(spec.indices, "Reshape");
+  if (!flatten || !scope.isInts(flatten->input(1), {-1}))
+    return "";
+  const std::string &ids = flatten->input(0);
+  std::optional<std::vector<TypeDim>> dims = declaredDims(graph, ids);
+  if (!dims || dims->size() != 2 || !(*dims)[1].size || *(*dims)[1].size <= 0)
+    return "";
+  int64_t length = *(*dims)[1].size;
+
+  // The offsets: the boundaries less the number of indices appended.
+  std::string offsets = spec.boundaries;
+  if (!spec.appendTotal) {
+    const NodeProto *concat = scope.producer(spec.boundaries, "Concat");
+    if (!concat || concat->input_size() != 2)
+      return "";
+    // The number of indices: Shape(indices), or its first dim unsqueezed.
+    std::string total = concat->input(1);
+    if (const NodeProto *unsqueeze = scope.producer(total, "Unsqueeze")) {
+      const NodeProto *gather = scope.producer(unsqueeze->input(0), "Gather");
+      total =
+          gather && scope.isInts(gather->input(1), {0}) ? gather->input(0) : "";
+    }
+    const NodeProto *shape = scope.producer(total, "Shape");
+    if (!shape || shape->input(0) != spec.indices)
+      return "";
+    offsets = concat->input(0);
+  }
+  const NodeProto *range = scope.producer(skipCasts(scope, offsets), "Range");
+  if (!range)
+    return "";
+  if (!scope.isInts(skipCasts(scope, range->input(0)), {0}))
+    return "";
+  std::string delta = skipCasts(scope, range->input(2));
+  if (!scope.isInts(delta, {length}) &&
+      !isShapeDim(graph, scope, delta, 1, (*dims)[1]))
+    return "";
+  // The limit: ids.numel() (ReduceProd of its shape), or its batch dim
+  // times the length.
+  std::string limit = skipCasts(scope, range->input(1));
+  if (const NodeProto *product = scope.producer(limit, "ReduceProd")) {
+    const NodeProto *shape = scope.producer(product->input(0), "Shape");
+    if (shape && shape->input(0) == ids &&
+        intAttribute(*shape, "start", 0) == 0 && !findAttribute(*shape, "end"))
+      return ids;
+    return "";
+  }
+  if (const NodeProto *mul = scope.producer(limit, "Mul"))
+    for (int i = 0; i < 2; ++i)
+      if (scope.isInts(skipCasts(scope, mul->input(1 - i)), {length}) &&
+          isShapeDim(graph, scope, mul->input(i), 0, (*dims)[0]))
+        return ids;
+  return "";
+}
+
+/// Writes bags that are the rows of 2-D ids: the rows gathered as
+/// [bags, length, width] and reduced over the length, no scatter at all.
+void writeRowReduction(const BagSpec &spec, NodeWriter &w) {
+  std::string one = w.int64s({1}, "one");
+  std::string two = w.int64s({2}, "two");
+  std::string rows =
+      w.node("Gather", {spec.weight, spec.rowIds}, "rows",
+             [](NodeProto &node) { NodeWriter::setInt(node, "axis", 0); });
+  std::string idsShape = w.node("Shape", {spec.rowIds}, "ids_shape");
+  if (!spec.perSampleWeights.empty()) {
+    std::string scale =
+        w.node("Reshape", {spec.perSampleWeights, idsShape}, "sample_weights");
+    scale = w.node("Unsqueeze", {scale, two}, "sample_weights_column");
+    rows = w.node("Mul", {rows, scale}, "weighted_rows");
+  }
+  auto keepNoDims = [](NodeProto &node) {
+    NodeWriter::setInt(node, "keepdims", 0);
+  };
+  if (!spec.paddingIdx) {
+    w.node(spec.mean ? "ReduceMean" : "ReduceSum", {rows, one}, "bags",
+           keepNoDims, spec.output);
+    return;
+  }
+  // Padding counts in no bag: masked out of the sums and the sizes.
+  std::string padding = w.int64s({*spec.paddingIdx}, "padding_idx");
+  std::string counted =
+      w.node("Not", {w.node("Equal", {spec.rowIds, padding}, "is_padding")},
+             "counted");
+  std::string mask = w.node("Cast", {counted}, "mask", [](NodeProto &node) {
+    NodeWriter::setInt(node, "to", TensorProto::FLOAT);
+  });
+  rows = w.node("Mul", {rows, w.node("Unsqueeze", {mask, two}, "mask_column")},
+                "counted_rows");
+  if (!spec.mean) {
+    w.node("ReduceSum", {rows, one}, "bags", keepNoDims, spec.output);
+    return;
+  }
+  std::string sums = w.node("ReduceSum", {rows, one}, "sums", keepNoDims);
+  std::string sizes = w.node("ReduceSum", {mask, one}, "sizes");
+  std::string floor = w.filled(one, TensorProto::FLOAT, 1, "size_floor");
+  sizes = w.node("Max", {sizes, floor}, "divisor");
+  w.node("Div", {sums, sizes}, "bag_means", nullptr, spec.output);
+}
+
+//===----------------------------------------------------------------------===//
 // Putting it together
 //===----------------------------------------------------------------------===//
 
@@ -858,6 +1039,7 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph,
       std::string why;
       if (!findDynamoBag(graph, *fxNode, *arguments, found, why))
         return refuse(node.name(), why);
+      found.spec.rowIds = findRowIds(graph, outer, found.spec);
       bags.push_back(std::move(found));
       continue;
     }
@@ -874,6 +1056,7 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph,
     found.spec.loopName = node.name().empty() ? node.output(0) : node.name();
     found.replaced.insert(i);
     found.position = i;
+    found.spec.rowIds = findRowIds(graph, outer, found.spec);
     bags.push_back(std::move(found));
   }
   if (bags.empty())
@@ -892,15 +1075,22 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph,
   std::map<int, std::vector<NodeProto>> inserted;
   std::set<int> replaced;
   for (const FoundBag &bag : bags) {
-    NodeWriter writer(taken, bag.spec.loopName + "/segment_sum",
+    NodeWriter writer(taken,
+                      bag.spec.loopName + (bag.spec.rowIds.empty()
+                                               ? "/segment_sum"
+                                               : "/row_reduction"),
                       inserted[bag.position]);
-    writeSegmentSum(bag.spec, writer);
+    if (bag.spec.rowIds.empty())
+      writeSegmentSum(bag.spec, writer);
+    else
+      writeRowReduction(bag.spec, writer);
     replaced.insert(bag.replaced.begin(), bag.replaced.end());
-    rewritten.push_back(
-        {bag.spec.loopName, bag.spec.weight, bag.spec.mean ? "mean" : "sum"});
+    rewritten.push_back({bag.spec.loopName, bag.spec.weight,
+                         bag.spec.mean ? "mean" : "sum",
+                         !bag.spec.rowIds.empty()});
   }
-  // The segment sums go where the bags were made, so every value they read
-  // is defined before them and every reader of the bags comes after.
+  // The new nodes go where the bags were made, so every value they read is
+  // defined before them and every reader of the bags comes after.
   std::vector<NodeProto> nodes;
   for (int i = 0; i < graph.node_size(); ++i) {
     if (!replaced.count(i))

@@ -11,7 +11,15 @@
 // same reduction as one segment sum: the bag of every index position from
 // a cumulative count of the offsets, the rows scattered (added) into their
 // bags, divided by each bag's size for mode "mean". Every op of it has a
-// gradient rule, so the weight trains as in PyTorch.
+// gradient rule, so the weight trains as in PyTorch. Bags that are the rows
+// of 2-D ids (an EmbeddingBag called on [bags, length] ids: PyTorch's
+// offsets are then arange(0, numel, length)) need none of that: their rows
+// are gathered as [bags, length, width] and reduced over the length.
+//
+// The segment sum's cost: odt lowers CumSum and ScatterElements as gathers
+// (quadratic in the number of indices) and ScatterND as a sequential loop,
+// fine for the bags of a device's batch but not for tens of thousands of
+// indices per step, and the GPU backend leaves those loops to the host.
 //
 // Recognised: modes "sum" and "mean", per-sample weights, include_last_offset,
 // padding_idx (dynamo; the TorchScript exporter refuses it), bags of any
@@ -36,6 +44,7 @@ struct EmbeddingBagRewrite {
   std::string node;   ///< the Loop node's name
   std::string weight; ///< the weight's value name
   std::string mode;   ///< "sum" or "mean"
+  bool rowsOfIds;     ///< written as a reduction over the rows of 2-D ids
 };
 
 /// Replaces every EmbeddingBag loop of `graph` by its segment sum. Returns

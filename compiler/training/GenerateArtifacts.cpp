@@ -137,7 +137,10 @@ LogicalResult Generator::readExporterTraces() {
     artifacts.notes.push_back("EmbeddingBag '" + bag.node + "' (mode " +
                               bag.mode + ", weight " + bag.weight +
                               "), exported as a loop over its bags, is "
-                              "computed as one segment sum");
+                              "computed as " +
+                              (bag.rowsOfIds
+                                   ? "a reduction over the rows of its ids"
+                                   : "one segment sum"));
   std::vector<BatchNormTrace> restored =
       restoreTrainingBatchNorms(*model->mutable_graph());
   if (!restored.empty()) {
