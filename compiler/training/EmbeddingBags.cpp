@@ -610,12 +610,15 @@ void writeSegmentSum(const BagSpec &spec, NodeWriter &w) {
   std::string numBags = w.node("Sub", {numBoundaries, one}, "num_bags");
 
   // bag[j] = #{k : boundaries[k] <= j} - 1, from a running count of the
-  // boundaries marked at their positions (clamped: a boundary past the end
-  // marks the spare slot).
+  // boundaries marked at their positions (clamped to [0, count]: a
+  // boundary past the end marks the spare slot, and none wraps around as a
+  // negative index would).
   std::string countPlusOne = w.node("Add", {count, one}, "count_plus_one");
   std::string marks0 =
       w.filled(countPlusOne, TensorProto::INT64, 0, "marks_zero");
-  std::string clamped = w.node("Min", {boundaries, count}, "clamped_bounds");
+  std::string clamped = w.node(
+      "Max", {w.node("Min", {boundaries, count}, "bounds_below_end"), zero},
+      "clamped_bounds");
   std::string ones = w.filled(numBoundaries, TensorProto::INT64, 1, "ones");
   std::string marks = w.node("ScatterElements", {marks0, clamped, ones},
                              "marks", [&](NodeProto &node) {
@@ -906,6 +909,20 @@ std::optional<int64_t> numRows(const GraphProto &graph,
   return fromType(graph.value_info());
 }
 
+/// The element type of `name` (an initializer or a declared value), if the
+/// graph says.
+std::optional<int> elementType(const GraphProto &graph,
+                               const std::string &name) {
+  for (const TensorProto &tensor : graph.initializer())
+    if (tensor.name() == name)
+      return tensor.data_type();
+  for (const auto *infos : {&graph.input(), &graph.value_info()})
+    for (const auto &info : *infos)
+      if (info.name() == name && info.type().has_tensor_type())
+        return info.type().tensor_type().elem_type();
+  return std::nullopt;
+}
+
 bool findDynamoBag(const GraphProto &graph, const std::string &fxNode,
                    const std::map<std::string, std::string> &arguments,
                    FoundBag &found, std::string &why) {
@@ -1061,6 +1078,13 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph,
   }
   if (bags.empty())
     return true;
+  for (const FoundBag &bag : bags) {
+    std::optional<int> type = elementType(graph, bag.spec.weight);
+    if (type && *type != TensorProto::FLOAT)
+      return refuse(bag.spec.loopName,
+                    "its weight '" + bag.spec.weight +
+                        "' is not float32 (odt writes the bags in float32)");
+  }
 
   std::set<std::string> taken;
   for (const NodeProto &node : graph.node()) {

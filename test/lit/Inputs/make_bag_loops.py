@@ -10,6 +10,7 @@ bag_sum.onnx     ids [n] (flat), offsets [bags] -> Loop 'bag_loop' (ReduceSum
 bag_max.onnx     the same with ReduceMax (mode 'max')
 early_exit.onnx  the same, but the body's condition is i < 1: the loop may
                  stop before its trip count
+double.onnx      bag_sum with a float64 weight
 """
 
 import os
@@ -26,7 +27,7 @@ def const(name, values, dtype=np.int64):
         value=numpy_helper.from_array(np.asarray(values, dtype=dtype), name))
 
 
-def bag_model(reduce_op="ReduceSum", early_exit=False):
+def bag_model(reduce_op="ReduceSum", early_exit=False, weight=np.float32):
     rng = np.random.default_rng(0)
     body_nodes = [
         helper.make_node("Gather", ["bounds", "i"], ["start"], axis=0),
@@ -55,7 +56,9 @@ def bag_model(reduce_op="ReduceSum", early_exit=False):
         [helper.make_tensor_value_info("i", TensorProto.INT64, []),
          helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
         [helper.make_tensor_value_info("keep", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("bag", TensorProto.FLOAT, [4])])
+         helper.make_tensor_value_info(
+             "bag", TensorProto.DOUBLE if weight == np.float64
+             else TensorProto.FLOAT, [4])])
     nodes = [
         helper.make_node("Shape", ["ids"], ["total"]),
         helper.make_node("Concat", ["offsets", "total"], ["bounds"], axis=0),
@@ -81,7 +84,7 @@ def bag_model(reduce_op="ReduceSum", early_exit=False):
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
                                        ["batch", 3])],
         [numpy_helper.from_array(
-            rng.standard_normal((10, 4)).astype(np.float32), "emb.weight"),
+            rng.standard_normal((10, 4)).astype(weight), "emb.weight"),
          numpy_helper.from_array(
              rng.standard_normal((3, 4)).astype(np.float32), "fc.weight"),
          numpy_helper.from_array(np.zeros(3, np.float32), "fc.bias")])
@@ -98,6 +101,7 @@ def main():
     onnx.save(bag_model("ReduceMax"), os.path.join(out, "bag_max.onnx"))
     onnx.save(bag_model(early_exit=True),
               os.path.join(out, "early_exit.onnx"))
+    onnx.save(bag_model(weight=np.float64), os.path.join(out, "double.onnx"))
 
 
 if __name__ == "__main__":
