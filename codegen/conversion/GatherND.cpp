@@ -212,24 +212,35 @@ struct LowerScatterND : OpConversionPattern<onnx::ScatterNDOp> {
           // updates and data may know different dims statically.
           if (update.getType() != sliceType)
             update = tensor::CastOp::create(b, l, sliceType, update);
-          Value current = tensor::ExtractSliceOp::create(
-              b, l, sliceType, args[0], offsets, sliceSizes, strides);
-          Value fresh = update;
-          if (reduction != "none") {
-            fresh =
-                buildElementwise(b, l, {current, update}, {current},
-                                 [&](OpBuilder &nb, Location nl, ValueRange s) {
-                                   return SmallVector<Value>{
-                                       combine(nb, nl, reduction, s[0], s[1])};
-                                 })
-                    .front();
-          }
-          // Outside data: the slice at the clamped tuple is rewritten with
-          // what is already there.
-          Value chosen = arith::SelectOp::create(b, l, inside, fresh, current);
-          Value next = tensor::InsertSliceOp::create(
-              b, l, chosen, args[0], offsets, sliceSizes, strides);
-          scf::YieldOp::create(b, l, next);
+          // A tuple outside data writes nothing. Inside, the slice is
+          // combined where it lies (extract, combine into it, insert back:
+          // bufferization keeps all of it in the output, no copy).
+          auto write = scf::IfOp::create(
+              b, l, inside,
+              [&](OpBuilder &tb, Location tl) {
+                Value fresh = update;
+                if (reduction != "none") {
+                  Value current = tensor::ExtractSliceOp::create(
+                      tb, tl, sliceType, args[0], offsets, sliceSizes, strides);
+                  // The current values come in as the output's own (a
+                  // second read of them as an input would make bufferization
+                  // copy the slice first).
+                  fresh = buildElementwise(
+                              tb, tl, {update}, {current},
+                              [&](OpBuilder &nb, Location nl, ValueRange s) {
+                                return SmallVector<Value>{
+                                    combine(nb, nl, reduction, s[1], s[0])};
+                              })
+                              .front();
+                }
+                Value next = tensor::InsertSliceOp::create(
+                    tb, tl, fresh, args[0], offsets, sliceSizes, strides);
+                scf::YieldOp::create(tb, tl, next);
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, args[0]);
+              });
+          scf::YieldOp::create(b, l, write.getResult(0));
         });
     rewriter.replaceOp(op, castTensor(rewriter, loc, loop.getResult(0), type));
     return success();

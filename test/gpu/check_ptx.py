@@ -15,10 +15,7 @@ shared memory.
 
 Exit 77 (ctest's SKIP_RETURN_CODE) with the reason when there is nothing to
 assemble with (no ptxas) or nothing to compile (the zoo made no artifacts:
-a model odt does not take ends on its diagnostic there), and with the
-diagnostic when the GPU build stops on the one --expect-error names (a model
-the GPU backend cannot build yet, listed in test/gpu/CMakeLists.txt); a GPU
-build that then succeeds fails, so that the list stays true.
+a model odt does not take ends on its diagnostic there).
 """
 import argparse
 import json
@@ -62,9 +59,6 @@ def main():
     parser.add_argument("--odt-compile", required=True)
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--chips", default="sm_80,sm_87,sm_89,sm_90")
-    parser.add_argument("--expect-error", default="",
-                        help="text of the diagnostic the GPU build is known "
-                             "to stop on")
     args = parser.parse_args()
     chips = args.chips.split(",")
     if not os.path.isdir(args.artifacts):
@@ -83,17 +77,8 @@ def check(args, chips, work):
     made = subprocess.run(
         [args.odt_compile, args.artifacts, "-o", out, "--quiet", "--no-cache",
          "--gpu-arch=" + ",".join(chips)], capture_output=True, text=True)
-    if made.returncode > 0 and args.expect_error and \
-            args.expect_error in made.stderr:
-        print("SKIP: the GPU backend cannot build this model yet; "
-              "odt-compile stops on its expected diagnostic:\n" + made.stderr)
-        return SKIP
     if made.returncode != 0:
         print("odt-compile --gpu-arch failed:\n" + made.stderr)
-        return 1
-    if args.expect_error:
-        print("odt-compile --gpu-arch no longer stops on '%s': remove the "
-              "expectation from test/gpu/CMakeLists.txt" % args.expect_error)
         return 1
     with open(os.path.join(out, "model.json")) as f:
         gpu = json.load(f).get("gpu")
