@@ -17,9 +17,9 @@
 // are gathered as [bags, length, width] and reduced over the length.
 //
 // The segment sum's cost: odt lowers CumSum and ScatterElements as gathers
-// (quadratic in the number of indices) and ScatterND as a sequential loop,
-// fine for the bags of a device's batch but not for tens of thousands of
-// indices per step, and the GPU backend leaves those loops to the host.
+// (quadratic in the number of indices) and ScatterND as a sequential loop
+// (one GPU thread in a GPU build), fine for the bags of a device's batch but
+// not for tens of thousands of indices per step.
 //
 // Recognised: modes "sum" and "mean", per-sample weights, include_last_offset,
 // padding_idx (dynamo; the TorchScript exporter refuses it), bags of any
