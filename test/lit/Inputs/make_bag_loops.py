@@ -20,6 +20,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_forward_models import model  # noqa: E402
+
 
 def const(name, values, dtype=np.int64):
     return helper.make_node(
@@ -76,8 +79,8 @@ def bag_model(reduce_op="ReduceSum", early_exit=False, weight=np.float32):
         helper.make_node("Gemm", ["bags", "fc.weight", "fc.bias"],
                          ["logits"], name="fc", transB=1),
     ]
-    graph = helper.make_graph(
-        nodes, "bags",
+    return model(
+        nodes,
         [helper.make_tensor_value_info("ids", TensorProto.INT64, ["n"]),
          helper.make_tensor_value_info("offsets", TensorProto.INT64,
                                        ["batch"])],
@@ -87,11 +90,8 @@ def bag_model(reduce_op="ReduceSum", early_exit=False, weight=np.float32):
             rng.standard_normal((10, 4)).astype(weight), "emb.weight"),
          numpy_helper.from_array(
              rng.standard_normal((3, 4)).astype(np.float32), "fc.weight"),
-         numpy_helper.from_array(np.zeros(3, np.float32), "fc.bias")])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    onnx.checker.check_model(m)
-    return m
+         numpy_helper.from_array(np.zeros(3, np.float32), "fc.bias")],
+        "bags")
 
 
 def main():
