@@ -160,15 +160,20 @@ def compile_times_section(names, times):
 
 
 def replace_compile_times(path, section):
-    """Puts `section` in place of the compile-time section of the report."""
-    with open(path) as f:
-        text = f.read()
+    """Puts `section` in place of the compile-time section of the report
+    (a report of that section alone where there is none yet)."""
+    text = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            text = f.read()
     if COMPILE_TIMES_BEGIN in text and COMPILE_TIMES_END in text:
         head, rest = text.split(COMPILE_TIMES_BEGIN, 1)
         tail = rest.split(COMPILE_TIMES_END, 1)[1]
         text = head + "\n".join(section) + tail
-    else:
+    elif text:
         text = text.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
+    else:
+        text = "\n".join(section) + "\n"
     with open(path, "w") as f:
         f.write(text)
 

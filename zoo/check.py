@@ -147,6 +147,29 @@ def save_dataset(name, work, inputs, target):
     return files
 
 
+# Training ops ONNX Runtime registers in the ai.onnx domain, which ONNX's
+# checker does not know.
+ORT_ONNX_DOMAIN_OPS = {"MaxPoolGrad"}
+
+
+def invalid_artifacts(artifacts):
+    """Why the trio generate-artifacts wrote is not valid ONNX for the opset
+    it declares (onnx.checker with shape inference), or ""."""
+    import onnx
+    for name in ("training_model", "eval_model", "optimizer_model"):
+        model = onnx.load(os.path.join(artifacts, name + ".onnx"),
+                          load_external_data=False)
+        try:
+            onnx.checker.check_model(model, full_check=True)
+        except Exception as error:  # noqa: BLE001
+            text = str(error).splitlines()[0]
+            unknown = re.match(r"No Op registered for (\w+) ", text)
+            if unknown and unknown.group(1) in ORT_ONNX_DOMAIN_OPS:
+                continue
+            return "%s.onnx is not valid ONNX: %s" % (name, text[:300])
+    return ""
+
+
 def odt_train(args, spec, work, batch_files, record):
     artifacts = os.path.join(work, "artifacts")
     compiled = os.path.join(work, "compiled")
@@ -159,6 +182,10 @@ def odt_train(args, spec, work, batch_files, record):
          "--loss", spec.loss] + ODT_OPTIMIZER_OPTIONS + spec.options)
     if not ok:
         record["odt"] = {"stage": "generate-artifacts", "error": message}
+        return None
+    message = invalid_artifacts(artifacts)
+    if message:
+        record["odt"] = {"stage": "artifacts", "error": message}
         return None
     ok, out, message = run_tool(
         [os.path.join(args.bin, "odt-compile"), artifacts, "-o", compiled,

@@ -40,6 +40,23 @@ int64_t intAttribute(const NodeProto &node, llvm::StringRef name,
   return attribute ? attribute->i() : fallback;
 }
 
+/// How many Cast or Identity nodes a chain may hold before it is taken for
+/// no constant (a hostile graph may even make one a cycle).
+constexpr int kMaxChain = 32;
+
+/// The node's input `index`, or "" when it has no such input (a hostile
+/// graph may leave any input out).
+const std::string &inputOf(const NodeProto &node, int index) {
+  static const std::string none;
+  return index >= 0 && index < node.input_size() ? node.input(index) : none;
+}
+
+/// The node's output `index`, or "".
+const std::string &outputOf(const NodeProto &node, int index) {
+  static const std::string none;
+  return index >= 0 && index < node.output_size() ? node.output(index) : none;
+}
+
 /// The integers a tensor holds (int64, int32 or bool), if it is one of those.
 std::optional<std::vector<int64_t>> tensorInts(const TensorProto &tensor) {
   std::vector<int64_t> values;
@@ -139,14 +156,16 @@ public:
 
   /// Whether `name` is a constant true (or non-zero) scalar, possibly
   /// through Cast and Identity nodes.
-  bool isTrue(const std::string &name) const {
+  bool isTrue(const std::string &name, int depth = 0) const {
+    if (depth > kMaxChain)
+      return false;
     std::optional<std::vector<int64_t>> values = ints(name);
     if (values)
       return values->size() == 1 && (*values)[0] != 0;
     const NodeProto *node = producer(name);
     if (node && (node->op_type() == "Cast" || node->op_type() == "Identity"))
-      return isTrue(node->input(0));
-    return !node && !defines(name) && outer && outer->isTrue(name);
+      return isTrue(inputOf(*node, 0), depth + 1);
+    return !node && !defines(name) && outer && outer->isTrue(name, depth + 1);
   }
 
   bool isInts(const std::string &name, std::vector<int64_t> expected) const {
@@ -169,8 +188,8 @@ std::optional<std::vector<int64_t>> axesOf(const NodeProto &node,
                                            int inputIndex, const Scope &scope) {
   if (const AttributeProto *axes = findAttribute(node, "axes"))
     return std::vector<int64_t>(axes->ints().begin(), axes->ints().end());
-  if (node.input_size() > inputIndex && !node.input(inputIndex).empty())
-    return scope.ints(node.input(inputIndex));
+  if (node.input_size() > inputIndex && !inputOf(node, inputIndex).empty())
+    return scope.ints(inputOf(node, inputIndex));
   return std::nullopt;
 }
 
@@ -207,6 +226,9 @@ struct BagSpec {
   bool mean = false;
   std::optional<int64_t> paddingIdx;
   std::string output;
+  /// Whether the form itself makes the indices 1-D (aten::embedding_bag's
+  /// contract; a TorchScript body declaring each bag a vector).
+  bool flatIndices = false;
   /// Set when every bag is one row of a 2-D ids tensor (an EmbeddingBag
   /// called on [bags, length] ids, whose offsets PyTorch makes as
   /// arange(0, ids.numel(), length)): those ids.
@@ -234,12 +256,13 @@ bool matchBound(BodyMatch &match, const std::string &value,
     return match.fail("a slice bound is not an Unsqueeze");
   if (axesOf(*unsqueeze, 1, match.body) != std::vector<int64_t>{0})
     return match.fail("a slice bound is unsqueezed on another axis");
-  const NodeProto *gather = match.take(unsqueeze->input(0), "Gather");
+  const NodeProto *gather = match.take(inputOf(*unsqueeze, 0), "Gather");
   if (!gather || intAttribute(*gather, "axis", 0) != 0 ||
-      gather->input(1) != iteration || match.body.defines(gather->input(0)))
+      inputOf(*gather, 1) != iteration ||
+      match.body.defines(inputOf(*gather, 0)))
     return match.fail("a slice bound is not an offset picked by the "
                       "iteration number");
-  source = gather->input(0);
+  source = inputOf(*gather, 0);
   return true;
 }
 
@@ -249,23 +272,23 @@ bool matchBagSlice(BodyMatch &match, const std::string &value,
                    const std::string &start, const std::string &end,
                    std::string &source) {
   const NodeProto *slice = match.take(value, "Slice");
-  if (!slice || slice->input_size() < 3 || slice->input(1) != start ||
-      slice->input(2) != end || match.body.defines(slice->input(0)))
+  if (!slice || slice->input_size() < 3 || inputOf(*slice, 1) != start ||
+      inputOf(*slice, 2) != end || match.body.defines(inputOf(*slice, 0)))
     return match.fail("the bag's positions are not one slice between two "
                       "offsets");
-  if (slice->input_size() > 3 && !slice->input(3).empty() &&
-      !match.body.isInts(slice->input(3), {0}))
+  if (slice->input_size() > 3 && !inputOf(*slice, 3).empty() &&
+      !match.body.isInts(inputOf(*slice, 3), {0}))
     return match.fail("the bag's slice is not along axis 0");
-  if (slice->input_size() > 4 && !slice->input(4).empty() &&
-      !match.body.isInts(slice->input(4), {1}))
+  if (slice->input_size() > 4 && !inputOf(*slice, 4).empty() &&
+      !match.body.isInts(inputOf(*slice, 4), {1}))
     return match.fail("the bag's slice has a step");
-  source = slice->input(0);
+  source = inputOf(*slice, 0);
   return true;
 }
 
 /// Whether the body's scan output reduces rows gathered through a slice by
 /// offsets: the mark of an EmbeddingBag, whether or not the rest fits.
-bool looksLikeTorchScriptBag(const NodeProto &loop, const Scope &body) {
+bool looksLikeTorchScriptBag(const Scope &body) {
   const GraphProto &graph = body.graph;
   if (graph.output_size() < 2)
     return false;
@@ -274,13 +297,12 @@ bool looksLikeTorchScriptBag(const NodeProto &loop, const Scope &body) {
       (reduce->op_type() != "ReduceSum" && reduce->op_type() != "ReduceMean" &&
        reduce->op_type() != "ReduceMax"))
     return false;
-  std::string rows = reduce->input(0);
+  std::string rows = inputOf(*reduce, 0);
   if (const NodeProto *mul = body.producer(rows, "Mul"))
-    rows =
-        body.producer(mul->input(0), "Gather") ? mul->input(0) : mul->input(1);
+    rows = body.producer(inputOf(*mul, 0), "Gather") ? inputOf(*mul, 0)
+                                                     : inputOf(*mul, 1);
   const NodeProto *gather = body.producer(rows, "Gather");
-  return loop.op_type() == "Loop" && gather &&
-         body.producer(gather->input(1), "Slice");
+  return gather && body.producer(inputOf(*gather, 1), "Slice");
 }
 
 /// Matches the TorchScript exporter's EmbeddingBag loop; returns false with
@@ -308,49 +330,50 @@ bool matchTorchScriptBag(const NodeProto &loop, const Scope &outer,
       axesOf(*reduce, 1, body) != std::vector<int64_t>{0})
     return fail("the bag's reduction is not over its rows");
 
-  std::string rows = reduce->input(0);
+  std::string rows = inputOf(*reduce, 0);
   std::string start, end, weightsSource;
   if (const NodeProto *mul = match.take(rows, "Mul")) {
-    bool gatherFirst = body.producer(mul->input(0), "Gather") != nullptr;
-    rows = mul->input(gatherFirst ? 0 : 1);
+    bool gatherFirst = body.producer(inputOf(*mul, 0), "Gather") != nullptr;
+    rows = inputOf(*mul, gatherFirst ? 0 : 1);
     const NodeProto *unsqueeze =
-        match.take(mul->input(gatherFirst ? 1 : 0), "Unsqueeze");
+        match.take(inputOf(*mul, gatherFirst ? 1 : 0), "Unsqueeze");
     if (!unsqueeze || axesOf(*unsqueeze, 1, body) != std::vector<int64_t>{1})
       return fail("the rows are scaled by something other than per-sample "
                   "weights");
-    weightsSource = unsqueeze->input(0);
+    weightsSource = inputOf(*unsqueeze, 0);
   }
   const NodeProto *gather = match.take(rows, "Gather");
   if (!gather || intAttribute(*gather, "axis", 0) != 0 ||
-      body.defines(gather->input(0)))
+      body.defines(inputOf(*gather, 0)))
     return fail("the rows are not gathered from a weight");
-  spec.weight = gather->input(0);
-  const NodeProto *slice = body.producer(gather->input(1), "Slice");
+  spec.weight = inputOf(*gather, 0);
+  const NodeProto *slice = body.producer(inputOf(*gather, 1), "Slice");
   if (!slice || slice->input_size() < 3)
     return fail("the rows' indices are not a slice");
   std::string startsSource, endsSource;
-  if (!matchBound(match, slice->input(1), iteration, startsSource) ||
-      !matchBound(match, slice->input(2), iteration, endsSource) ||
-      !matchBagSlice(match, gather->input(1), slice->input(1), slice->input(2),
-                     spec.indices))
+  if (!matchBound(match, inputOf(*slice, 1), iteration, startsSource) ||
+      !matchBound(match, inputOf(*slice, 2), iteration, endsSource) ||
+      !matchBagSlice(match, inputOf(*gather, 1), inputOf(*slice, 1),
+                     inputOf(*slice, 2), spec.indices))
     return fail("");
   if (!weightsSource.empty() &&
-      !matchBagSlice(match, weightsSource, slice->input(1), slice->input(2),
-                     spec.perSampleWeights))
+      !matchBagSlice(match, weightsSource, inputOf(*slice, 1),
+                     inputOf(*slice, 2), spec.perSampleWeights))
     return fail("");
 
   // The loop runs while its condition holds: it must stay true (the
   // condition the body passes on, through casts, is the one it was given
   // or a constant true).
   std::string condition = graph.output(0).name();
-  while (const NodeProto *keep = body.producer(condition)) {
-    if (keep->op_type() != "Cast" && keep->op_type() != "Identity")
+  for (int depth = 0; depth <= kMaxChain; ++depth) {
+    const NodeProto *keep = body.producer(condition);
+    if (!keep || (keep->op_type() != "Cast" && keep->op_type() != "Identity"))
       break;
     match.nodes.insert(keep);
-    condition = keep->input(0);
+    condition = inputOf(*keep, 0);
   }
   bool alwaysTrue =
-      outer.isTrue(loop.input(1)) &&
+      outer.isTrue(inputOf(loop, 1)) &&
       (condition == graph.input(1).name() || body.isTrue(condition));
   if (!alwaysTrue)
     return fail("the loop can stop before its trip count");
@@ -362,27 +385,32 @@ bool matchTorchScriptBag(const NodeProto &loop, const Scope &outer,
   // Outside: ends = starts[1:], and one iteration per end.
   const NodeProto *shift = outer.producer(endsSource, "Slice");
   std::optional<std::vector<int64_t>> shiftEnd =
-      shift && shift->input_size() >= 3 ? outer.ints(shift->input(2))
+      shift && shift->input_size() >= 3 ? outer.ints(inputOf(*shift, 2))
                                         : std::nullopt;
-  if (!shift || shift->input(0) != startsSource ||
-      !outer.isInts(shift->input(1), {1}) || !shiftEnd ||
+  if (!shift || inputOf(*shift, 0) != startsSource ||
+      !outer.isInts(inputOf(*shift, 1), {1}) || !shiftEnd ||
       shiftEnd->size() != 1 || (*shiftEnd)[0] < (int64_t(1) << 62) ||
-      (shift->input_size() > 3 && !shift->input(3).empty() &&
-       !outer.isInts(shift->input(3), {0})) ||
-      (shift->input_size() > 4 && !shift->input(4).empty() &&
-       !outer.isInts(shift->input(4), {1})))
+      (shift->input_size() > 3 && !inputOf(*shift, 3).empty() &&
+       !outer.isInts(inputOf(*shift, 3), {0})) ||
+      (shift->input_size() > 4 && !inputOf(*shift, 4).empty() &&
+       !outer.isInts(inputOf(*shift, 4), {1})))
     return fail("a bag does not end where the next one starts");
-  const NodeProto *count = outer.producer(loop.input(0), "Gather");
+  const NodeProto *count = outer.producer(inputOf(loop, 0), "Gather");
   const NodeProto *shape =
-      count ? outer.producer(count->input(0), "Shape") : nullptr;
-  if (!shape || shape->input(0) != endsSource ||
-      !outer.isInts(count->input(1), {0}) ||
+      count ? outer.producer(inputOf(*count, 0), "Shape") : nullptr;
+  if (!shape || inputOf(*shape, 0) != endsSource ||
+      !outer.isInts(inputOf(*count, 1), {0}) ||
       intAttribute(*shape, "start", 0) != 0)
     return fail("the loop does not run once per bag");
 
+  // A bag declared a vector: with a matrix weight, its indices are 1-D.
+  const auto &bagType = graph.output(1).type();
+  spec.flatIndices = bagType.has_tensor_type() &&
+                     bagType.tensor_type().has_shape() &&
+                     bagType.tensor_type().shape().dim_size() == 1;
   spec.boundaries = startsSource;
   spec.appendTotal = false;
-  spec.output = loop.output(0);
+  spec.output = outputOf(loop, 0);
   return true;
 }
 
@@ -438,15 +466,20 @@ std::optional<llvm::StringRef> bracketed(llvm::StringRef text, size_t from) {
 }
 
 /// The aten::embedding_bag call of an FX node's text, as its arguments by
-/// name, or nullopt if the node is no embedding_bag.
+/// name (and "callee": which of the forward ops it is), or nullopt if the
+/// node is no embedding_bag forward.
 std::optional<std::map<std::string, std::string>>
 embeddingBagArguments(llvm::StringRef fxNode) {
   size_t target = fxNode.find("target=");
   if (target == llvm::StringRef::npos)
     return std::nullopt;
-  llvm::StringRef callee = fxNode.substr(target).split(']').first;
-  if (!callee.contains("aten.embedding_bag") &&
-      !callee.contains("aten._embedding_bag"))
+  llvm::StringRef callee =
+      fxNode.substr(target + std::strlen("target=")).split(']').first.trim();
+  // The forward ops (the backward ones take other arguments).
+  if (callee != "torch.ops.aten.embedding_bag.default" &&
+      callee != "torch.ops.aten.embedding_bag.padding_idx" &&
+      callee != "torch.ops.aten._embedding_bag.default" &&
+      callee != "torch.ops.aten._embedding_bag_forward_only.default")
     return std::nullopt;
   static const char *const kNames[] = {"weight",
                                        "indices",
@@ -458,6 +491,7 @@ embeddingBagArguments(llvm::StringRef fxNode) {
                                        "include_last_offset",
                                        "padding_idx"};
   std::map<std::string, std::string> arguments = {
+      {"callee", callee.str()},
       {"scale_grad_by_freq", "False"},
       {"mode", "0"},
       {"sparse", "False"},
@@ -524,7 +558,7 @@ public:
     node.add_output(output.empty() ? fresh(hint) : output);
     if (setAttributes)
       setAttributes(node);
-    return node.output(0);
+    return outputOf(node, 0);
   }
 
   std::string int64s(std::vector<int64_t> values, llvm::StringRef hint) {
@@ -592,7 +626,13 @@ void writeSegmentSum(const BagSpec &spec, NodeWriter &w) {
   std::string one = w.int64s({1}, "one");
   std::string flat = w.int64s({-1}, "flat");
 
-  std::string indices = w.node("Reshape", {spec.indices, flat}, "indices");
+  auto toInt64 = [](NodeProto &node) {
+    NodeWriter::setInt(node, "to", TensorProto::INT64);
+  };
+  // PyTorch takes int32 indices and offsets too.
+  std::string indices =
+      w.node("Cast", {w.node("Reshape", {spec.indices, flat}, "flat_indices")},
+             "indices", toInt64);
   std::string count = w.node("Shape", {indices}, "count");
   std::string rows = w.node("Gather", {spec.weight, indices}, "rows", addAxis);
   if (!spec.perSampleWeights.empty()) {
@@ -601,8 +641,9 @@ void writeSegmentSum(const BagSpec &spec, NodeWriter &w) {
     scale = w.node("Unsqueeze", {scale, one}, "sample_weights_column");
     rows = w.node("Mul", {rows, scale}, "weighted_rows");
   }
-  std::string boundaries =
-      w.node("Reshape", {spec.boundaries, flat}, "boundaries");
+  std::string boundaries = w.node(
+      "Cast", {w.node("Reshape", {spec.boundaries, flat}, "flat_boundaries")},
+      "boundaries", toInt64);
   if (spec.appendTotal)
     boundaries =
         w.node("Concat", {boundaries, count}, "boundaries_and_end", addAxis);
@@ -714,9 +755,13 @@ std::optional<std::vector<TypeDim>> declaredDims(const GraphProto &graph,
 
 /// `name` with the Cast nodes that make it skipped.
 std::string skipCasts(const Scope &scope, std::string name) {
-  while (const NodeProto *cast = scope.producer(name, "Cast"))
-    name = cast->input(0);
-  return name;
+  for (int depth = 0; depth <= kMaxChain; ++depth) {
+    const NodeProto *cast = scope.producer(name, "Cast");
+    if (!cast)
+      return name;
+    name = inputOf(*cast, 0);
+  }
+  return "";
 }
 
 /// Whether `name` is dim `index` of `of`'s shape as a scalar:
@@ -727,14 +772,14 @@ bool isShapeDim(const GraphProto &graph, const Scope &scope,
   std::string source = skipCasts(scope, name);
   const NodeProto *shape = nullptr;
   if (const NodeProto *gather = scope.producer(source, "Gather")) {
-    if (!scope.isInts(gather->input(1), {index}))
+    if (!scope.isInts(inputOf(*gather, 1), {index}))
       return false;
-    shape = scope.producer(gather->input(0), "Shape");
+    shape = scope.producer(inputOf(*gather, 0), "Shape");
     if (shape &&
         (intAttribute(*shape, "start", 0) != 0 || findAttribute(*shape, "end")))
       return false;
   } else if (const NodeProto *squeeze = scope.producer(source, "Squeeze")) {
-    shape = scope.producer(squeeze->input(0), "Shape");
+    shape = scope.producer(inputOf(*squeeze, 0), "Shape");
     if (shape && (intAttribute(*shape, "start", 0) != index ||
                   intAttribute(*shape, "end", index + 1) != index + 1))
       return false;
@@ -742,7 +787,7 @@ bool isShapeDim(const GraphProto &graph, const Scope &scope,
   if (!shape)
     return false;
   std::optional<std::vector<TypeDim>> dims =
-      declaredDims(graph, shape->input(0));
+      declaredDims(graph, inputOf(*shape, 0));
   return dims && static_cast<int64_t>(dims->size()) > index &&
          (*dims)[index] == dim;
 }
@@ -754,9 +799,9 @@ bool isShapeDim(const GraphProto &graph, const Scope &scope,
 std::string findRowIds(const GraphProto &graph, const Scope &scope,
                        const BagSpec &spec) {
   const NodeProto *flatten = scope.producer(spec.indices, "Reshape");
-  if (!flatten || !scope.isInts(flatten->input(1), {-1}))
+  if (!flatten || !scope.isInts(inputOf(*flatten, 1), {-1}))
     return "";
-  const std::string &ids = flatten->input(0);
+  const std::string &ids = inputOf(*flatten, 0);
   std::optional<std::vector<TypeDim>> dims = declaredDims(graph, ids);
   if (!dims || dims->size() != 2 || !(*dims)[1].size || *(*dims)[1].size <= 0)
     return "";
@@ -769,49 +814,53 @@ std::string findRowIds(const GraphProto &graph, const Scope &scope,
     if (!concat || concat->input_size() != 2)
       return "";
     // The number of indices: Shape(indices), or its first dim unsqueezed.
-    std::string total = concat->input(1);
+    std::string total = inputOf(*concat, 1);
     if (const NodeProto *unsqueeze = scope.producer(total, "Unsqueeze")) {
-      const NodeProto *gather = scope.producer(unsqueeze->input(0), "Gather");
-      total =
-          gather && scope.isInts(gather->input(1), {0}) ? gather->input(0) : "";
+      const NodeProto *gather =
+          scope.producer(inputOf(*unsqueeze, 0), "Gather");
+      total = gather && scope.isInts(inputOf(*gather, 1), {0})
+                  ? inputOf(*gather, 0)
+                  : "";
     }
     const NodeProto *shape = scope.producer(total, "Shape");
-    if (!shape || shape->input(0) != spec.indices)
+    if (!shape || inputOf(*shape, 0) != spec.indices)
       return "";
-    offsets = concat->input(0);
+    offsets = inputOf(*concat, 0);
   }
   const NodeProto *range = scope.producer(skipCasts(scope, offsets), "Range");
   if (!range)
     return "";
-  if (!scope.isInts(skipCasts(scope, range->input(0)), {0}))
+  if (!scope.isInts(skipCasts(scope, inputOf(*range, 0)), {0}))
     return "";
-  std::string delta = skipCasts(scope, range->input(2));
+  std::string delta = skipCasts(scope, inputOf(*range, 2));
   if (!scope.isInts(delta, {length}) &&
       !isShapeDim(graph, scope, delta, 1, (*dims)[1]))
     return "";
   // The limit: ids.numel() (ReduceProd of its shape), or its batch dim
   // times the length.
-  std::string limit = skipCasts(scope, range->input(1));
+  std::string limit = skipCasts(scope, inputOf(*range, 1));
   if (const NodeProto *product = scope.producer(limit, "ReduceProd")) {
-    const NodeProto *shape = scope.producer(product->input(0), "Shape");
-    if (shape && shape->input(0) == ids &&
+    const NodeProto *shape = scope.producer(inputOf(*product, 0), "Shape");
+    if (shape && inputOf(*shape, 0) == ids &&
         intAttribute(*shape, "start", 0) == 0 && !findAttribute(*shape, "end"))
       return ids;
     return "";
   }
   if (const NodeProto *mul = scope.producer(limit, "Mul"))
     for (int i = 0; i < 2; ++i)
-      if (scope.isInts(skipCasts(scope, mul->input(1 - i)), {length}) &&
-          isShapeDim(graph, scope, mul->input(i), 0, (*dims)[0]))
+      if (scope.isInts(skipCasts(scope, inputOf(*mul, 1 - i)), {length}) &&
+          isShapeDim(graph, scope, inputOf(*mul, i), 0, (*dims)[0]))
         return ids;
   return "";
 }
 
 /// Writes bags that are the rows of 2-D ids: the rows gathered as
 /// [bags, length, width] and reduced over the length, no scatter at all.
-void writeRowReduction(const BagSpec &spec, NodeWriter &w) {
+void writeRowReduction(const BagSpec &spec, int64_t opset, NodeWriter &w) {
   std::string one = w.int64s({1}, "one");
-  std::string two = w.int64s({2}, "two");
+  std::string two;
+  if (!spec.perSampleWeights.empty() || spec.paddingIdx)
+    two = w.int64s({2}, "two");
   std::string rows =
       w.node("Gather", {spec.weight, spec.rowIds}, "rows",
              [](NodeProto &node) { NodeWriter::setInt(node, "axis", 0); });
@@ -825,6 +874,20 @@ void writeRowReduction(const BagSpec &spec, NodeWriter &w) {
   auto keepNoDims = [](NodeProto &node) {
     NodeWriter::setInt(node, "keepdims", 0);
   };
+  if (!spec.paddingIdx && spec.mean && opset < 18) {
+    // ReduceMean takes its axes as an input from opset 18 on only.
+    w.node(
+        "ReduceMean", {rows}, "bags",
+        [&](NodeProto &node) {
+          keepNoDims(node);
+          AttributeProto *axes = node.add_attribute();
+          axes->set_name("axes");
+          axes->set_type(AttributeProto::INTS);
+          axes->add_ints(1);
+        },
+        spec.output);
+    return;
+  }
   if (!spec.paddingIdx) {
     w.node(spec.mean ? "ReduceMean" : "ReduceSum", {rows, one}, "bags",
            keepNoDims, spec.output);
@@ -832,9 +895,11 @@ void writeRowReduction(const BagSpec &spec, NodeWriter &w) {
   }
   // Padding counts in no bag: masked out of the sums and the sizes.
   std::string padding = w.int64s({*spec.paddingIdx}, "padding_idx");
+  std::string ids = w.node("Cast", {spec.rowIds}, "ids", [](NodeProto &node) {
+    NodeWriter::setInt(node, "to", TensorProto::INT64);
+  });
   std::string counted =
-      w.node("Not", {w.node("Equal", {spec.rowIds, padding}, "is_padding")},
-             "counted");
+      w.node("Not", {w.node("Equal", {ids, padding}, "is_padding")}, "counted");
   std::string mask = w.node("Cast", {counted}, "mask", [](NodeProto &node) {
     NodeWriter::setInt(node, "to", TensorProto::FLOAT);
   });
@@ -881,6 +946,7 @@ struct FoundBag {
   BagSpec spec;
   std::set<int> replaced;
   int position = -1;
+  int loop = -1; ///< the Loop node
 };
 
 std::optional<int64_t> parseInt(llvm::StringRef text) {
@@ -888,25 +954,6 @@ std::optional<int64_t> parseInt(llvm::StringRef text) {
   if (text.trim().getAsInteger(10, value))
     return std::nullopt;
   return value;
-}
-
-/// The number of rows of `weight`, if its type or initializer says.
-std::optional<int64_t> numRows(const GraphProto &graph,
-                               const std::string &weight) {
-  for (const TensorProto &tensor : graph.initializer())
-    if (tensor.name() == weight && tensor.dims_size() == 2)
-      return tensor.dims(0);
-  auto fromType = [&](const auto &infos) -> std::optional<int64_t> {
-    for (const auto &info : infos)
-      if (info.name() == weight && info.type().has_tensor_type() &&
-          info.type().tensor_type().shape().dim_size() == 2 &&
-          info.type().tensor_type().shape().dim(0).has_dim_value())
-        return info.type().tensor_type().shape().dim(0).dim_value();
-    return std::nullopt;
-  };
-  if (auto rows = fromType(graph.input()))
-    return rows;
-  return fromType(graph.value_info());
 }
 
 /// The element type of `name` (an initializer or a declared value), if the
@@ -942,8 +989,12 @@ bool findDynamoBag(const GraphProto &graph, const std::string &fxNode,
     if (node.op_type() == "Loop" && !loop)
       loop = &node;
   }
-  found.spec.loopName = loop->name().empty() ? loop->output(0) : loop->name();
-  auto argument = [&](const char *name) { return arguments.at(name); };
+  found.spec.loopName =
+      loop->name().empty() ? outputOf(*loop, 0) : loop->name();
+  auto argument = [&](const char *name) {
+    auto it = arguments.find(name);
+    return it == arguments.end() ? std::string() : it->second;
+  };
   if (argument("scale_grad_by_freq") != "False")
     return why = "scale_grad_by_freq=True is not supported", false;
   std::optional<int64_t> mode = parseInt(argument("mode"));
@@ -958,6 +1009,7 @@ bool findDynamoBag(const GraphProto &graph, const std::string &fxNode,
   if (include != "False" && include != "True")
     return why = "include_last_offset is '" + include + "'", false;
   found.spec.appendTotal = include == "False";
+  found.spec.flatIndices = true; // aten::embedding_bag takes 1-D indices
 
   // The arguments are values made outside the lowering: the graph's
   // inputs, initializers and other nodes' outputs.
@@ -988,8 +1040,8 @@ bool findDynamoBag(const GraphProto &graph, const std::string &fxNode,
   std::set<std::string> weights;
   for (int i : group) {
     const NodeProto &node = graph.node(i);
-    if (node.op_type() == "Gather" && !produced.count(node.input(0)))
-      weights.insert(node.input(0));
+    if (node.op_type() == "Gather" && !produced.count(inputOf(node, 0)))
+      weights.insert(inputOf(node, 0));
   }
   if (weights.size() != 1)
     return why = "its weight is not the one table its rows are gathered "
@@ -1002,15 +1054,14 @@ bool findDynamoBag(const GraphProto &graph, const std::string &fxNode,
     std::optional<int64_t> index = parseInt(padding);
     if (!index)
       return why = "its padding_idx '" + padding + "' is not a number", false;
-    if (*index < 0) {
-      std::optional<int64_t> rows = numRows(graph, found.spec.weight);
-      if (!rows)
-        return why = "its padding_idx is negative and the weight's size is "
-                     "unknown",
-               false;
-      *index += *rows;
-    }
-    found.spec.paddingIdx = *index;
+    // _embedding_bag's -1 means "none" (nn.EmbeddingBag passes a
+    // non-negative index, counted from the end already).
+    bool internal =
+        llvm::StringRef(argument("callee")).contains("aten._embedding_bag");
+    if (*index < 0 && !(internal && *index == -1))
+      return why = "its padding_idx " + padding + " is negative", false;
+    if (*index >= 0)
+      found.spec.paddingIdx = *index;
   }
 
   // The bags: the sequence of rows the loop built, concatenated.
@@ -1022,7 +1073,7 @@ bool findDynamoBag(const GraphProto &graph, const std::string &fxNode,
         intAttribute(node, "new_axis", 0) != 0)
       return why = "its bags are not one concatenation of its rows", false;
     found.position = i;
-    found.spec.output = node.output(0);
+    found.spec.output = outputOf(node, 0);
   }
   if (found.position < 0)
     return why = "its bags are not one concatenation of its rows", false;
@@ -1030,17 +1081,74 @@ bool findDynamoBag(const GraphProto &graph, const std::string &fxNode,
   return true;
 }
 
+/// Every name a graph and its subgraphs define or declare.
+void collectNames(const GraphProto &graph, std::set<std::string> &names) {
+  for (const auto &input : graph.input())
+    names.insert(input.name());
+  for (const auto &info : graph.value_info())
+    names.insert(info.name());
+  for (const TensorProto &tensor : graph.initializer())
+    names.insert(tensor.name());
+  for (const NodeProto &node : graph.node()) {
+    names.insert(node.name());
+    names.insert(node.output().begin(), node.output().end());
+    for (const AttributeProto &attribute : node.attribute()) {
+      if (attribute.has_g())
+        collectNames(attribute.g(), names);
+      for (const GraphProto &inner : attribute.graphs())
+        collectNames(inner, names);
+    }
+  }
+}
+
+/// The rank `name` has (an initializer's or its declared type's), if known.
+std::optional<size_t> knownRank(const GraphProto &graph,
+                                const std::string &name) {
+  for (const TensorProto &tensor : graph.initializer())
+    if (tensor.name() == name)
+      return tensor.dims_size();
+  if (std::optional<std::vector<TypeDim>> dims = declaredDims(graph, name))
+    return dims->size();
+  return std::nullopt;
+}
+
+/// Why odt cannot write `bag` into a graph of ai.onnx `opset`, or "".
+std::string checkBag(const GraphProto &graph, const Scope &scope,
+                     const BagSpec &bag, int64_t opset) {
+  std::optional<int> type = elementType(graph, bag.weight);
+  if (type && *type != TensorProto::FLOAT)
+    return "its weight '" + bag.weight +
+           "' is not float32 (odt writes the bags in float32)";
+  if (knownRank(graph, bag.weight) != std::optional<size_t>(2))
+    return "its weight '" + bag.weight + "' is not known to be a matrix";
+  // The bag's positions count along flat indices: so the form says, or a
+  // Reshape to [-1] makes them, or they are declared 1-D.
+  const NodeProto *flatten = scope.producer(bag.indices, "Reshape");
+  bool flat = bag.flatIndices ||
+              (flatten && scope.isInts(inputOf(*flatten, 1), {-1})) ||
+              knownRank(graph, bag.indices) == std::optional<size_t>(1);
+  if (!flat)
+    return "its indices '" + bag.indices + "' are not known to be 1-D";
+  // ScatterND's and ScatterElements' reduction attribute came in opset 16.
+  if (bag.rowIds.empty() && opset < 16)
+    return "its bags over offsets need opset 16 or newer (ScatterND's "
+           "reduction); export with opset_version >= 16";
+  return "";
+}
+
 } // namespace
 
-bool rewriteEmbeddingBagLoops(GraphProto &graph,
+bool rewriteEmbeddingBagLoops(GraphProto &graph, int64_t opset,
                               std::vector<EmbeddingBagRewrite> &rewritten,
                               std::string &error) {
   std::vector<FoundBag> bags;
   Scope outer(graph);
   std::set<std::string> seenFxNodes;
   auto refuse = [&](const std::string &node, const std::string &why) {
-    error =
-        "node '" + node + "': an EmbeddingBag that odt cannot compile: " + why;
+    error = "node '" + node +
+            "': a Loop of the form PyTorch's exporters give an EmbeddingBag, "
+            "which odt cannot compile: " +
+            why;
     return false;
   };
   for (int i = 0; i < graph.node_size(); ++i) {
@@ -1053,6 +1161,7 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph,
       if (!arguments || !seenFxNodes.insert(*fxNode).second)
         continue;
       FoundBag found;
+      found.loop = i;
       std::string why;
       if (!findDynamoBag(graph, *fxNode, *arguments, found, why))
         return refuse(node.name(), why);
@@ -1064,38 +1173,28 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph,
     if (!body || !body->has_g())
       continue;
     Scope inner(body->g(), &outer);
-    if (!looksLikeTorchScriptBag(node, inner))
+    if (!looksLikeTorchScriptBag(inner))
       continue;
     FoundBag found;
     std::string why;
     if (!matchTorchScriptBag(node, outer, inner, found.spec, why))
       return refuse(node.name(), why);
-    found.spec.loopName = node.name().empty() ? node.output(0) : node.name();
+    found.spec.loopName = node.name().empty() ? outputOf(node, 0) : node.name();
     found.replaced.insert(i);
-    found.position = i;
+    found.position = found.loop = i;
     found.spec.rowIds = findRowIds(graph, outer, found.spec);
     bags.push_back(std::move(found));
   }
   if (bags.empty())
     return true;
   for (const FoundBag &bag : bags) {
-    std::optional<int> type = elementType(graph, bag.spec.weight);
-    if (type && *type != TensorProto::FLOAT)
-      return refuse(bag.spec.loopName,
-                    "its weight '" + bag.spec.weight +
-                        "' is not float32 (odt writes the bags in float32)");
+    std::string why = checkBag(graph, outer, bag.spec, opset);
+    if (!why.empty())
+      return refuse(bag.spec.loopName, why);
   }
 
   std::set<std::string> taken;
-  for (const NodeProto &node : graph.node()) {
-    taken.insert(node.name());
-    taken.insert(node.output().begin(), node.output().end());
-  }
-  for (const auto &input : graph.input())
-    taken.insert(input.name());
-  for (const TensorProto &tensor : graph.initializer())
-    taken.insert(tensor.name());
-
+  collectNames(graph, taken);
   std::map<int, std::vector<NodeProto>> inserted;
   std::set<int> replaced;
   for (const FoundBag &bag : bags) {
@@ -1107,53 +1206,106 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph,
     if (bag.spec.rowIds.empty())
       writeSegmentSum(bag.spec, writer);
     else
-      writeRowReduction(bag.spec, writer);
+      writeRowReduction(bag.spec, opset, writer);
     replaced.insert(bag.replaced.begin(), bag.replaced.end());
-    rewritten.push_back({bag.spec.loopName, bag.spec.weight,
-                         bag.spec.mean ? "mean" : "sum",
-                         !bag.spec.rowIds.empty()});
   }
   // The new nodes go where the bags were made, so every value they read is
   // defined before them and every reader of the bags comes after.
   std::vector<NodeProto> nodes;
+  std::map<int, size_t> kept;    // original index -> index in `nodes`
+  std::set<std::string> orphans; // what the replaced nodes read
   for (int i = 0; i < graph.node_size(); ++i) {
-    if (!replaced.count(i))
+    if (replaced.count(i)) {
+      collectReads(graph.node(i), orphans);
+    } else {
+      kept[i] = nodes.size();
       nodes.push_back(graph.node(i));
+    }
     auto it = inserted.find(i);
     if (it != inserted.end())
       for (NodeProto &node : it->second)
         nodes.push_back(std::move(node));
   }
-  // Drop what only the loops read (their offsets' bookkeeping).
-  for (bool changed = true; changed;) {
-    changed = false;
-    std::set<std::string> reads;
-    for (const NodeProto &node : nodes)
-      collectReads(node, reads);
-    for (const auto &output : graph.output())
-      reads.insert(output.name());
-    for (auto it = nodes.begin(); it != nodes.end();) {
-      bool used = llvm::any_of(it->output(), [&](const std::string &output) {
-        return reads.count(output) > 0;
-      });
-      if (used) {
-        ++it;
-        continue;
-      }
-      it = nodes.erase(it);
-      changed = true;
+
+  // Drop what only the replaced nodes read (the loops, their offsets'
+  // bookkeeping, the constants of the dynamo lowering), and nothing else.
+  std::map<std::string, int> readers;
+  std::map<std::string, size_t> producers;
+  std::vector<std::set<std::string>> reads(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    collectReads(nodes[n], reads[n]);
+    for (const std::string &name : reads[n])
+      ++readers[name];
+    for (const std::string &output : nodes[n].output())
+      producers[output] = n;
+  }
+  for (const auto &output : graph.output())
+    ++readers[output.name()];
+  std::vector<bool> removed(nodes.size(), false);
+  std::set<std::string> gone(orphans); // values nobody reads any more
+  std::vector<std::string> pending(orphans.begin(), orphans.end());
+  while (!pending.empty()) {
+    std::string name = pending.back();
+    pending.pop_back();
+    auto producer = producers.find(name);
+    if (readers[name] > 0 || producer == producers.end() ||
+        removed[producer->second])
+      continue;
+    const NodeProto &node = nodes[producer->second];
+    if (llvm::any_of(node.output(), [&](const std::string &output) {
+          return readers[output] > 0;
+        }))
+      continue;
+    removed[producer->second] = true;
+    gone.insert(node.output().begin(), node.output().end());
+    for (const std::string &input : reads[producer->second]) {
+      --readers[input];
+      gone.insert(input);
+      pending.push_back(input);
     }
   }
-  graph.clear_node();
-  std::set<std::string> defined;
-  for (NodeProto &node : nodes) {
-    defined.insert(node.output().begin(), node.output().end());
-    *graph.add_node() = std::move(node);
+  // A dynamo lowering whose loop the graph still reads (another of its
+  // outputs) would stay a Loop: say so here rather than at import.
+  for (const FoundBag &bag : bags) {
+    auto loop = kept.find(bag.loop);
+    if (loop != kept.end() && !removed[loop->second]) {
+      std::string read;
+      for (const std::string &output : nodes[loop->second].output())
+        if (readers[output] > 0)
+          read = output;
+      return refuse(bag.spec.loopName,
+                    "the graph reads more of it than the bags ('" + read +
+                        "')");
+    }
   }
+
+  for (const FoundBag &bag : bags)
+    rewritten.push_back({bag.spec.loopName, bag.spec.weight,
+                         bag.spec.mean ? "mean" : "sum",
+                         !bag.spec.rowIds.empty()});
+  std::set<std::string> defined;
+  graph.clear_node();
+  for (size_t n = 0; n < nodes.size(); ++n)
+    if (!removed[n]) {
+      defined.insert(nodes[n].output().begin(), nodes[n].output().end());
+      *graph.add_node() = std::move(nodes[n]);
+    }
+  // Types and initializers of the values that went with them.
+  auto unused = [&](const std::string &name) {
+    return gone.count(name) && !defined.count(name) && readers[name] <= 0;
+  };
   auto *infos = graph.mutable_value_info();
   for (int i = infos->size() - 1; i >= 0; --i)
-    if (!defined.count(infos->Get(i).name()))
+    if (unused(infos->Get(i).name()))
       infos->DeleteSubrange(i, 1);
+  std::set<std::string> graphInputs;
+  for (const auto &input : graph.input())
+    graphInputs.insert(input.name());
+  auto *initializers = graph.mutable_initializer();
+  for (int i = initializers->size() - 1; i >= 0; --i)
+    if (unused(initializers->Get(i).name()) &&
+        !graphInputs.count(initializers->Get(i).name()))
+      initializers->DeleteSubrange(i, 1);
   return true;
 }
 

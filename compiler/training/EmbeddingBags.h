@@ -23,9 +23,12 @@
 //
 // Recognised: modes "sum" and "mean", per-sample weights, include_last_offset,
 // padding_idx (dynamo; the TorchScript exporter refuses it), bags of any
-// length including empty ones (a zero row, as PyTorch gives). Anything else
-// that comes from an EmbeddingBag (mode "max", scale_grad_by_freq, a body of
-// another shape) is an error naming the node.
+// length including empty ones (a zero row, as PyTorch gives), int32 or int64
+// indices and offsets. Anything else that comes from an EmbeddingBag (mode
+// "max"; scale_grad_by_freq where the export records it, which only the
+// dynamo exporter does; a body of another shape; a weight that is not a
+// float32 matrix; bags over offsets below opset 16) is an error naming the
+// node, and the graph is left as it was.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +37,7 @@
 
 #include "onnx/onnx_pb.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -47,11 +51,12 @@ struct EmbeddingBagRewrite {
   bool rowsOfIds;     ///< written as a reduction over the rows of 2-D ids
 };
 
-/// Replaces every EmbeddingBag loop of `graph` by its segment sum. Returns
+/// Replaces every EmbeddingBag loop of `graph` (a model of ai.onnx `opset`)
+/// by ops of that opset without a loop. Returns
 /// false with `error` set (naming the node, saying why) when the graph has
 /// an EmbeddingBag loop that cannot be rewritten; the graph is then left as
 /// it was.
-bool rewriteEmbeddingBagLoops(::onnx::GraphProto &graph,
+bool rewriteEmbeddingBagLoops(::onnx::GraphProto &graph, int64_t opset,
                               std::vector<EmbeddingBagRewrite> &rewritten,
                               std::string &error);
 

@@ -131,7 +131,8 @@ LogicalResult Generator::readExporterTraces() {
     exporterConstants.insert(name);
   std::vector<EmbeddingBagRewrite> bags;
   std::string bagError;
-  if (!rewriteEmbeddingBagLoops(*model->mutable_graph(), bags, bagError))
+  if (!rewriteEmbeddingBagLoops(*model->mutable_graph(),
+                                getOpsetVersion(*model, ""), bags, bagError))
     return error() << bagError;
   for (const EmbeddingBagRewrite &bag : bags)
     artifacts.notes.push_back("EmbeddingBag '" + bag.node + "' (mode " +

@@ -11,6 +11,7 @@ bag_max.onnx     the same with ReduceMax (mode 'max')
 early_exit.onnx  the same, but the body's condition is i < 1: the loop may
                  stop before its trip count
 double.onnx      bag_sum with a float64 weight
+opset15.onnx     bag_sum at opset 15 (before ScatterND's reduction)
 """
 
 import os
@@ -102,6 +103,11 @@ def main():
     onnx.save(bag_model(early_exit=True),
               os.path.join(out, "early_exit.onnx"))
     onnx.save(bag_model(weight=np.float64), os.path.join(out, "double.onnx"))
+    old = bag_model()
+    for opset in old.opset_import:
+        if opset.domain in ("", "ai.onnx"):
+            opset.version = 15
+    onnx.save(old, os.path.join(out, "opset15.onnx"))
 
 
 if __name__ == "__main__":
