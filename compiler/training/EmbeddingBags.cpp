@@ -226,6 +226,9 @@ struct BagSpec {
   bool mean = false;
   std::optional<int64_t> paddingIdx;
   std::string output;
+  /// PyTorch's offsets, one per bag, where the graph shows them (offsetsOf):
+  /// the bags' count is then their length, the same symbol.
+  std::string offsets;
   /// Whether the form itself makes the indices 1-D (aten::embedding_bag's
   /// contract; a TorchScript body declaring each bag a vector).
   bool flatIndices = false;
@@ -613,10 +616,13 @@ private:
 
 /// Writes the bag reduction as a segment sum (see the header). Bag i owns
 /// the index positions j with boundaries[i] <= j < boundaries[i+1]: the
-/// number of boundaries at or before j, less one, is j's bag; positions
+/// number of boundaries at or before j, less one, is j's bag. Positions
 /// before the first boundary, after the last (include_last_offset) or
-/// holding padding_idx belong to no bag and go to a spare row dropped at
-/// the end, so that no scatter index is ever out of range.
+/// holding padding_idx belong to no bag: their rows are masked to zero and
+/// scattered into bag 0, so that every scatter index is in range (and a
+/// masked row's gradient is zero). The bags' count is the offsets' length
+/// where the graph shows the offsets: the same symbol, so the runtime checks
+/// labels against it.
 void writeSegmentSum(const BagSpec &spec, NodeWriter &w) {
   auto addAxis = [&](NodeProto &node) { NodeWriter::setInt(node, "axis", 0); };
   auto adding = [&](NodeProto &node) {
@@ -648,12 +654,14 @@ void writeSegmentSum(const BagSpec &spec, NodeWriter &w) {
     boundaries =
         w.node("Concat", {boundaries, count}, "boundaries_and_end", addAxis);
   std::string numBoundaries = w.node("Shape", {boundaries}, "num_boundaries");
-  std::string numBags = w.node("Sub", {numBoundaries, one}, "num_bags");
+  std::string numBags = spec.offsets.empty()
+                            ? w.node("Sub", {numBoundaries, one}, "num_bags")
+                            : w.node("Shape", {spec.offsets}, "num_bags");
 
   // bag[j] = #{k : boundaries[k] <= j} - 1, from a running count of the
   // boundaries marked at their positions (clamped to [0, count]: a
-  // boundary past the end marks the spare slot, and none wraps around as a
-  // negative index would).
+  // boundary past the end marks the slot after the last position, and none
+  // wraps around as a negative index would).
   std::string countPlusOne = w.node("Add", {count, one}, "count_plus_one");
   std::string marks0 =
       w.filled(countPlusOne, TensorProto::INT64, 0, "marks_zero");
@@ -679,40 +687,40 @@ void writeSegmentSum(const BagSpec &spec, NodeWriter &w) {
     valid = w.node("And", {valid, w.node("Not", {isPadding}, "not_padding")},
                    "counted");
   }
-  std::string target = w.node("Where", {valid, bag, numBags}, "target");
+  std::string target = w.node("Where", {valid, bag, zero}, "target");
+  std::string weight = w.node("Cast", {valid}, "weight", [](NodeProto &node) {
+    NodeWriter::setInt(node, "to", TensorProto::FLOAT);
+  });
+  rows = w.node("Mul", {rows, w.node("Unsqueeze", {weight, one}, "mask")},
+                "counted_rows");
 
-  // Sums (and sizes) per bag, with the spare row last.
-  std::string rowsPerBag = w.node("Add", {numBags, one}, "rows_per_bag");
+  // Sums (and sizes) per bag.
   std::string weightShape = w.node("Shape", {spec.weight}, "weight_shape");
   std::string width =
       w.node("Slice", {weightShape, one, w.int64s({2}, "two"), zero}, "width");
   std::string sumShape =
-      w.node("Concat", {rowsPerBag, width}, "sum_shape", addAxis);
+      w.node("Concat", {numBags, width}, "sum_shape", addAxis);
   std::string sums0 = w.filled(sumShape, TensorProto::FLOAT, 0, "sums_zero");
   std::string targetColumn =
       w.node("Unsqueeze", {target, one}, "target_column");
-  std::string sums =
-      w.node("ScatterND", {sums0, targetColumn, rows}, "sums", adding);
-  std::string output = spec.output;
   if (!spec.mean) {
-    w.node("Slice", {sums, zero, numBags, zero}, "bag_sums", nullptr, output);
+    w.node("ScatterND", {sums0, targetColumn, rows}, "sums", adding,
+           spec.output);
     return;
   }
-  sums = w.node("Slice", {sums, zero, numBags, zero}, "bag_sums");
-  std::string sizes0 =
-      w.filled(rowsPerBag, TensorProto::FLOAT, 0, "sizes_zero");
-  std::string unit = w.filled(count, TensorProto::FLOAT, 1, "unit");
-  std::string sizes = w.node("ScatterElements", {sizes0, target, unit}, "sizes",
-                             [&](NodeProto &node) {
+  std::string sums =
+      w.node("ScatterND", {sums0, targetColumn, rows}, "sums", adding);
+  std::string sizes0 = w.filled(numBags, TensorProto::FLOAT, 0, "sizes_zero");
+  std::string sizes = w.node("ScatterElements", {sizes0, target, weight},
+                             "sizes", [&](NodeProto &node) {
                                addAxis(node);
                                adding(node);
                              });
-  sizes = w.node("Slice", {sizes, zero, numBags, zero}, "bag_sizes");
   // An empty bag's mean is zero, as in PyTorch: its sum over a size of 1.
   std::string floor = w.filled(one, TensorProto::FLOAT, 1, "size_floor");
   sizes = w.node("Max", {sizes, floor}, "divisor");
   sizes = w.node("Unsqueeze", {sizes, one}, "divisor_column");
-  w.node("Div", {sums, sizes}, "bag_means", nullptr, output);
+  w.node("Div", {sums, sizes}, "bag_means", nullptr, spec.output);
 }
 
 //===----------------------------------------------------------------------===//
@@ -792,6 +800,30 @@ bool isShapeDim(const GraphProto &graph, const Scope &scope,
          (*dims)[index] == dim;
 }
 
+/// PyTorch's offsets (one per bag) behind the bags' boundaries: the
+/// boundaries themselves where the number of indices is appended later, or
+/// the first part of a Concat whose second is the number of indices; "" if
+/// neither.
+std::string offsetsOf(const Scope &scope, const BagSpec &spec) {
+  if (spec.appendTotal)
+    return spec.boundaries;
+  const NodeProto *concat = scope.producer(spec.boundaries, "Concat");
+  if (!concat || concat->input_size() != 2)
+    return "";
+  // The number of indices: Shape(indices), or its first dim unsqueezed.
+  std::string total = inputOf(*concat, 1);
+  if (const NodeProto *unsqueeze = scope.producer(total, "Unsqueeze")) {
+    const NodeProto *gather = scope.producer(inputOf(*unsqueeze, 0), "Gather");
+    total = gather && scope.isInts(inputOf(*gather, 1), {0})
+                ? inputOf(*gather, 0)
+                : "";
+  }
+  const NodeProto *shape = scope.producer(total, "Shape");
+  if (!shape || inputOf(*shape, 0) != spec.indices)
+    return "";
+  return inputOf(*concat, 0);
+}
+
 /// The 2-D ids whose rows are the bags, if the bags' boundaries are
 /// arange(0, ids.numel(), ids.size(1)) (and the number of indices) and the
 /// indices are ids flattened: how both exporters write an EmbeddingBag
@@ -807,26 +839,9 @@ std::string findRowIds(const GraphProto &graph, const Scope &scope,
     return "";
   int64_t length = *(*dims)[1].size;
 
-  // The offsets: the boundaries less the number of indices appended.
-  std::string offsets = spec.boundaries;
-  if (!spec.appendTotal) {
-    const NodeProto *concat = scope.producer(spec.boundaries, "Concat");
-    if (!concat || concat->input_size() != 2)
-      return "";
-    // The number of indices: Shape(indices), or its first dim unsqueezed.
-    std::string total = inputOf(*concat, 1);
-    if (const NodeProto *unsqueeze = scope.producer(total, "Unsqueeze")) {
-      const NodeProto *gather =
-          scope.producer(inputOf(*unsqueeze, 0), "Gather");
-      total = gather && scope.isInts(inputOf(*gather, 1), {0})
-                  ? inputOf(*gather, 0)
-                  : "";
-    }
-    const NodeProto *shape = scope.producer(total, "Shape");
-    if (!shape || inputOf(*shape, 0) != spec.indices)
-      return "";
-    offsets = inputOf(*concat, 0);
-  }
+  std::string offsets = offsetsOf(scope, spec);
+  if (offsets.empty())
+    return "";
   const NodeProto *range = scope.producer(skipCasts(scope, offsets), "Range");
   if (!range)
     return "";
@@ -1166,6 +1181,7 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph, int64_t opset,
       if (!findDynamoBag(graph, *fxNode, *arguments, found, why))
         return refuse(node.name(), why);
       found.spec.rowIds = findRowIds(graph, outer, found.spec);
+      found.spec.offsets = offsetsOf(outer, found.spec);
       bags.push_back(std::move(found));
       continue;
     }
@@ -1183,6 +1199,7 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph, int64_t opset,
     found.replaced.insert(i);
     found.position = found.loop = i;
     found.spec.rowIds = findRowIds(graph, outer, found.spec);
+    found.spec.offsets = offsetsOf(outer, found.spec);
     bags.push_back(std::move(found));
   }
   if (bags.empty())
