@@ -739,26 +739,30 @@ struct TypeDim {
 
 /// The dims of `name`'s type as the graph declares it (its inputs and
 /// value_info), if it declares them.
+/// The tensor type the graph declares for `name` (its inputs, then
+/// value_info), or null.
+const ::onnx::TypeProto_Tensor *declaredType(const GraphProto &graph,
+                                             const std::string &name) {
+  for (const auto *infos : {&graph.input(), &graph.value_info()})
+    for (const auto &info : *infos)
+      if (info.name() == name && info.type().has_tensor_type())
+        return &info.type().tensor_type();
+  return nullptr;
+}
+
+/// The dims of `name`'s declared type, if the graph declares them.
 std::optional<std::vector<TypeDim>> declaredDims(const GraphProto &graph,
                                                  const std::string &name) {
-  auto find = [&](const auto &infos) -> std::optional<std::vector<TypeDim>> {
-    for (const auto &info : infos) {
-      if (info.name() != name || !info.type().has_tensor_type() ||
-          !info.type().tensor_type().has_shape())
-        continue;
-      std::vector<TypeDim> dims;
-      for (const auto &dim : info.type().tensor_type().shape().dim())
-        dims.push_back({dim.has_dim_value()
-                            ? std::optional<int64_t>(dim.dim_value())
-                            : std::nullopt,
-                        dim.dim_param()});
-      return dims;
-    }
+  const ::onnx::TypeProto_Tensor *type = declaredType(graph, name);
+  if (!type || !type->has_shape())
     return std::nullopt;
-  };
-  if (auto dims = find(graph.input()))
-    return dims;
-  return find(graph.value_info());
+  std::vector<TypeDim> dims;
+  for (const auto &dim : type->shape().dim())
+    dims.push_back({dim.has_dim_value()
+                        ? std::optional<int64_t>(dim.dim_value())
+                        : std::nullopt,
+                    dim.dim_param()});
+  return dims;
 }
 
 /// `name` with the Cast nodes that make it skipped.
@@ -955,13 +959,12 @@ void collectReads(const NodeProto &node, std::set<std::string> &reads) {
   }
 }
 
-/// A bag found in the graph: what it computes, the top-level nodes it
-/// replaces, and the node after which its segment sum goes.
+/// A bag found in the graph: what it computes, the node that makes its bags
+/// (replaced by the new nodes, written in its place) and its Loop.
 struct FoundBag {
   BagSpec spec;
-  std::set<int> replaced;
-  int position = -1;
-  int loop = -1; ///< the Loop node
+  int position = -1; ///< the node that makes the bags, replaced
+  int loop = -1;     ///< the Loop node
 };
 
 std::optional<int64_t> parseInt(llvm::StringRef text) {
@@ -978,10 +981,8 @@ std::optional<int> elementType(const GraphProto &graph,
   for (const TensorProto &tensor : graph.initializer())
     if (tensor.name() == name)
       return tensor.data_type();
-  for (const auto *infos : {&graph.input(), &graph.value_info()})
-    for (const auto &info : *infos)
-      if (info.name() == name && info.type().has_tensor_type())
-        return info.type().tensor_type().elem_type();
+  if (const ::onnx::TypeProto_Tensor *type = declaredType(graph, name))
+    return type->elem_type();
   return std::nullopt;
 }
 
@@ -1092,7 +1093,6 @@ bool findDynamoBag(const GraphProto &graph, const std::string &fxNode,
   }
   if (found.position < 0)
     return why = "its bags are not one concatenation of its rows", false;
-  found.replaced.insert(found.position);
   return true;
 }
 
@@ -1196,7 +1196,6 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph, int64_t opset,
     if (!matchTorchScriptBag(node, outer, inner, found.spec, why))
       return refuse(node.name(), why);
     found.spec.loopName = node.name().empty() ? outputOf(node, 0) : node.name();
-    found.replaced.insert(i);
     found.position = found.loop = i;
     found.spec.rowIds = findRowIds(graph, outer, found.spec);
     found.spec.offsets = offsetsOf(outer, found.spec);
@@ -1224,7 +1223,7 @@ bool rewriteEmbeddingBagLoops(GraphProto &graph, int64_t opset,
       writeSegmentSum(bag.spec, writer);
     else
       writeRowReduction(bag.spec, opset, writer);
-    replaced.insert(bag.replaced.begin(), bag.replaced.end());
+    replaced.insert(bag.position);
   }
   // The new nodes go where the bags were made, so every value they read is
   // defined before them and every reader of the bags comes after.
