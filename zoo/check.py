@@ -10,7 +10,8 @@ Runtime 1.19.2, and compares the losses.
 2. odt: `odt-compile generate-artifacts` (the model's loss, AdamW in
    PyTorch's mode: adam_mode 0, eps 1e-8, weight decay 0.01) then
    `odt-compile`, then `odt-run train` for STEPS steps, each on its own
-   batch (a dataset of STEPS batches, `--batch-size`);
+   batch (a dataset of STEPS batches, `--batch-size`); the parameters odt
+   chose must be the module's (wrong_parameters);
 3. PyTorch: the same module, loss and torch.optim.AdamW for STEPS steps on
    the same batches: the reference losses;
 4. with --ort: ORT's own generate_artifacts on the same forward.onnx (the
@@ -170,6 +171,37 @@ def invalid_artifacts(artifacts):
     return ""
 
 
+def wrong_parameters(name, artifacts):
+    """Why odt trains values PyTorch does not, or "". A parameter odt chose
+    that has a module parameter's name is one; the others (the exporters'
+    folded forms: a transposed weight, the rows of a position table that a
+    static sequence length reads) must not hold more elements than the
+    module's parameters without an initializer of their name. A constant of
+    the exporter's own trained by mistake breaks that, and the losses alone
+    can miss it (AdamW moves it by about lr per step)."""
+    import onnx
+    graph = onnx.load(os.path.join(artifacts, "training_model.onnx"),
+                      load_external_data=False).graph
+    sizes = {i.name: int(np.prod([d.dim_value for d in
+                                  i.type.tensor_type.shape.dim],
+                                 dtype=np.int64))
+             for i in graph.input}
+    chosen = parameters_of(artifacts)
+    module = {n: p.numel() for n, p in
+              models.build(name, **build_args(name)).named_parameters()
+              if p.requires_grad}
+    derived = [n for n in chosen if n not in module]
+    derived_elements = sum(sizes[n] for n in derived)
+    unnamed_elements = sum(size for n, size in module.items()
+                           if n not in chosen)
+    if derived_elements <= unnamed_elements:
+        return ""
+    return ("odt trains %d elements in parameters that are not the module's "
+            "(%s), but only %d elements of the module's parameters have no "
+            "initializer of their name" % (derived_elements, ", ".join(derived),
+                                           unnamed_elements))
+
+
 def odt_train(args, spec, work, batch_files, record):
     artifacts = os.path.join(work, "artifacts")
     compiled = os.path.join(work, "compiled")
@@ -183,7 +215,8 @@ def odt_train(args, spec, work, batch_files, record):
     if not ok:
         record["odt"] = {"stage": "generate-artifacts", "error": message}
         return None
-    message = invalid_artifacts(artifacts)
+    message = invalid_artifacts(artifacts) or wrong_parameters(
+        args.model, artifacts)
     if message:
         record["odt"] = {"stage": "artifacts", "error": message}
         return None

@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cstring>
 #include <map>
 #include <optional>
 #include <regex>
@@ -345,6 +346,24 @@ std::vector<std::string> restoreRemovedBiases(::onnx::GraphProto &graph) {
   return restored;
 }
 
+/// A float32 tensor of one element that is 0 or 1: what torch.ones and
+/// torch.zeros become before the exporter broadcasts them.
+static bool isUnitFill(const ::onnx::TensorProto &tensor) {
+  int64_t elements = 1;
+  for (int64_t dim : tensor.dims())
+    elements *= dim;
+  if (elements != 1 || tensor.data_type() != ::onnx::TensorProto::FLOAT)
+    return false;
+  float value;
+  if (tensor.float_data_size() == 1)
+    value = tensor.float_data(0);
+  else if (tensor.raw_data().size() == sizeof(float))
+    std::memcpy(&value, tensor.raw_data().data(), sizeof(float));
+  else
+    return false;
+  return value == 0.0f || value == 1.0f;
+}
+
 std::vector<std::string>
 findExporterConstants(const ::onnx::GraphProto &graph) {
   llvm::StringSet<> initializers;
@@ -369,8 +388,27 @@ findExporterConstants(const ::onnx::GraphProto &graph) {
         it->second = it->second && parameterFree;
     }
   }
+  // A one-element 0 or 1 the exporter only broadcasts (Expand's input) is
+  // the fill of a torch.ones or torch.zeros inside a lowering
+  // (embedding_bag's unit per-sample weights), whatever FX node reads it: a
+  // folded parameter keeps the parameter's shape (a one-element one that is
+  // expanded and happens to hold 0 or 1 would be taken for a fill).
+  llvm::StringMap<bool> onlyExpanded;
+  for (const ::onnx::NodeProto &node : graph.node())
+    for (int i = 0; i < node.input_size(); ++i) {
+      const std::string &input = node.input(i);
+      if (!initializers.contains(input) ||
+          !std::regex_match(input, exporterName))
+        continue;
+      bool expanded = node.op_type() == "Expand" && i == 0 &&
+                      (node.domain().empty() || node.domain() == "ai.onnx");
+      auto [it, inserted] = onlyExpanded.try_emplace(input, expanded);
+      if (!inserted)
+        it->second = it->second && expanded;
+    }
   for (const ::onnx::TensorProto &tensor : graph.initializer())
-    if (onlyParameterFree.lookup(tensor.name()))
+    if (onlyParameterFree.lookup(tensor.name()) ||
+        (onlyExpanded.lookup(tensor.name()) && isUnitFill(tensor)))
       constants.push_back(tensor.name());
   for (const ::onnx::NodeProto &node : graph.node()) {
     if (node.op_type() != "InstanceNormalization")

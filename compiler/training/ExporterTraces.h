@@ -70,7 +70,8 @@ std::vector<std::string> restoreRemovedBiases(::onnx::GraphProto &graph);
 
 /// Initializers the exporter made itself as constant inputs of its own
 /// lowerings (GroupNorm's unit instance-norm scale and zero bias, the
-/// attention scale of scaled_dot_product_attention).
+/// attention scale of scaled_dot_product_attention, the one it expands into
+/// embedding_bag's unit per-sample weights).
 std::vector<std::string> findExporterConstants(const ::onnx::GraphProto &graph);
 
 } // namespace odt
