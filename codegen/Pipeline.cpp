@@ -58,7 +58,9 @@ void buildGraphPipeline(OpPassManager &pm) {
   // 3. Steps with training-mode Dropout take the session's seed and step
   //    counter.
   pm.addPass(createAddRandomState());
-  pm.addNestedPass<func::FuncOp>(createInferShapes());
+  // The dims inference assumed become checks for the runtime.
+  pm.addNestedPass<func::FuncOp>(
+      createInferShapes(InferShapesOptions{/*assertAssumedDims=*/true}));
   // 4. Drop what nothing reads, merge duplicates.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -19,6 +19,7 @@
 //     entries = {
 //       train = {arguments = [ARG...], outputs = [ARG...],
 //                shape_function (unit, if it has one),
+//                dim_checks = [message...] (its shape function's checks),
 //                divisibility = [{symbols, multiple_of, reason}...]},
 //       eval = ..., optimizer = ...}}
 //   ARG = {name, role, data_type (ONNX's), dims = [i64 size | "symbol"...],
@@ -58,6 +59,15 @@ describeAbiArgument(mlir::DictionaryAttr attrs, mlir::Type type, bool writes,
 /// nothing if the module has none (IR that did not pass the graph stage).
 void appendAbiArguments(mlir::ModuleOp module, llvm::StringRef entry,
                         llvm::ArrayRef<mlir::Attribute> arguments);
+
+/// The record of entry point `entry` in the module's ABI record; null if
+/// the module has none (IR that did not pass the graph stage).
+mlir::DictionaryAttr getAbiEntry(mlir::ModuleOp module, llvm::StringRef entry);
+
+/// Sets field `name` of entry point `entry` in the module's record to
+/// `value`; nothing if the module has none.
+void setAbiEntryField(mlir::ModuleOp module, llvm::StringRef entry,
+                      llvm::StringRef name, mlir::Attribute value);
 
 } // namespace odt
 

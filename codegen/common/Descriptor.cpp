@@ -190,7 +190,8 @@ void DescriptorBuilder::addEntryPoint(DictionaryAttr entry,
     std::string shapes = symbol + kShapeFunctionSuffix;
     shapeSymbol = fbb.CreateString(shapes);
     declarations += "/* Writes every dim of every output of " + symbol +
-                    " into the int64 buffer after the other arguments. */\n"
+                    ", then the two sizes of each dim check, into the int64 "
+                    "buffer after the other arguments. */\n"
                     "void " +
                     shapes + "(void **args);\n";
     resolverCases += "  if (strcmp(symbol, \"" + shapes +
@@ -216,12 +217,22 @@ void DescriptorBuilder::addEntryPoint(DictionaryAttr entry,
                              {"multiple_of", multiple},
                              {"reason", reason}});
     }
+  std::vector<flatbuffers::Offset<flatbuffers::String>> dimChecks;
+  llvm::json::Array jsonDimChecks;
+  if (auto checks = entry.getAs<ArrayAttr>("dim_checks"))
+    for (auto message : checks.getAsRange<StringAttr>()) {
+      dimChecks.push_back(fbb.CreateString(message.str()));
+      jsonDimChecks.push_back(message.str());
+    }
   entries.push_back(fb::CreateEntryPoint(
       fbb, kind, fbb.CreateString(symbol), fbb.CreateVector(fbArgs),
-      shapeSymbol, divisibility.empty() ? 0 : fbb.CreateVector(divisibility)));
+      shapeSymbol, divisibility.empty() ? 0 : fbb.CreateVector(divisibility),
+      dimChecks.empty() ? 0 : fbb.CreateVector(dimChecks)));
   llvm::json::Object e;
   if (!jsonDivisibility.empty())
     e["divisibility"] = std::move(jsonDivisibility);
+  if (!jsonDimChecks.empty())
+    e["dim_checks"] = std::move(jsonDimChecks);
   e["kind"] = funcName;
   e["symbol"] = symbol;
   e["arguments"] = std::move(jsonArgs);

@@ -41,10 +41,7 @@ struct DestinationPassingPass
   /// they join the record (AbiRecord.h) before the outputs, as the
   /// signature puts them. Codegen writes them.
   LogicalResult recordCodegenArguments(func::FuncOp func) {
-    auto record = getOperation()->getAttrOfType<DictionaryAttr>(kAbiAttr);
-    auto entries = record ? record.getAs<DictionaryAttr>("entries") : nullptr;
-    auto entry =
-        entries ? entries.getAs<DictionaryAttr>(func.getName()) : nullptr;
+    DictionaryAttr entry = getAbiEntry(getOperation(), func.getName());
     if (!entry)
       return success();
     unsigned recorded = entry.getAs<ArrayAttr>("arguments").size();

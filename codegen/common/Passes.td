@@ -47,9 +47,14 @@ def GenerateShapeFunctions
     (codegen/common/ShapeFunctions.h), adds `<entry>_shapes`: a copy of the entry
     point returning one tensor<Kxi64> with every dim of every output (results
     tied to an argument excluded), cut down by canonicalization and dead-code
-    elimination to the computation those dims depend on.
+    elimination to the computation those dims depend on. The entry point's
+    dim checks (cf.assert from odt-infer-shapes) move into it: their two
+    sizes follow the output dims, their messages go to the ABI record's
+    `dim_checks`. Which entry points get one was recorded at the graph stage
+    (the ABI record's `shape_function`).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::cf::ControlFlowDialect",
                            "mlir::tensor::TensorDialect"];
 }
 

@@ -268,7 +268,8 @@ struct RecordAbiPass : impl::RecordAbiBase<RecordAbiPass> {
       if (func.getResultAttr(r, kTiedAttr))
         continue;
       // Dims no input binds are computed at run time by the entry point's
-      // shape function (odt-generate-shape-functions makes one exactly then).
+      // shape function (made for these and for dim checks:
+      // needsShapeFunction).
       FailureOr<DictionaryAttr> output = describeAbiArgument(
           func.getResultAttrDict(r), func.getResultTypes()[r],
           /*writes=*/true, func.getName(), func.getLoc());
@@ -370,23 +371,37 @@ FailureOr<DictionaryAttr> describeAbiArgument(DictionaryAttr attrs, Type type,
   return list.getDictionary(type.getContext());
 }
 
-void appendAbiArguments(ModuleOp module, StringRef entry,
-                        ArrayRef<Attribute> arguments) {
+DictionaryAttr getAbiEntry(ModuleOp module, StringRef entry) {
   auto record = module->getAttrOfType<DictionaryAttr>(kAbiAttr);
   auto entries = record ? record.getAs<DictionaryAttr>("entries") : nullptr;
-  auto recorded = entries ? entries.getAs<DictionaryAttr>(entry) : nullptr;
-  if (!recorded || arguments.empty())
+  return entries ? entries.getAs<DictionaryAttr>(entry) : nullptr;
+}
+
+void setAbiEntryField(ModuleOp module, StringRef entry, StringRef name,
+                      Attribute value) {
+  DictionaryAttr recorded = getAbiEntry(module, entry);
+  if (!recorded)
     return;
   MLIRContext *context = module.getContext();
-  SmallVector<Attribute> all(recorded.getAs<ArrayAttr>("arguments").getValue());
-  all.append(arguments.begin(), arguments.end());
+  auto record = module->getAttrOfType<DictionaryAttr>(kAbiAttr);
   NamedAttrList updatedEntry(recorded);
-  updatedEntry.set("arguments", ArrayAttr::get(context, all));
-  NamedAttrList updatedEntries(entries);
+  updatedEntry.set(name, value);
+  NamedAttrList updatedEntries(record.getAs<DictionaryAttr>("entries"));
   updatedEntries.set(entry, updatedEntry.getDictionary(context));
   NamedAttrList updatedRecord(record);
   updatedRecord.set("entries", updatedEntries.getDictionary(context));
   module->setAttr(kAbiAttr, updatedRecord.getDictionary(context));
+}
+
+void appendAbiArguments(ModuleOp module, StringRef entry,
+                        ArrayRef<Attribute> arguments) {
+  DictionaryAttr recorded = getAbiEntry(module, entry);
+  if (!recorded || arguments.empty())
+    return;
+  SmallVector<Attribute> all(recorded.getAs<ArrayAttr>("arguments").getValue());
+  all.append(arguments.begin(), arguments.end());
+  setAbiEntryField(module, entry, "arguments",
+                   ArrayAttr::get(module.getContext(), all));
 }
 
 } // namespace odt

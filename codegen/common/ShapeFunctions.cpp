@@ -3,6 +3,7 @@
 #include "codegen/common/ShapeFunctions.h"
 #include "compiler/training/Roles.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -11,6 +12,8 @@ using namespace mlir;
 namespace odt {
 
 bool needsShapeFunction(func::FuncOp entry) {
+  if (!entry.getOps<cf::AssertOp>().empty())
+    return true;
   llvm::StringSet<> bound;
   for (unsigned i = 0; i < entry.getNumArguments(); ++i)
     if (auto dims = entry.getArgAttrOfType<ArrayAttr>(i, kDimsAttr))

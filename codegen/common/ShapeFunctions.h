@@ -9,6 +9,14 @@
 // every dim of every output, in order, into one int64 buffer. The runtime
 // calls it to size the outputs before the step.
 //
+// The same function checks what shape inference assumed (odt-infer-shapes
+// states it as cf.assert: a size an op computes equals an input's dim, an
+// equation such as N*C = 784 holds):
+// after the output dims, the buffer holds two int64 per check, the size the
+// model computes and the size it must equal; the ABI record's `dim_checks`
+// lists their messages in that order, and the runtime refuses the step where
+// a pair differs. The entry point itself keeps no check.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ODT_CODEGEN_SHAPEFUNCTIONS_H
@@ -23,8 +31,9 @@ namespace odt {
 /// The suffix of a shape function's name.
 inline constexpr const char *kShapeFunctionSuffix = "_shapes";
 
-/// Whether an output of this entry point (onnx.dims on its results) has a
-/// symbolic dim that no argument binds.
+/// Whether this entry point needs a shape function: an output (onnx.dims on
+/// its results) has a symbolic dim that no argument binds, or it states an
+/// assumed dim (a cf.assert).
 bool needsShapeFunction(mlir::func::FuncOp entry);
 
 /// The total rank of the entry point's outputs (results not tied to an

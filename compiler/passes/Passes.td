@@ -13,7 +13,24 @@ def InferShapes : Pass<"odt-infer-shapes", "mlir::func::FuncOp"> {
     types of every onnx op are refined, and `onnx.dims` is written on the
     arguments and results. The importer runs the same inference while it
     builds the graph; this pass serves IR written by hand and lit tests.
+
+    With `assert-assumed-dims` (odt-compile's graph stage): where
+    unification took a size an op computes (a Concat's 1 + (N - 1), a Slice
+    with bounds from data) to equal another dim, or assumed an equation it
+    could not solve (N*C = 784), the pass states the assumption before the
+    return: `cf.assert` that the two sizes, read with `tensor.dim`, are
+    equal; two sizes known to differ are an error. odt-generate-shape-functions moves these checks
+    into the entry point's shape function, which the runtime calls before
+    the step (the entry point itself keeps none). Checks from an earlier run
+    are dropped first (with the option, the inference states them again).
   }];
+  let options = [
+    Option<"assertAssumedDims", "assert-assumed-dims", "bool", "false",
+           "State the dims unification assumed as cf.assert checks">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::cf::ControlFlowDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def AssembleTrainingProgram : Pass<"odt-assemble-training-program", "mlir::ModuleOp"> {

@@ -35,6 +35,7 @@ Dim ShapeContext::newSymbol(StringRef name) {
   names.push_back(name.str());
   parent.push_back(id);
   binding.push_back(std::nullopt);
+  sites.push_back(std::nullopt);
   return Dim::symbol(id);
 }
 
@@ -164,8 +165,10 @@ LogicalResult ShapeContext::unify(Dim a, Dim b, Operation *op,
     std::swap(ra, rb);
   if (rb.isSymbol()) {
     // S = expression, unless the expression contains S (S = S*T: assume).
-    if (llvm::is_contained(ra.getSymbols(), rb.getSymbol()))
+    if (llvm::is_contained(ra.getSymbols(), rb.getSymbol())) {
+      equations.push_back({a, b, op});
       return success();
+    }
     if (ra.isSymbol()) {
       int x = ra.getSymbol(), y = rb.getSymbol();
       if (y < x)
@@ -182,16 +185,19 @@ LogicalResult ShapeContext::unify(Dim a, Dim b, Operation *op,
   if (rb.isStatic() && ra.getSymbols().size() == 1 && ra.getCoefficient() > 0) {
     // Cancelling symbols assumed them non-zero: only a static pair from the
     // start is a certain mismatch, so the check is on the uncancelled dims.
-    if (rb.getSize() % ra.getCoefficient() != 0)
-      return symbolsA.size() + symbolsB.size() ==
-                     a.getSymbols().size() + b.getSymbols().size()
-                 ? mismatch()
-                 : success();
+    if (rb.getSize() % ra.getCoefficient() != 0) {
+      if (symbolsA.size() + symbolsB.size() ==
+          a.getSymbols().size() + b.getSymbols().size())
+        return mismatch();
+      equations.push_back({a, b, op});
+      return success();
+    }
     bind(ra.getSymbols().front(),
          Dim::size(rb.getSize() / ra.getCoefficient()));
     return success();
   }
-  // N*C = 784, 2*N = 3*M, ...: assumed to hold.
+  // N*C = 784, 2*N = 3*M, ...: assumed to hold (and checked at run time).
+  equations.push_back({a, b, op});
   return success();
 }
 
@@ -302,6 +308,9 @@ Type ShapeContext::getElementType(Value value) {
 void ShapeContext::setShape(Value value, ArrayRef<Dim> shape,
                             Type elementType) {
   shapes[value] = Shape(shape.begin(), shape.end());
+  for (auto [d, dim] : llvm::enumerate(shape))
+    if (dim.isSymbol() && !sites[dim.getSymbol()])
+      sites[dim.getSymbol()] = DimSite{value, static_cast<int64_t>(d)};
   value.setType(RankedTensorType::get(toStaticDims(shape), elementType));
 }
 
@@ -309,6 +318,68 @@ void ShapeContext::refineTypes() {
   for (auto &[value, shape] : shapes)
     value.setType(RankedTensorType::get(toStaticDims(shape),
                                         getElementType(value)));
+}
+
+SmallVector<ShapeContext::AssumedDim> ShapeContext::getAssumedDims() const {
+  auto isArgument = [](const DimSite &site) {
+    return isa<BlockArgument>(site.value);
+  };
+  // Where each class's size is read: preferably from an argument (the
+  // caller's), else at the first op that computes it.
+  DenseMap<int, DimSite> reference;
+  for (auto [symbol, site] : llvm::enumerate(sites)) {
+    if (!site)
+      continue;
+    auto [it, inserted] =
+        reference.try_emplace(find(static_cast<int>(symbol)), *site);
+    if (!inserted && !isArgument(it->second) && isArgument(*site))
+      it->second = *site;
+  }
+  auto read = [&](Dim dim) -> std::optional<SizeReading> {
+    SizeReading reading{resolve(dim), {}};
+    for (int root : reading.dim.getSymbols()) {
+      auto it = reference.find(root);
+      if (it == reference.end())
+        return std::nullopt;
+      reading.factors.push_back(it->second);
+    }
+    return reading;
+  };
+  SmallVector<AssumedDim> assumed;
+  for (auto [symbol, site] : llvm::enumerate(sites)) {
+    if (!site)
+      continue;
+    Dim merged = Dim::symbol(static_cast<int>(symbol));
+    std::optional<SizeReading> expected = read(merged);
+    if (!expected || expected->dim.isStatic())
+      continue;
+    if (expected->dim.isSymbol()) {
+      const DimSite &from = expected->factors.front();
+      if ((from.value == site->value && from.dim == site->dim) ||
+          (isArgument(*site) && isArgument(from)))
+        continue;
+    }
+    SizeReading actual{merged, {*site}};
+    assumed.push_back(
+        {*site, nullptr, std::move(actual), std::move(*expected)});
+  }
+  // An equation met again (each broadcast against the same bias) is
+  // checked once. The static side goes on the right, where folding puts
+  // constants, so the runtime's message gives the sizes in its order.
+  llvm::SmallVector<std::pair<Dim, Dim>> seen;
+  for (const Equation &equation : equations) {
+    std::optional<SizeReading> a = read(equation.a), b = read(equation.b);
+    if (!a || !b || a->dim == b->dim)
+      continue;
+    if (a->dim.isStatic())
+      std::swap(a, b);
+    if (llvm::is_contained(seen, std::make_pair(a->dim, b->dim)))
+      continue;
+    seen.push_back({a->dim, b->dim});
+    assumed.push_back(
+        {std::nullopt, equation.op, std::move(*a), std::move(*b)});
+  }
+  return assumed;
 }
 
 Shape ShapeContext::shapeFromType(Type type, StringRef hint) {

@@ -174,6 +174,40 @@ public:
     return divisibility;
   }
 
+  /// Where the run time reads a symbol's size: dim `dim` of `value`, the
+  /// first value recorded with that symbol as a dim (a function argument:
+  /// the caller's size; an op result: the size the op computes).
+  struct DimSite {
+    mlir::Value value;
+    int64_t dim;
+  };
+  /// A size the run time can compute: `dim` (resolved), as its coefficient
+  /// times the sizes read at `factors`, one per symbol of `dim`.
+  struct SizeReading {
+    Dim dim = Dim::size(0);
+    llvm::SmallVector<DimSite, 2> factors;
+  };
+  /// Two sizes the generated code takes to be equal although no symbol says
+  /// so, which the runtime must compare before each step:
+  /// - with a `site`: the size an op computes there (or an input's dim the
+  ///   caller need not have made that product), whose symbol unification
+  ///   merged with `expected` (a Concat of 1 + (batch - 1) rows met labels
+  ///   of `batch` rows: the symbols cannot say these are equal);
+  /// - with an `op`: an equation its inference assumed without solving it
+  ///   (N*C = 784, 2*N = 3*M).
+  struct AssumedDim {
+    std::optional<DimSite> site;
+    mlir::Operation *op = nullptr;
+    SizeReading actual, expected;
+  };
+  /// Every such pair whose sizes the run time can read: merged symbols in
+  /// symbol order, then equations in the order they were met. Left out:
+  /// dims the unification made static (the types carry the size from then
+  /// on), an argument's dim merged with another argument's symbol (the
+  /// runtime binds both to one name and compares them already), and pairs
+  /// that resolve to the same dim.
+  llvm::SmallVector<AssumedDim> getAssumedDims() const;
+
 private:
   int find(int symbol) const;
   Dim resolveImpl(const Dim &dim, unsigned depth) const;
@@ -184,6 +218,14 @@ private:
   // The binding of a class (on its representative): a size or a product of
   // other symbols. Never refers to its own class (no cycles).
   llvm::SmallVector<std::optional<Dim>> binding;
+  // Per symbol: where it first appeared (setShape), if it has.
+  llvm::SmallVector<std::optional<DimSite>> sites;
+  // Equations unify assumed without solving them, with the op that asked.
+  struct Equation {
+    Dim a, b;
+    mlir::Operation *op;
+  };
+  llvm::SmallVector<Equation> equations;
   llvm::StringMap<int> byName;
   llvm::DenseMap<mlir::Value, Shape> shapes;
   llvm::DenseMap<mlir::Value, Values> values;

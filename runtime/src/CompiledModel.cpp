@@ -346,6 +346,13 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
             divisibility.reason = requirement->reason()->str();
           spec.divisibility.push_back(std::move(divisibility));
         }
+      if (entry->dim_checks()) {
+        if (!spec.shapeFunction)
+          return Status::error("entry point '" + spec.symbol +
+                               "' has dim checks but no shape function");
+        for (const flatbuffers::String *message : *entry->dim_checks())
+          spec.dimChecks.push_back(message ? message->str() : "");
+      }
       if (entry->arguments())
         for (const fb::Argument *arg : *entry->arguments()) {
           ArgumentSpec argument;
@@ -504,10 +511,11 @@ EntryCall::EntryCall(const EntryPointSpec &spec)
              role != ArgumentRole::PanelsStale)
       shapePointers.push_back(pointers[i]);
   }
-  outputDims.assign(totalRank, 0);
+  // The output dims, then two sizes per dim check.
+  size_t length = totalRank + 2 * spec.dimChecks.size();
+  outputDims.assign(length, 0);
   auto address = reinterpret_cast<int64_t>(outputDims.data());
-  outputDimsDescriptor = {address, address, 0,
-                          static_cast<int64_t>(totalRank), 1};
+  outputDimsDescriptor = {address, address, 0, static_cast<int64_t>(length), 1};
   shapePointers.push_back(outputDimsDescriptor.data());
 }
 
@@ -515,6 +523,16 @@ Status EntryCall::bindOutputShapes(SymbolBindings &bindings) {
   if (!entry->shapeFunction)
     return Status::ok();
   entry->shapeFunction(shapePointers.data());
+  // Checks first: a size the inputs contradict explains an odd output dim.
+  size_t firstCheck = outputDims.size() - 2 * entry->dimChecks.size();
+  for (size_t c = 0; c < entry->dimChecks.size(); ++c) {
+    int64_t computed = outputDims[firstCheck + 2 * c];
+    int64_t expected = outputDims[firstCheck + 2 * c + 1];
+    if (computed != expected)
+      return Status::error("the inputs disagree: " + entry->dimChecks[c] +
+                           "; they are " + std::to_string(computed) + " and " +
+                           std::to_string(expected));
+  }
   size_t next = 0;
   for (const ArgumentSpec &arg : entry->arguments) {
     if (arg.role != ArgumentRole::UserOutput)

@@ -74,6 +74,10 @@ struct EntryPointSpec {
   /// every output dim follows from the inputs.
   EntryFunction shapeFunction = nullptr;
   std::vector<DivisibilitySpec> divisibility;
+  /// What shape inference assumed about sizes the model computes: the shape
+  /// function writes two sizes per check after the output dims, which must
+  /// be equal; each message names both.
+  std::vector<std::string> dimChecks;
 };
 
 struct ParameterSpec {
@@ -220,8 +224,9 @@ public:
   Status checkOtherShapes(const SymbolBindings &bindings,
                           bool includeOutputs = true) const;
   /// For entry points with a shape function: runs it on the arguments set so
-  /// far (everything but the outputs) and binds the outputs' symbols to the
-  /// dims it computes. A no-op otherwise.
+  /// far (everything but the outputs), refuses inputs whose computed sizes
+  /// break a dim check, and binds the outputs' symbols to the dims it
+  /// computes. A no-op otherwise.
   Status bindOutputShapes(SymbolBindings &bindings);
   /// Checks the values of inputs with a value range (class labels), so that
   /// a bad label is an error instead of a wrong loss.

@@ -382,6 +382,10 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   status = step.call.checkOtherShapes(step.bindings, /*includeOutputs=*/false);
   if (!status)
     return status.withContext(what);
+  // Values first: the shape function may index with them.
+  status = step.call.checkInputValues();
+  if (!status)
+    return status.withContext(what);
   status = step.call.bindOutputShapes(step.bindings);
   if (!status)
     return status.withContext(what);
@@ -411,9 +415,6 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
     ODT_RETURN_IF_ERROR(step.call.set(index, outputs[i]));
   }
   status = step.call.checkOtherShapes(step.bindings);
-  if (!status)
-    return status.withContext(what);
-  status = step.call.checkInputValues();
   if (!status)
     return status.withContext(what);
   step.call.invoke(pool.get(), flushDenormals);

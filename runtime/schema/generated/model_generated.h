@@ -44,7 +44,7 @@ struct Model;
 struct ModelBuilder;
 
 enum class ModelAbiVersion : int32_t {
-  Current = 1,
+  Current = 2,
   MIN = Current,
   MAX = Current
 };
@@ -523,7 +523,8 @@ struct EntryPoint FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
     VT_SYMBOL = 6,
     VT_ARGUMENTS = 8,
     VT_SHAPE_SYMBOL = 10,
-    VT_DIVISIBILITY = 12
+    VT_DIVISIBILITY = 12,
+    VT_DIM_CHECKS = 14
   };
   odt::fb::EntryKind kind() const {
     return static_cast<odt::fb::EntryKind>(GetField<int8_t>(VT_KIND, 0));
@@ -540,6 +541,9 @@ struct EntryPoint FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   const flatbuffers::Vector<flatbuffers::Offset<odt::fb::Divisibility>> *divisibility() const {
     return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<odt::fb::Divisibility>> *>(VT_DIVISIBILITY);
   }
+  const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *dim_checks() const {
+    return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *>(VT_DIM_CHECKS);
+  }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
            VerifyField<int8_t>(verifier, VT_KIND, 1) &&
@@ -553,6 +557,9 @@ struct EntryPoint FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
            VerifyOffset(verifier, VT_DIVISIBILITY) &&
            verifier.VerifyVector(divisibility()) &&
            verifier.VerifyVectorOfTables(divisibility()) &&
+           VerifyOffset(verifier, VT_DIM_CHECKS) &&
+           verifier.VerifyVector(dim_checks()) &&
+           verifier.VerifyVectorOfStrings(dim_checks()) &&
            verifier.EndTable();
   }
 };
@@ -576,6 +583,9 @@ struct EntryPointBuilder {
   void add_divisibility(flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<odt::fb::Divisibility>>> divisibility) {
     fbb_.AddOffset(EntryPoint::VT_DIVISIBILITY, divisibility);
   }
+  void add_dim_checks(flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> dim_checks) {
+    fbb_.AddOffset(EntryPoint::VT_DIM_CHECKS, dim_checks);
+  }
   explicit EntryPointBuilder(flatbuffers::FlatBufferBuilder &_fbb)
         : fbb_(_fbb) {
     start_ = fbb_.StartTable();
@@ -593,8 +603,10 @@ inline flatbuffers::Offset<EntryPoint> CreateEntryPoint(
     flatbuffers::Offset<flatbuffers::String> symbol = 0,
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<odt::fb::Argument>>> arguments = 0,
     flatbuffers::Offset<flatbuffers::String> shape_symbol = 0,
-    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<odt::fb::Divisibility>>> divisibility = 0) {
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<odt::fb::Divisibility>>> divisibility = 0,
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> dim_checks = 0) {
   EntryPointBuilder builder_(_fbb);
+  builder_.add_dim_checks(dim_checks);
   builder_.add_divisibility(divisibility);
   builder_.add_shape_symbol(shape_symbol);
   builder_.add_arguments(arguments);
@@ -609,18 +621,21 @@ inline flatbuffers::Offset<EntryPoint> CreateEntryPointDirect(
     const char *symbol = nullptr,
     const std::vector<flatbuffers::Offset<odt::fb::Argument>> *arguments = nullptr,
     const char *shape_symbol = nullptr,
-    const std::vector<flatbuffers::Offset<odt::fb::Divisibility>> *divisibility = nullptr) {
+    const std::vector<flatbuffers::Offset<odt::fb::Divisibility>> *divisibility = nullptr,
+    const std::vector<flatbuffers::Offset<flatbuffers::String>> *dim_checks = nullptr) {
   auto symbol__ = symbol ? _fbb.CreateString(symbol) : 0;
   auto arguments__ = arguments ? _fbb.CreateVector<flatbuffers::Offset<odt::fb::Argument>>(*arguments) : 0;
   auto shape_symbol__ = shape_symbol ? _fbb.CreateString(shape_symbol) : 0;
   auto divisibility__ = divisibility ? _fbb.CreateVector<flatbuffers::Offset<odt::fb::Divisibility>>(*divisibility) : 0;
+  auto dim_checks__ = dim_checks ? _fbb.CreateVector<flatbuffers::Offset<flatbuffers::String>>(*dim_checks) : 0;
   return odt::fb::CreateEntryPoint(
       _fbb,
       kind,
       symbol__,
       arguments__,
       shape_symbol__,
-      divisibility__);
+      divisibility__,
+      dim_checks__);
 }
 
 struct ParameterInfo FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {

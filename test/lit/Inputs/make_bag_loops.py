@@ -12,6 +12,10 @@ early_exit.onnx  the same, but the body's condition is i < 1: the loop may
                  stop before its trip count
 double.onnx      bag_sum with a float64 weight
 opset15.onnx     bag_sum at opset 15 (before ScatterND's reduction)
+bag_lengths.onnx bag_sum whose offsets the model computes from the bags'
+                 lengths [batch]: Concat([0], CumSum(lengths)[:-1]), whose
+                 length 1 + (batch - 1) odt's symbols cannot name; logits
+                 [bags, 3]
 """
 
 import os
@@ -31,7 +35,8 @@ def const(name, values, dtype=np.int64):
         value=numpy_helper.from_array(np.asarray(values, dtype=dtype), name))
 
 
-def bag_model(reduce_op="ReduceSum", early_exit=False, weight=np.float32):
+def bag_model(reduce_op="ReduceSum", early_exit=False, weight=np.float32,
+              from_lengths=False):
     rng = np.random.default_rng(0)
     body_nodes = [
         helper.make_node("Gather", ["bounds", "i"], ["start"], axis=0),
@@ -63,7 +68,18 @@ def bag_model(reduce_op="ReduceSum", early_exit=False, weight=np.float32):
          helper.make_tensor_value_info(
              "bag", TensorProto.DOUBLE if weight == np.float64
              else TensorProto.FLOAT, [4])])
-    nodes = [
+    nodes = []
+    if from_lengths:
+        nodes += [
+            const("cumsum_axis", 0), const("zero_1d", [0]),
+            const("minus_one_1d", [-1]),
+            helper.make_node("CumSum", ["lengths", "cumsum_axis"], ["ends_"]),
+            helper.make_node("Slice", ["ends_", "zero_1d", "minus_one_1d"],
+                             ["starts"]),
+            helper.make_node("Concat", ["zero_1d", "starts"], ["offsets"],
+                             name="offsets_concat", axis=0),
+        ]
+    nodes += [
         helper.make_node("Shape", ["ids"], ["total"]),
         helper.make_node("Concat", ["offsets", "total"], ["bounds"], axis=0),
         const("one_1d", [1]), const("end_1d", [np.iinfo(np.int64).max]),
@@ -83,10 +99,12 @@ def bag_model(reduce_op="ReduceSum", early_exit=False, weight=np.float32):
     return model(
         nodes,
         [helper.make_tensor_value_info("ids", TensorProto.INT64, ["n"]),
-         helper.make_tensor_value_info("offsets", TensorProto.INT64,
-                                       ["batch"])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
-                                       ["batch", 3])],
+         helper.make_tensor_value_info(
+             "lengths" if from_lengths else "offsets", TensorProto.INT64,
+             ["batch"])],
+        [helper.make_tensor_value_info(
+            "logits", TensorProto.FLOAT,
+            ["bags" if from_lengths else "batch", 3])],
         [numpy_helper.from_array(
             rng.standard_normal((10, 4)).astype(weight), "emb.weight"),
          numpy_helper.from_array(
@@ -108,6 +126,8 @@ def main():
         if opset.domain in ("", "ai.onnx"):
             opset.version = 15
     onnx.save(old, os.path.join(out, "opset15.onnx"))
+    onnx.save(bag_model(from_lengths=True),
+              os.path.join(out, "bag_lengths.onnx"))
 
 
 if __name__ == "__main__":
