@@ -56,6 +56,12 @@ def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
       summing dY and dY * x-hat along each row): a vector of partial sums
       per output is carried through the reduced loops and reduced once per
       output element.
+    A parallel row's outer loops follow its output's layout; reduced loops
+    of at most max-unrolled-taps taps in all are unrolled (in their order),
+    and then a scalar input the innermost outer loop does not move (a
+    depthwise filter) is read before that loop where 12 registers of the
+    target's width (odt.target) hold it. A product only added is one
+    vector.fma.
     Each input is read as a row (its innermost index `row * s + rest`, no
     other index moving with the row: a contiguous read, and for s > 1 a
     read of the span and a shuffle) or, when the row does not move it, as a
@@ -64,15 +70,19 @@ def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
     elementwise loops well, but left these stores and reloads of the
     output row at every window tap, scalar loops where it could not tell
     the operands' buffers apart, and fully unrolled 16-element rows before
-    its vectorizer saw them. Results are unchanged for parallel rows (each
-    output element sums its terms in the same order); a summed row's terms
-    are added in another order, as the reassoc flag allows.
+    its vectorizer saw them. Each output element sums its terms in the
+    same order for parallel rows, each multiply-add rounded once (FMA); a
+    summed row's terms are added in another order, as the reassoc flag
+    allows.
   }];
   let options = [
     Option<"minLength", "min-length", "int64_t", "4",
            "Shortest row vectorized">,
     Option<"maxLength", "max-length", "int64_t", "64",
            "Longest row vectorized (a row's vectors stay in registers)">,
+    Option<"maxUnrolledTaps", "max-unrolled-taps", "int64_t", "32",
+           "Most window taps (the product of the reduced loops' extents) "
+           "unrolled; a larger or dynamic window stays loops">,
   ];
   let dependentDialects = ["mlir::vector::VectorDialect",
                            "mlir::affine::AffineDialect",

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cpu/CPUTarget.h"
 #include "codegen/cpu/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -20,6 +21,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <map>
 
 using namespace mlir;
 
@@ -215,8 +220,47 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     for (unsigned d = 0; d < row; ++d)
       (iterators[d] == utils::IteratorType::parallel ? outer : reduced)
           .push_back(d);
-    auto bound = [&](OpBuilder &nb, unsigned d) {
-      return getValueOrCreateConstantIndexOp(nb, loc, bounds[d]);
+    // A parallel row's outer loops follow its output's layout: consecutive
+    // rows are consecutive in memory, and an input the innermost loops do
+    // not move is read once for all of them (a depthwise filter, indexed by
+    // the channel). linalg's depthwise convolution orders its loops
+    // (n, oh, ow, c, kh, kw): kept so, each output row was followed by the
+    // next channel's and every row reloaded its channel's taps.
+    if (!rowSum) {
+      SmallVector<int64_t> positionInOutput(numLoops, -1);
+      for (auto [position, expr] : llvm::enumerate(outMap.getResults()))
+        if (auto dim = dyn_cast<AffineDimExpr>(expr))
+          positionInOutput[dim.getPosition()] = position;
+      if (llvm::all_of(outer,
+                       [&](unsigned d) { return positionInOutput[d] >= 0; }))
+        llvm::sort(outer, [&](unsigned a, unsigned c) {
+          return std::make_pair(positionInOutput[a], a) <
+                 std::make_pair(positionInOutput[c], c);
+        });
+    }
+    // A window of at most max-unrolled-taps taps is unrolled: a 3x3
+    // window's two 3-trip loops cost more in branches and induction
+    // updates than the vector FMA of each tap, and LLVM (its unroller off,
+    // see optimizeModule) keeps them. The taps are summed in the loops'
+    // order, so the result is the same.
+    SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
+    int64_t taps = 1;
+    for (unsigned d : reduced)
+      taps = ShapedType::isDynamic(staticRanges[d]) || taps > maxUnrolledTaps
+                 ? maxUnrolledTaps + 1
+                 : taps * staticRanges[d];
+    bool unrolled = !reduced.empty() && taps <= maxUnrolledTaps;
+    auto setTap = [&](OpBuilder &nb, int64_t tap) {
+      for (unsigned level = reduced.size(); level-- > 0;) {
+        int64_t extent = staticRanges[reduced[level]];
+        ivs[reduced[level]] =
+            arith::ConstantIndexOp::create(nb, loc, tap % extent);
+        tap /= extent;
+      }
+    };
+    auto clearTaps = [&]() {
+      for (unsigned d : reduced)
+        ivs[d] = zero;
     };
     auto indices = [&](OpBuilder &nb, AffineMap map) {
       SmallVector<Value> result;
@@ -247,7 +291,76 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       return vector::ShuffleOp::create(nb, loc, read, read, picks);
     };
 
+    // With the window unrolled, an input read as a scalar (broadcast over
+    // the row) that the innermost outer loop does not move is read before
+    // that loop, once per tap, and kept in registers: at most a third of
+    // an AVX-512 register file (12 registers of the target's width). LLVM
+    // would not hoist these loads itself: it cannot tell the filter's
+    // buffer from the output's, which the loop writes.
+    SmallVector<int64_t> hoistAt(op.getNumDpsInputs(), -2);
+    std::optional<CPUTargetInfo> target = readTargetAttr(op);
+    if (unrolled && !rowSum && target && target->vectorWidth > 0) {
+      int64_t budget = 12 * target->vectorWidth, used = 0;
+      for (auto [index, input] : llvm::enumerate(op.getDpsInputOperands())) {
+        if (inputStrides[index])
+          continue;
+        AffineMap map = op.getMatchingIndexingMap(input);
+        int64_t deepest = -1;
+        for (auto [level, d] : llvm::enumerate(outer))
+          if (llvm::any_of(map.getResults(), [&, d = d](AffineExpr expr) {
+                return expr.isFunctionOfDim(d);
+              }))
+            deepest = level;
+        if (deepest + 1 >= static_cast<int64_t>(outer.size()) ||
+            used + taps * length > budget)
+          continue;
+        hoistAt[index] = deepest;
+        used += taps * length;
+      }
+    }
+    // hoisted[{input, tap}]: the broadcast value read before the loops.
+    std::map<std::pair<unsigned, int64_t>, Value> hoisted;
+    int64_t currentTap = 0;
+    auto emitHoisted = [&](OpBuilder &nb, int64_t level) {
+      for (auto [index, input] : llvm::enumerate(op.getDpsInputOperands())) {
+        if (hoistAt[index] != level)
+          continue;
+        AffineMap map = op.getMatchingIndexingMap(input);
+        for (int64_t tap = 0; tap < taps; ++tap) {
+          setTap(nb, tap);
+          Value scalar =
+              memref::LoadOp::create(nb, loc, input->get(), indices(nb, map));
+          hoisted[{static_cast<unsigned>(index), tap}] =
+              vector::BroadcastOp::create(nb, loc, vectorOf(scalar.getType()),
+                                          scalar);
+        }
+        clearTaps();
+      }
+    };
+    auto bound = [&](OpBuilder &nb, unsigned d) {
+      return getValueOrCreateConstantIndexOp(nb, loc, bounds[d]);
+    };
     // The body on vectors, with `accs` as the outputs' arguments.
+    // A product only added (a tap's weight times its input, added to the
+    // sum) is one FMA, rounded once, as the product and convolution kernels
+    // compute theirs: LLVM does not contract a separate multiply and add
+    // (odt does not allow it to), and the two took twice the issue slots.
+    llvm::DenseMap<Operation *, arith::MulFOp> productOfSum;
+    llvm::DenseSet<Operation *> fusedProducts;
+    for (Operation &inner : op.getRegion().front().without_terminator()) {
+      auto sum = dyn_cast<arith::AddFOp>(inner);
+      if (!sum || !sum.getType().isF32())
+        continue;
+      for (Value operand : sum->getOperands()) {
+        auto product = operand.getDefiningOp<arith::MulFOp>();
+        if (product && product->getBlock() == sum->getBlock() &&
+            product->hasOneUse() && !fusedProducts.contains(product)) {
+          productOfSum[sum] = product;
+          fusedProducts.insert(product);
+          break;
+        }
+      }
+    }
     auto emitBody = [&](OpBuilder &nb, ValueRange accs) -> SmallVector<Value> {
       Block &body = op.getRegion().front();
       IRMapping mapping;
@@ -256,6 +369,8 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         Value value;
         if (int64_t stride = inputStrides[index]) {
           value = readRow(nb, input->get(), map, stride);
+        } else if (hoistAt[index] != -2) {
+          value = hoisted.at({static_cast<unsigned>(index), currentTap});
         } else {
           Value scalar =
               memref::LoadOp::create(nb, loc, input->get(), indices(nb, map));
@@ -265,15 +380,29 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         mapping.map(body.getArgument(index), value);
       }
       mapping.map(body.getArguments().take_back(accs.size()), accs);
+      auto vectorOperand = [&](Value operand) {
+        Value mapped = mapping.lookupOrNull(operand);
+        if (!mapped) // defined outside the body: the same for the row
+          mapped = vector::BroadcastOp::create(
+              nb, loc, vectorOf(operand.getType()), operand);
+        return mapped;
+      };
       for (Operation &inner : body.without_terminator()) {
-        SmallVector<Value> operands;
-        for (Value operand : inner.getOperands()) {
-          Value mapped = mapping.lookupOrNull(operand);
-          if (!mapped) // defined outside the body: the same for the row
-            mapped = vector::BroadcastOp::create(
-                nb, loc, vectorOf(operand.getType()), operand);
-          operands.push_back(mapped);
+        if (fusedProducts.contains(&inner))
+          continue; // computed by the FMA of the addition that reads it
+        if (arith::MulFOp product = productOfSum.lookup(&inner)) {
+          auto sum = cast<arith::AddFOp>(inner);
+          Value addend =
+              sum.getLhs() == product.getResult() ? sum.getRhs() : sum.getLhs();
+          Value fused = vector::FMAOp::create(
+              nb, loc, vectorOperand(product.getLhs()),
+              vectorOperand(product.getRhs()), vectorOperand(addend));
+          mapping.map(sum.getResult(), fused);
+          continue;
         }
+        SmallVector<Value> operands;
+        for (Value operand : inner.getOperands())
+          operands.push_back(vectorOperand(operand));
         SmallVector<Type> types;
         for (Type type : inner.getResultTypes())
           types.push_back(vectorOf(type));
@@ -294,6 +423,15 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
                           ValueRange accs) -> SmallVector<Value> {
       if (level == reduced.size())
         return emitBody(nb, accs);
+      if (unrolled) {
+        SmallVector<Value> sums(accs);
+        for (currentTap = 0; currentTap < taps; ++currentTap) {
+          setTap(nb, currentTap);
+          sums = emitBody(nb, sums);
+        }
+        clearTaps();
+        return sums;
+      }
       unsigned d = reduced[level];
       auto loop = scf::ForOp::create(
           nb, loc, zero, bound(nb, d), one, accs,
@@ -337,6 +475,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     };
     std::function<void(OpBuilder &, unsigned)> emitOuter = [&](OpBuilder &nb,
                                                                unsigned level) {
+      emitHoisted(nb, static_cast<int64_t>(level) - 1);
       if (level == outer.size())
         return emitRow(nb);
       unsigned d = outer[level];

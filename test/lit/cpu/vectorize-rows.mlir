@@ -1,23 +1,31 @@
 // RUN: odt-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(odt-vectorize-rows))" | FileCheck %s
+// RUN: odt-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(odt-vectorize-rows{max-unrolled-taps=8}))" | FileCheck %s --check-prefix=SMALL
 
 // A depthwise window after odt-interchange-reductions, loops
 // (n, c, oh, kh, kw, ow): the output row is read once, carried through the
-// window loops and written once; the input row is a contiguous read, the
-// filter tap a broadcast scalar.
+// window's taps and written once; the input row is a contiguous read, the
+// filter tap a broadcast scalar, each tap's multiply-add one FMA. The 3x3
+// window (9 taps, at most max-unrolled-taps) is unrolled, its taps in the
+// loops' order.
 // CHECK-LABEL: func.func @depthwise_rows
 // CHECK-NOT:     linalg.generic
 // CHECK:         scf.for
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK:               %[[ROW:.*]] = vector.transfer_read %arg2{{.*}} : memref<2x3x8x8xf32>, vector<8xf32>
-// CHECK:               %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ROW]]) -> (vector<8xf32>)
-// CHECK:                 scf.for {{.*}} iter_args(%[[ACC2:.*]] = %[[ACC]]) -> (vector<8xf32>)
-// CHECK:                   vector.transfer_read %arg0{{.*}} {in_bounds = [true]} : memref<2x3x10x10xf32>, vector<8xf32>
-// CHECK:                   %[[TAP:.*]] = memref.load %arg1
-// CHECK:                   vector.broadcast %[[TAP]] : f32 to vector<8xf32>
-// CHECK:                   arith.mulf {{.*}} : vector<8xf32>
-// CHECK:                   arith.addf {{.*}} : vector<8xf32>
+// CHECK-NOT:           scf.for
+// CHECK:               vector.transfer_read %arg0{{.*}} {in_bounds = [true]} : memref<2x3x10x10xf32>, vector<8xf32>
+// CHECK:               %[[TAP:.*]] = memref.load %arg1[%{{.*}}, %c0{{.*}}, %c0{{.*}}]
+// CHECK:               %[[W:.*]] = vector.broadcast %[[TAP]] : f32 to vector<8xf32>
+// CHECK:               vector.fma %{{.*}}, %[[W]], %[[ROW]] : vector<8xf32>
+// CHECK-COUNT-8:       memref.load %arg1
+// CHECK:               %[[SUM:.*]] = vector.fma {{.*}} : vector<8xf32>
+// CHECK-NOT:           scf.for
 // CHECK:               vector.transfer_write %[[SUM]], %arg2{{.*}} {in_bounds = [true]} : vector<8xf32>, memref<2x3x8x8xf32>
+// SMALL-LABEL: func.func @depthwise_rows
+// SMALL:         scf.for {{.*}} iter_args
+// SMALL:           scf.for {{.*}} iter_args
+// SMALL:             memref.load %arg1
 func.func @depthwise_rows(%x: memref<2x3x10x10xf32>, %w: memref<3x3x3xf32>, %y: memref<2x3x8x8xf32>) {
   linalg.generic {indexing_maps = [affine_map<(n, c, oh, kh, kw, ow) -> (n, c, oh + kh, ow + kw)>,
                                    affine_map<(n, c, oh, kh, kw, ow) -> (c, kh, kw)>,
@@ -30,6 +38,39 @@ func.func @depthwise_rows(%x: memref<2x3x10x10xf32>, %w: memref<3x3x3xf32>, %y: 
     linalg.yield %1 : f32
   }
   return
+}
+
+// -----
+
+// linalg's depthwise order (n, oh, c, kh, kw, ow) on a target with 16-lane
+// vectors: the outer loops follow the output's layout (n, c, oh), and the
+// filter's 9 taps, which the row loop oh does not move, are read once per
+// channel, before it (9 x 16 lanes within 12 registers' worth).
+// CHECK-LABEL: func.func @depthwise_filter_hoisted
+// CHECK:         scf.for %[[N:.*]] = %c0
+// CHECK:           scf.for %[[C:.*]] = %c0
+// CHECK-COUNT-9:     memref.load %arg1[%[[C]],
+// CHECK:             scf.for %[[OH:.*]] = %c0
+// CHECK-NOT:           memref.load
+// CHECK:               vector.transfer_read %arg2[%[[N]], %[[C]], %[[OH]], %c0
+// CHECK-NOT:           memref.load
+// CHECK:               vector.transfer_write
+// SMALL-LABEL: func.func @depthwise_filter_hoisted
+// SMALL:         scf.for {{.*}} iter_args
+module attributes {odt.target = {triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "", vector_width = 16 : i64, tile_rows = 8 : i64, native_bf16 = false}} {
+func.func @depthwise_filter_hoisted(%x: memref<2x3x18x18xf32>, %w: memref<3x3x3xf32>, %y: memref<2x3x16x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, oh, c, kh, kw, ow) -> (n, c, oh + kh, ow + kw)>,
+                                   affine_map<(n, oh, c, kh, kw, ow) -> (c, kh, kw)>,
+                                   affine_map<(n, oh, c, kh, kw, ow) -> (n, c, oh, ow)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+      ins(%x, %w : memref<2x3x18x18xf32>, memref<3x3x3xf32>) outs(%y : memref<2x3x16x16xf32>) {
+  ^bb0(%in: f32, %tap: f32, %acc: f32):
+    %0 = arith.mulf %in, %tap : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
 }
 
 // -----
@@ -58,13 +99,13 @@ func.func @strided_rows(%x: memref<1x2x9x9xf32>, %y: memref<1x2x4x4xf32>) {
 
 // A depthwise filter gradient per image: loops (c, kh, kw, n, oh, ow), the
 // sum over (oh, ow) reassociable. One vector of partial sums is carried
-// through both position loops and reduced once per element.
+// through the 8 rows (unrolled: 8 taps) and reduced once per element.
 // CHECK-LABEL: func.func @summed_rows
 // CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
-// CHECK:         %[[SUMS:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8xf32>)
-// CHECK:           vector.transfer_read %arg0{{.*}} : memref<2x3x8x8xf32>, vector<8xf32>
-// CHECK:           vector.transfer_read %arg1{{.*}} : memref<2x3x10x10xf32>, vector<8xf32>
-// CHECK:         %[[TOTAL:.*]] = vector.reduction <add>, %[[SUMS]] fastmath<reassoc> : vector<8xf32> into f32
+// CHECK-NOT:     scf.for {{.*}} iter_args
+// CHECK-COUNT-8: vector.transfer_read %arg1{{.*}} : memref<2x3x10x10xf32>, vector<8xf32>
+// CHECK:         %[[SUMS:.*]] = vector.fma {{.*}} : vector<8xf32>
+// CHECK-NEXT:    %[[TOTAL:.*]] = vector.reduction <add>, %[[SUMS]] fastmath<reassoc> : vector<8xf32> into f32
 // CHECK:         %[[OLD:.*]] = memref.load %arg2
 // CHECK:         arith.addf %[[OLD]], %[[TOTAL]] fastmath<reassoc> : f32
 // CHECK:         memref.store
@@ -99,7 +140,7 @@ func.func @summed_rows(%dy: memref<2x3x8x8xf32>, %x: memref<2x3x10x10xf32>, %dw:
 // CHECK:               %[[X:.*]] = vector.transfer_read %arg1{{.*}} : memref<2x3x4x16xf32>, vector<16xf32>
 // CHECK:               %[[MEAN:.*]] = memref.load %arg2
 // CHECK:               %[[SUM_DY:.*]] = arith.addf %[[ZERO]], %[[DY]] fastmath<reassoc> : vector<16xf32>
-// CHECK:               %[[SUM_DYX:.*]] = arith.addf %[[ZERO1]], %{{.*}} fastmath<reassoc> : vector<16xf32>
+// CHECK:               %[[SUM_DYX:.*]] = vector.fma %[[DY]], %{{.*}}, %[[ZERO1]] : vector<16xf32>
 // CHECK:               %[[TOTAL_DY:.*]] = vector.reduction <add>, %[[SUM_DY]] fastmath<reassoc> : vector<16xf32> into f32
 // CHECK:               memref.store %{{.*}}, %arg3
 // CHECK:               %[[TOTAL_DYX:.*]] = vector.reduction <add>, %[[SUM_DYX]] fastmath<reassoc> : vector<16xf32> into f32
