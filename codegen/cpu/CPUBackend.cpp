@@ -236,6 +236,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     selection.remarks = options.selection.contractionRemarks;
     pm.addNestedPass<func::FuncOp>(createSelectContractionKernels(selection));
     pm.addNestedPass<func::FuncOp>(createVectorizeContractions());
+    pm.addNestedPass<func::FuncOp>(createHoistInvariantSubexpressions());
   }
   // 2-4. Caller buffers, results computed in place, then buffers
   //      (codegen/common/Bufferize.h); intermediates are allocations, freed

@@ -38,6 +38,32 @@ def InterchangeReductions
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def HoistInvariantSubexpressions
+    : Pass<"odt-hoist-invariant-subexpressions", "mlir::func::FuncOp"> {
+  let summary = "Per-channel parts of elementwise bodies computed once";
+  let description = [{
+    On tensors, before bufferization. In an all-parallel linalg.generic, a
+    body op that varies along some of the loops but not all (it reads only
+    inputs whose maps leave loops out, and constants) and feeds an op that
+    varies along more is a root: BatchNorm's sqrt(var + eps), whose input
+    is indexed by the channel alone. Each root whose left-out loops have at
+    least min-saving points (a dynamic extent counts as many) and the ops
+    it is computed from are cloned into a generic over the root's loops
+    only (a tensor.empty of their sizes), whose result becomes a new input
+    of the op, read through the projection onto those loops; the ops only
+    the roots used are erased. The same operations run on the same values,
+    so results do not change. Left in the loops, LLVM recomputed them at
+    every element: it cannot hoist the loads of the statistics past the
+    stores of the output, whose buffers it cannot tell apart.
+  }];
+  let options = [
+    Option<"minSaving", "min-saving", "int64_t", "4",
+           "Fewest points of the left-out loops per hoisted value">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
   let summary = "Short rows of window reductions as vector values";
   let description = [{
