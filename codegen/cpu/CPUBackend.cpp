@@ -279,7 +279,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     if (options.optimize) {
       // Large elementwise loops (the optimizer update) run over threads.
       pm.addNestedPass<func::FuncOp>(createParallelizeElementwise());
-      // Window reductions over short rows: the row as a vector value.
+      // Window reductions and elementwise ops over short rows: the row as
+      // a vector value.
       pm.addNestedPass<func::FuncOp>(createVectorizeRows());
     }
   }

@@ -65,7 +65,8 @@ def HoistInvariantSubexpressions
 }
 
 def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
-  let summary = "Short rows of window reductions as vector values";
+  let summary = "Short rows of window reductions and elementwise ops as "
+                "vector values";
   let description = [{
     On memrefs, after odt-interchange-reductions and
     odt-parallelize-elementwise, before convert-linalg-to-loops. A
@@ -76,6 +77,11 @@ def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
       least one reduction (a convolution or pooling window after the
       interchange): the output row is read once, carried through the
       reduction loops as the accumulator, and written once;
+    - the same row under no reduction (an elementwise op over short rows:
+      BatchNorm's and ReLU6's on 8-wide image rows, which LLVM left
+      scalar): one vector op per body op, the output read only if the body
+      uses it; its input may be the output itself read where it is written
+      (in place); its ops are those of the scalar loop (no FMA);
     - a summed row (the last loop a reduction, the body yielding a
       reassociable `addf(out, x)` for every output: a depthwise filter
       gradient's sum over an image's positions, BatchNorm's gradient
@@ -86,14 +92,15 @@ def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
     of at most max-unrolled-taps taps in all are unrolled (in their order),
     and then a scalar input the innermost outer loop does not move (a
     depthwise filter) is read before that loop where 12 registers of the
-    target's width (odt.target) hold it. A product only added is one
+    target's width (odt.target) hold it (an elementwise op's per-channel
+    inputs too). In a window or a sum, a product only added is one
     vector.fma.
     Each input is read as a row (its innermost index `row * s + rest`, no
     other index moving with the row: a contiguous read, and for s > 1 a
     read of the span and a shuffle) or, when the row does not move it, as a
     scalar broadcast. The body must be elementwise ops (no linalg.index, no
-    memory access). Every other op stays for LLVM: it vectorizes long and
-    elementwise loops well, but left these stores and reloads of the
+    memory access). Every other op stays for LLVM: it vectorizes long
+    loops well, but left these stores and reloads of the
     output row at every window tap, scalar loops where it could not tell
     the operands' buffers apart, and fully unrolled 16-element rows before
     its vectorizer saw them. Each output element sums its terms in the

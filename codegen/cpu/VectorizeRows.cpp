@@ -1,13 +1,13 @@
 //===- VectorizeRows.cpp - short-row reductions as vector loops -----------===//
 //
 // A convolution window or pooling (after odt-interchange-reductions: the
-// output row innermost, the window loops around it) and a depthwise filter
-// gradient (a sum over an image's rows) become loops whose innermost step is
-// one vector op per row: the row is a vector value carried through the
-// reduction loops, in registers. Left to LLVM these loops stayed scalar (it
-// cannot tell the operands' buffers apart, and fully unrolls a 16-trip row
-// before vectorizing) or stored and reloaded the output row at every window
-// tap. See Passes.td for the rule.
+// output row innermost, the window loops around it), a depthwise filter
+// gradient (a sum over an image's rows) and an elementwise op over short
+// rows become loops whose innermost step is one vector op per row: the row
+// is a vector value carried through the reduction loops, in registers. Left to
+// LLVM these loops stayed scalar (it cannot tell the operands' buffers apart,
+// and fully unrolls a 16-trip row before vectorizing) or stored and reloaded
+// the output row at every window tap. See Passes.td for the rule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +57,12 @@ std::optional<int64_t> strideOf(AffineExpr expr, unsigned row,
   return constant.getValue();
 }
 
+/// Whether `type`'s elements are whole bytes: a row of i1 (a Dropout
+/// mask, a byte per element in memory) would be read as packed bits.
+bool isWholeBytes(MemRefType type) {
+  return type.getElementTypeBitWidth() % 8 == 0;
+}
+
 /// Whether `type`'s innermost dim is contiguous (a vector reads it).
 bool hasUnitInnerStride(MemRefType type) {
   SmallVector<int64_t> strides;
@@ -100,6 +106,8 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     int64_t length = 0;
     /// Whether the row is summed (else it is parallel, in the output).
     bool rowSum = false;
+    /// Whether every loop is parallel (an elementwise op: no window).
+    bool elementwise = false;
     /// Per input: its stride along the row (0: not moved by it).
     SmallVector<int64_t> inputStrides;
   };
@@ -124,17 +132,19 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     bool rowSum = iterators[row] == utils::IteratorType::reduction;
     unsigned reductions =
         llvm::count(iterators, utils::IteratorType::reduction);
-    // A parallel row needs a reduction around it (an elementwise op is
-    // LLVM's to vectorize) and is one output; a summed row may be several
+    // A parallel row is one output, under a window's reductions or none
+    // (an elementwise op over short rows: BatchNorm's, ReLU6's on 8x8
+    // images, which LLVM left scalar); a summed row may be several
     // (BatchNorm's gradient sums dY and dY * x-hat along each row). Left to
     // LLVM a row sum stayed scalar, reading and writing its sum in memory
     // at every element.
-    if (!rowSum && (reductions < 1 || op.getNumDpsInits() != 1))
+    if (!rowSum && op.getNumDpsInits() != 1)
       return std::nullopt;
+    bool elementwise = reductions == 0;
     for (OpOperand &init : op.getDpsInitsMutable()) {
       AffineMap outMap = op.getMatchingIndexingMap(&init);
       auto outType = cast<MemRefType>(init.get().getType());
-      if (!outType.getElementType().isIntOrFloat() ||
+      if (!outType.getElementType().isIntOrFloat() || !isWholeBytes(outType) ||
           outMap.getNumResults() == 0)
         return std::nullopt;
       if (rowSum &&
@@ -156,13 +166,17 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     }
     // Inputs: read along their innermost dim (the row's stride there), or
     // not moved by the row (stride 0). One that is the output itself would
-    // see the row's earlier values.
+    // see the row's earlier values, unless the op is elementwise and reads
+    // it where it writes it (computed in place).
     SmallVector<int64_t> inputStrides;
     for (OpOperand *input : op.getDpsInputOperands()) {
       auto type = dyn_cast<MemRefType>(input->get().getType());
       AffineMap map = op.getMatchingIndexingMap(input);
-      if (!type || !type.getElementType().isIntOrFloat() ||
-          llvm::is_contained(op.getDpsInits(), input->get()))
+      if (!type || !type.getElementType().isIntOrFloat())
+        return std::nullopt;
+      if (llvm::is_contained(op.getDpsInits(), input->get()) &&
+          !(elementwise &&
+            map == op.getMatchingIndexingMap(op.getDpsInitOperand(0))))
         return std::nullopt;
       int64_t inputStride = 0;
       for (auto [position, expr] : llvm::enumerate(map.getResults())) {
@@ -170,7 +184,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         if (!stride || (*stride && position + 1 != map.getNumResults()))
           return std::nullopt;
         if (*stride) {
-          if (!hasUnitInnerStride(type))
+          if (!hasUnitInnerStride(type) || !isWholeBytes(type))
             return std::nullopt;
           inputStride = *stride;
         }
@@ -185,7 +199,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
           !llvm::all_of(inner.getResultTypes(),
                         [](Type t) { return t.isIntOrFloat(); }))
         return std::nullopt;
-    return RowPlan{row, length, rowSum, inputStrides};
+    return RowPlan{row, length, rowSum, elementwise && !rowSum, inputStrides};
   }
 
   /// The loops of a matched row: the parallel dims, the reduced dims
@@ -299,7 +313,8 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     // buffer from the output's, which the loop writes.
     SmallVector<int64_t> hoistAt(op.getNumDpsInputs(), -2);
     std::optional<CPUTargetInfo> target = readTargetAttr(op);
-    if (unrolled && !rowSum && target && target->vectorWidth > 0) {
+    if ((unrolled || reduced.empty()) && !rowSum && target &&
+        target->vectorWidth > 0) {
       int64_t budget = 12 * target->vectorWidth, used = 0;
       for (auto [index, input] : llvm::enumerate(op.getDpsInputOperands())) {
         if (inputStrides[index])
@@ -348,6 +363,8 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     llvm::DenseMap<Operation *, arith::MulFOp> productOfSum;
     llvm::DenseSet<Operation *> fusedProducts;
     for (Operation &inner : op.getRegion().front().without_terminator()) {
+      if (plan.elementwise) // its numerics stay those of its scalar loop
+        break;
       auto sum = dyn_cast<arith::AddFOp>(inner);
       if (!sum || !sum.getType().isF32())
         continue;
@@ -411,8 +428,9 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         mapping.map(inner.getResults(), vectorOp->getResults());
       }
       SmallVector<Value> results;
+      // A fill yields a value from outside the body.
       for (Value yielded : body.getTerminator()->getOperands())
-        results.push_back(mapping.lookup(yielded));
+        results.push_back(vectorOperand(yielded));
       return results;
     };
 
@@ -467,7 +485,17 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         }
         return;
       }
-      Value acc = readRow(nb, outMemref, outMap, 1);
+      // An elementwise op that does not read its output does not load it.
+      Value acc;
+      BlockArgument outArgument = op.getRegion().front().getArguments().back();
+      if (plan.elementwise && outArgument.use_empty()) {
+        Type element = cast<MemRefType>(outMemref.getType()).getElementType();
+        acc = arith::ConstantOp::create(
+            nb, loc,
+            DenseElementsAttr::get(vectorOf(element), nb.getZeroAttr(element)));
+      } else {
+        acc = readRow(nb, outMemref, outMap, 1);
+      }
       Value result = emitReduced(nb, 0, ValueRange{acc}).front();
       vector::TransferWriteOp::create(nb, loc, result, outMemref,
                                       indices(nb, outMap),

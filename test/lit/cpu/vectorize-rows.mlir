@@ -185,24 +185,16 @@ func.func @summed_row(%a: memref<4x8xf32>, %s: memref<4xf32>) {
 
 // -----
 
-// Left to LLVM: an elementwise op (no reduction), a sum that is not marked
-// reassociable, a row known only at run time, a row longer than
-// max-length, a body that reads its position, and an output whose rows are
-// not contiguous.
+// Left to LLVM: a sum that is not marked reassociable, a row known only
+// at run time, a row longer than max-length, a body that reads its
+// position, and an output whose rows are not contiguous.
 // CHECK-LABEL: func.func @untouched
-// CHECK-COUNT-6: linalg.generic
+// CHECK-COUNT-5: linalg.generic
 // CHECK-NOT:     vector.
-func.func @untouched(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %s: memref<4xf32>,
+func.func @untouched(%a: memref<4x8xf32>, %s: memref<4xf32>,
                      %d: memref<4x?xf32>, %dy: memref<3x?xf32>, %big: memref<2x128xf32>,
                      %bigy: memref<2x128xf32>, %i: memref<3x8xf32>,
                      %strided: memref<3x8xf32, strided<[16, 2]>>) {
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-                  iterator_types = ["parallel", "parallel"]}
-      ins(%a : memref<4x8xf32>) outs(%b : memref<4x8xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %0 = arith.addf %in, %in : f32
-    linalg.yield %0 : f32
-  }
   linalg.generic {indexing_maps = [affine_map<(r, i, j) -> (i, j)>, affine_map<(r, i, j) -> (r)>],
                   iterator_types = ["parallel", "reduction", "reduction"]}
       ins(%a : memref<4x8xf32>) outs(%s : memref<4xf32>) {
@@ -240,6 +232,90 @@ func.func @untouched(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %s: memref<4xf32>
   ^bb0(%in: f32, %acc: f32):
     %0 = arith.addf %acc, %in : f32
     linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// An elementwise op over short rows (BatchNorm's normalization on 8-wide
+// image rows, which LLVM left scalar): each row one vector op per body op,
+// the same ops as the scalar loop (a multiply then an add, not an FMA);
+// the output is not read (the body does not use it), and under a 16-lane
+// target the per-channel inputs are read before the row loop.
+// CHECK-LABEL: func.func @elementwise_rows
+// CHECK:         scf.for %{{.*}} = %c0
+// CHECK:           scf.for %[[C:.*]] = %c0
+// CHECK:             %[[MEAN:.*]] = memref.load %arg1[%[[C]]]
+// CHECK:             %[[SCALE:.*]] = memref.load %arg2[%[[C]]]
+// CHECK:             scf.for
+// CHECK-NOT:           memref.load
+// CHECK-NOT:           vector.transfer_read %arg3
+// CHECK:               %[[X:.*]] = vector.transfer_read %arg0{{.*}} : memref<2x3x4x8xf32>, vector<8xf32>
+// CHECK:               %[[D:.*]] = arith.subf %[[X]], %{{.*}} : vector<8xf32>
+// CHECK:               %[[P:.*]] = arith.mulf %[[D]], %{{.*}} : vector<8xf32>
+// CHECK:               %[[R:.*]] = arith.addf %[[P]], %[[X]] : vector<8xf32>
+// CHECK:               vector.transfer_write %[[R]], %arg3{{.*}} : vector<8xf32>, memref<2x3x4x8xf32>
+module attributes {odt.target = {triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "", vector_width = 16 : i64, tile_rows = 8 : i64, native_bf16 = false}} {
+func.func @elementwise_rows(%x: memref<2x3x4x8xf32>, %mean: memref<3xf32>, %scale: memref<3xf32>, %y: memref<2x3x4x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                   affine_map<(n, c, h, w) -> (c)>,
+                                   affine_map<(n, c, h, w) -> (c)>,
+                                   affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %mean, %scale : memref<2x3x4x8xf32>, memref<3xf32>, memref<3xf32>) outs(%y : memref<2x3x4x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %k: f32, %out: f32):
+    %0 = arith.subf %in, %m : f32
+    %1 = arith.mulf %0, %k : f32
+    %2 = arith.addf %1, %in : f32
+    linalg.yield %2 : f32
+  }
+  return
+}
+}
+
+// -----
+
+// In place: the input is the output, read where it is written (ReLU6 on
+// its own buffer); an input read elsewhere in the output is refused.
+// CHECK-LABEL: func.func @in_place
+// CHECK:         %[[ROW:.*]] = vector.transfer_read %arg0{{.*}} : memref<2x8xf32>, vector<8xf32>
+// CHECK:         arith.maximumf %[[ROW]]
+// CHECK:         vector.transfer_write {{.*}}, %arg0
+// CHECK:         linalg.generic
+func.func @in_place(%y: memref<2x8xf32>, %z: memref<2x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<2x8xf32>) outs(%y : memref<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (1 - i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%z : memref<2x8xf32>) outs(%z : memref<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// A fill as a generic (no inputs, a value from outside yielded): the row is
+// that value broadcast, written without reading the output.
+// CHECK-LABEL: func.func @fill_rows
+// CHECK:         %[[ROW:.*]] = vector.broadcast %arg1 : f32 to vector<6xf32>
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         vector.transfer_write %[[ROW]], %arg0
+func.func @fill_rows(%y: memref<3x6xf32>, %value: f32) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%y : memref<3x6xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %value : f32
   }
   return
 }
