@@ -237,6 +237,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     pm.addNestedPass<func::FuncOp>(createSelectContractionKernels(selection));
     pm.addNestedPass<func::FuncOp>(createVectorizeContractions());
     pm.addNestedPass<func::FuncOp>(createHoistInvariantSubexpressions());
+    pm.addNestedPass<func::FuncOp>(createPadIntoProducer());
   }
   // 2-4. Caller buffers, results computed in place, then buffers
   //      (codegen/common/Bufferize.h); intermediates are allocations, freed

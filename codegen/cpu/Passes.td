@@ -64,6 +64,26 @@ def HoistInvariantSubexpressions
                            "mlir::tensor::TensorDialect"];
 }
 
+def PadIntoProducer : Pass<"odt-pad-into-producer", "mlir::func::FuncOp"> {
+  let summary = "Padded tensors written by their source's producer";
+  let description = [{
+    On tensors, before bufferization. A tensor.pad of a constant (a
+    convolution's zero padding) with static pads, whose source a linalg op
+    in the same block computes into a tensor.empty its body does not read,
+    becomes a linalg.fill of the padded tensor, an extract_slice of its
+    interior as the producer's output, and an insert_slice of the
+    producer's result back at that place, which one-shot bufferization
+    computes in place: the producer writes the padded buffer's interior, so
+    the copy of the activation into the padded buffer and the activation's
+    own buffer are gone. The other uses of the activation read the same
+    values there. A source that several pads read is written into the
+    first one's buffer; the others stay pads.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
   let summary = "Short rows of window reductions and elementwise ops as "
                 "vector values";
@@ -82,6 +102,8 @@ def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
       scalar): one vector op per body op, the output read only if the body
       uses it; its input may be the output itself read where it is written
       (in place); its ops are those of the scalar loop (no FMA);
+    - a linalg.copy (a padded image's interior written into its slice of
+      the padded buffer), taken as the elementwise generic it is;
     - a summed row (the last loop a reduction, the body yielding a
       reassociable `addf(out, x)` for every output: a depthwise filter
       gradient's sum over an image's positions, BatchNorm's gradient

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -95,6 +96,23 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     SmallVector<linalg::GenericOp> candidates;
     getOperation().walk(
         [&](linalg::GenericOp op) { candidates.push_back(op); });
+    // A copy into or out of a slice (odt-expand-strided-copies made it: the
+    // interior of a padded image written into its padded buffer) is an
+    // elementwise generic whose body yields its input; loops over it were
+    // scalar, one element per iteration.
+    SmallVector<linalg::CopyOp> copies;
+    getOperation().walk([&](linalg::CopyOp copy) {
+      if (copy.hasPureBufferSemantics())
+        copies.push_back(copy);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(
+          rewriter, cast<linalg::LinalgOp>(copy.getOperation()));
+      if (succeeded(generic))
+        candidates.push_back(*generic);
+    }
     for (linalg::GenericOp op : candidates)
       vectorize(op);
   }

@@ -319,3 +319,32 @@ func.func @fill_rows(%y: memref<3x6xf32>, %value: f32) {
   }
   return
 }
+
+// -----
+
+// A copy into the interior of a padded buffer (what odt-expand-strided-copies
+// makes of the padded input of a convolution): each 8-wide row is one read
+// and one write; the copy no longer becomes scalar loops. A copy into
+// 100-wide rows (longer than max-length) stays a generic for LLVM's loop
+// vectorizer.
+// CHECK-LABEL: func.func @copy_rows
+// CHECK-NOT:     linalg.copy
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               %[[ROW:.*]] = vector.transfer_read %arg0{{.*}} : memref<2x3x8x8xf32>, vector<8xf32>
+// CHECK:               vector.transfer_write %[[ROW]], %{{.*}} : vector<8xf32>, memref<2x3x8x8xf32, strided<[300, 100, 10, 1], offset: 11>>
+// CHECK:         linalg.generic
+// CHECK-NOT:     linalg.copy
+func.func @copy_rows(%x: memref<2x3x8x8xf32>, %padded: memref<2x3x10x10xf32>,
+                     %long: memref<2x100xf32>, %wide: memref<2x102xf32>) {
+  %interior = memref.subview %padded[0, 0, 1, 1] [2, 3, 8, 8] [1, 1, 1, 1]
+      : memref<2x3x10x10xf32> to memref<2x3x8x8xf32, strided<[300, 100, 10, 1], offset: 11>>
+  linalg.copy ins(%x : memref<2x3x8x8xf32>)
+              outs(%interior : memref<2x3x8x8xf32, strided<[300, 100, 10, 1], offset: 11>>)
+  %slice = memref.subview %wide[0, 1] [2, 100] [1, 1]
+      : memref<2x102xf32> to memref<2x100xf32, strided<[102, 1], offset: 1>>
+  linalg.copy ins(%long : memref<2x100xf32>)
+              outs(%slice : memref<2x100xf32, strided<[102, 1], offset: 1>>)
+  return
+}
