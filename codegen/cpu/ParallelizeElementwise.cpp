@@ -138,17 +138,87 @@ struct ParallelizeElementwisePass
     };
     collect(function.getBody().front());
     for (Block *block : straightLine) {
+      sinkFills(*block);
       // Generics and named ops alike (linalg.copy: strided copies such as
-      // the attention heads' transposes, linalg.fill).
+      // the attention heads' transposes, linalg.fill). A fill right before
+      // the op that writes its buffer runs in that op's chunks.
       SmallVector<linalg::LinalgOp> candidates;
       for (Operation &op : *block)
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-          candidates.push_back(linalgOp);
+          if (!isLeadingFill(linalgOp))
+            candidates.push_back(linalgOp);
       for (linalg::LinalgOp linalgOp : candidates)
         parallelize(linalgOp);
       if (merge)
         mergeIndependent(*block);
     }
+  }
+
+  /// Whether `op` touches `buffer` (a root of rootBuffer(_, true)), in
+  /// itself or in its regions; `arena` is that buffer's own root across
+  /// views (the arena it is cut from), which touches it too.
+  static bool touches(Operation *op, Value buffer, Value arena) {
+    if (isPure(op) && op->getNumRegions() == 0)
+      return false; // a view, index arithmetic
+    return op
+        ->walk([&](Operation *inner) {
+          for (Value operand : inner->getOperands())
+            if (isa<MemRefType>(operand.getType())) {
+              Value root = rootBuffer(operand, /*arenaViews=*/true);
+              if (root == buffer || root == arena)
+                return WalkResult::interrupt();
+            }
+          return WalkResult::advance();
+        })
+        .wasInterrupted();
+  }
+
+  /// A fill moves down to just before the first op that touches its buffer
+  /// (bufferization leaves it where the tensor program made it, often far
+  /// above: a depthwise convolution's zero-filled output), so that it runs
+  /// in the chunks of the op that accumulates into it, while the rows are
+  /// in cache, and odt-vectorize-rows can start the sums from its value.
+  /// The ops it moves past use only buffers live while the filled one is
+  /// (filled, not yet read), which odt-plan-arena put at other offsets:
+  /// among them, a view of the arena is a buffer of its own.
+  void sinkFills(Block &block) {
+    SmallVector<linalg::FillOp> fills;
+    for (Operation &op : block)
+      if (auto fill = dyn_cast<linalg::FillOp>(op))
+        if (fill.hasPureBufferSemantics())
+          fills.push_back(fill);
+    for (linalg::FillOp fill : fills) {
+      Value buffer = rootBuffer(fill.getOutputs()[0], /*arenaViews=*/true);
+      Value arena = rootBuffer(fill.getOutputs()[0], /*arenaViews=*/false);
+      Operation *next = fill->getNextNode();
+      while (next && !next->hasTrait<OpTrait::IsTerminator>() &&
+             !touches(next, buffer, arena))
+        next = next->getNextNode();
+      if (next && next != fill->getNextNode())
+        fill->moveBefore(next);
+    }
+  }
+
+  /// The fills right before `op` (a run of them) of its outputs.
+  static SmallVector<linalg::FillOp> leadingFills(linalg::LinalgOp op) {
+    SmallVector<linalg::FillOp> fills;
+    for (Operation *previous = op->getPrevNode(); previous;
+         previous = previous->getPrevNode()) {
+      auto fill = dyn_cast<linalg::FillOp>(previous);
+      if (!fill || !fill.hasPureBufferSemantics() ||
+          !llvm::is_contained(op.getDpsInits(), fill.getOutputs()[0]))
+        break;
+      fills.push_back(fill);
+    }
+    return fills;
+  }
+  static bool isLeadingFill(linalg::LinalgOp op) {
+    Operation *next = op->getNextNode();
+    while (isa_and_nonnull<linalg::FillOp>(next))
+      next = next->getNextNode();
+    auto consumer = dyn_cast_or_null<linalg::LinalgOp>(next);
+    return isa<linalg::FillOp>(op) && consumer &&
+           llvm::is_contained(leadingFills(consumer), op);
   }
 
   /// Runs of independent loops (with the linalg ops between them) become
@@ -268,6 +338,7 @@ struct ParallelizeElementwisePass
   void parallelize(linalg::LinalgOp op) {
     if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
       return;
+    SmallVector<linalg::FillOp> fills = leadingFills(op);
     // The split dim: the outermost parallel one that is not known to be 1
     // and that every output spans, so chunks write disjoint elements (and
     // each chunk runs its reductions whole).
@@ -380,6 +451,17 @@ struct ParallelizeElementwisePass
                                              sizes, strides);
       views[{value, *position}] = view;
       operands.push_back(view);
+    }
+    // The fills of its outputs, on the same views of them.
+    for (linalg::FillOp fill : llvm::reverse(fills)) {
+      Value filled = fill.getOutputs()[0];
+      std::optional<unsigned> position;
+      for (OpOperand &init : op.getDpsInitsMutable())
+        if (init.get() == filled)
+          position = resultOfDim(op.getMatchingIndexingMap(&init), dim);
+      Operation *chunkFill = builder.clone(*fill);
+      chunkFill->setOperand(1, views.lookup({filled, *position}));
+      fill->erase();
     }
     // By position: one buffer may be read through two different maps, and
     // so through two different views.

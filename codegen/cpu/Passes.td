@@ -110,6 +110,11 @@ def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
       summing dY and dY * x-hat along each row): a vector of partial sums
       per output is carried through the reduced loops and reduced once per
       output element.
+    An output that a run of fills right before the op wrote (not read
+    through any input, every element written by the op) starts from the
+    fill's value (a window's row, a summed row's total) and the fill is
+    erased: the zero fill of a depthwise convolution's output and the
+    read of it back are gone, the values unchanged.
     A parallel row's outer loops follow its output's layout; reduced loops
     of at most max-unrolled-taps taps in all are unrolled (in their order),
     and then a scalar input the innermost outer loop does not move (a
@@ -246,6 +251,13 @@ def ParallelizeElementwise
     both moments) and large activations' elementwise passes are the loops
     this is for: memory-bound, so a second core's bandwidth is the gain.
 
+    First, each linalg.fill moves down to just before the first op that
+    touches its buffer (bufferization leaves it where the tensor program
+    made it, often far above its consumer); the ops it passes use buffers
+    live while the filled one is, which odt-plan-arena placed elsewhere.
+    A run of fills of an op's outputs right before it is split with that
+    op, on the same views, in each of its chunks, so odt-vectorize-rows
+    finds it there.
     Then (merge) a run of consecutive top-level units, each a loop made
     here or a linalg op left whole, none writing a buffer that another
     reads or writes (buffers compared through their views), becomes one

@@ -220,6 +220,43 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     return RowPlan{row, length, rowSum, elementwise && !rowSum, inputStrides};
   }
 
+  /// Per output of `op`, the fill of it in the run of fills right before
+  /// `op` (odt-parallelize-elementwise puts them there, in the same
+  /// chunk), if `op` writes every element of that output (its map a
+  /// projection of the loops) and reads its buffer through no input: the
+  /// fill's value is then only read as the start of the output's sums.
+  static SmallVector<linalg::FillOp> fillsOfOutputs(linalg::GenericOp op) {
+    auto root = [](Value buffer) {
+      while (Operation *definition = buffer.getDefiningOp()) {
+        if (!isa<memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
+                 memref::CollapseShapeOp, memref::ExpandShapeOp>(definition))
+          break;
+        buffer = definition->getOperand(0);
+      }
+      return buffer;
+    };
+    SmallVector<linalg::FillOp> fills(op.getNumDpsInits());
+    for (Operation *previous = op->getPrevNode(); previous;
+         previous = previous->getPrevNode()) {
+      auto fill = dyn_cast<linalg::FillOp>(previous);
+      if (!fill || !fill.hasPureBufferSemantics())
+        break;
+      for (OpOperand &init : op.getDpsInitsMutable()) {
+        unsigned index = init.getOperandNumber() - op.getNumDpsInputs();
+        Value out = init.get();
+        if (fill.getOutputs()[0] != out || fills[index] ||
+            fill.getInputs()[0].getType() !=
+                cast<MemRefType>(out.getType()).getElementType() ||
+            !op.getMatchingIndexingMap(&init).isProjectedPermutation() ||
+            llvm::any_of(op.getDpsInputs(),
+                         [&](Value input) { return root(input) == root(out); }))
+          continue;
+        fills[index] = fill;
+      }
+    }
+    return fills;
+  }
+
   /// The loops of a matched row: the parallel dims, the reduced dims
   /// carrying the accumulator, and the body on vectors of the row.
   void emitRowLoops(linalg::GenericOp op, const RowPlan &plan) {
@@ -231,6 +268,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     OpOperand *init = op.getDpsInitOperand(0);
     AffineMap outMap = op.getMatchingIndexingMap(init);
 
+    SmallVector<linalg::FillOp> fills = fillsOfOutputs(op);
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto vectorOf = [&](Type scalar) {
@@ -496,17 +534,26 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
               nb, loc, vector::CombiningKind::ADD, sumsOfRow, Value(),
               arith::FastMathFlags::reassoc);
           SmallVector<Value> at = indices(nb, op.getMatchingIndexingMap(&out));
-          Value old = memref::LoadOp::create(nb, loc, out.get(), at);
+          linalg::FillOp fill =
+              fills[out.getOperandNumber() - op.getNumDpsInputs()];
+          Value old = fill ? fill.getInputs()[0]
+                           : memref::LoadOp::create(nb, loc, out.get(), at);
           Value sum = arith::AddFOp::create(nb, loc, old, total,
                                             arith::FastMathFlags::reassoc);
           memref::StoreOp::create(nb, loc, sum, out.get(), at);
         }
         return;
       }
-      // An elementwise op that does not read its output does not load it.
+      // An elementwise op that does not read its output does not load it;
+      // one whose output a fill wrote just before starts from the fill's
+      // value, and the fill goes.
       Value acc;
       BlockArgument outArgument = op.getRegion().front().getArguments().back();
-      if (plan.elementwise && outArgument.use_empty()) {
+      if (linalg::FillOp fill = fills.front()) {
+        acc = vector::BroadcastOp::create(
+            nb, loc, vectorOf(fill.getInputs()[0].getType()),
+            fill.getInputs()[0]);
+      } else if (plan.elementwise && outArgument.use_empty()) {
         Type element = cast<MemRefType>(outMemref.getType()).getElementType();
         acc = arith::ConstantOp::create(
             nb, loc,
@@ -535,6 +582,9 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     };
     emitOuter(b, 0);
     op.erase();
+    for (linalg::FillOp fill : fills)
+      if (fill)
+        fill.erase();
   }
 };
 

@@ -309,3 +309,53 @@ func.func @in_branches(%x: memref<64x512xf32>, %y: memref<64x512xf32>,
   }
   return
 }
+
+// -----
+
+#in = affine_map<(n, c, h, kh, kw, w) -> (n, c, h + kh, w + kw)>
+#filter = affine_map<(n, c, h, kh, kw, w) -> (c, kh, kw)>
+#out = affine_map<(n, c, h, kh, kw, w) -> (n, c, h, w)>
+
+// A depthwise window accumulated into a zero-filled output, the fill far
+// above it (where the tensor program made it): the fill moves down past
+// the ops that do not touch the output (another view of the same arena
+// is another buffer) and runs in the window's chunks, on the same view.
+// A fill of a buffer that an op in between reads stays where it is.
+// CHECK-LABEL: func.func @fill_with_its_consumer
+// CHECK:         linalg.fill ins(%{{.*}}) outs(%arg4 : memref<64xf32>)
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%arg4
+// CHECK:         linalg.copy
+// CHECK:         scf.parallel
+// CHECK:           %[[OUT:.*]] = memref.subview %view[%{{.*}}, 0, 0, 0] [%{{.*}}, 16, 8, 8]
+// CHECK-NEXT:      linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] :
+// CHECK-NEXT:      linalg.generic {{.*}} outs(%[[OUT]] :
+// CHECK-NOT:     linalg.fill
+func.func @fill_with_its_consumer(%arena: memref<?xi8>, %n: index,
+                                  %x: memref<?x16x10x10xf32>,
+                                  %f: memref<16x3x3xf32>,
+                                  %a: memref<64xf32>, %b: memref<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c65536 = arith.constant 65536 : index
+  %out = memref.view %arena[%c0][%n] : memref<?xi8> to memref<?x16x8x8xf32>
+  %other = memref.view %arena[%c65536][] : memref<?xi8> to memref<64xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<?x16x8x8xf32>)
+  linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                  iterator_types = ["parallel"]}
+      ins(%a : memref<64xf32>) outs(%b : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.copy ins(%b : memref<64xf32>) outs(%other : memref<64xf32>)
+  linalg.generic {indexing_maps = [#in, #filter, #out],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+      ins(%x, %f : memref<?x16x10x10xf32>, memref<16x3x3xf32>)
+      outs(%out : memref<?x16x8x8xf32>) {
+  ^bb0(%in: f32, %w: f32, %acc: f32):
+    %0 = arith.mulf %in, %w : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

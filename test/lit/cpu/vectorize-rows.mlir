@@ -348,3 +348,67 @@ func.func @copy_rows(%x: memref<2x3x8x8xf32>, %padded: memref<2x3x10x10xf32>,
               outs(%slice : memref<2x100xf32, strided<[102, 1], offset: 1>>)
   return
 }
+
+// -----
+
+// A window whose output a fill wrote just before (odt-parallelize-elementwise
+// puts the fill there): the sums start from the fill's value instead of
+// the row read back, and the fill goes. A summed row's fill likewise: its
+// value is what the total is added to, instead of a load.
+// CHECK-LABEL: func.func @filled_outputs
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[START:.*]] = vector.broadcast %arg3 : f32 to vector<8xf32>
+// CHECK-NOT:     vector.transfer_read %arg2
+// CHECK:         vector.fma {{.*}}, %[[START]] : vector<8xf32>
+// CHECK:         vector.transfer_write {{.*}}, %arg2
+// CHECK:         %[[TOTAL:.*]] = vector.reduction <add>
+// CHECK-NOT:     memref.load %arg4
+// CHECK:         arith.addf %arg3, %[[TOTAL]] fastmath<reassoc> : f32
+// CHECK:         memref.store {{.*}}, %arg4
+func.func @filled_outputs(%x: memref<2x3x10x10xf32>, %f: memref<3x3x3xf32>,
+                          %y: memref<2x3x8x8xf32>, %zero: f32,
+                          %dw: memref<3x3x3x2xf32>) {
+  linalg.fill ins(%zero : f32) outs(%y : memref<2x3x8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, oh, kh, kw, ow) -> (n, c, oh + kh, ow + kw)>,
+                                   affine_map<(n, c, oh, kh, kw, ow) -> (c, kh, kw)>,
+                                   affine_map<(n, c, oh, kh, kw, ow) -> (n, c, oh, ow)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+      ins(%x, %f : memref<2x3x10x10xf32>, memref<3x3x3xf32>) outs(%y : memref<2x3x8x8xf32>) {
+  ^bb0(%in: f32, %w: f32, %acc: f32):
+    %0 = arith.mulf %in, %w : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%dw : memref<3x3x3x2xf32>)
+  linalg.generic {indexing_maps = [affine_map<(c, kh, kw, n, oh, ow) -> (n, c, oh, ow)>,
+                                   affine_map<(c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>,
+                                   affine_map<(c, kh, kw, n, oh, ow) -> (c, kh, kw, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%y, %x : memref<2x3x8x8xf32>, memref<2x3x10x10xf32>) outs(%dw : memref<3x3x3x2xf32>) {
+  ^bb0(%g: f32, %in: f32, %acc: f32):
+    %0 = arith.mulf %g, %in : f32
+    %1 = arith.addf %acc, %0 fastmath<reassoc> : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// A fill that an input reads (the same buffer, through a view) stays: the
+// elementwise op reads the filled values.
+// CHECK-LABEL: func.func @fill_read_by_input
+// CHECK:         linalg.fill
+// CHECK:         vector.transfer_read %{{.*}} : memref<2x8xf32, strided<[8, 1]>>
+func.func @fill_read_by_input(%y: memref<2x8xf32>, %zero: f32) {
+  %view = memref.subview %y[0, 0] [2, 8] [1, 1] : memref<2x8xf32> to memref<2x8xf32, strided<[8, 1]>>
+  linalg.fill ins(%zero : f32) outs(%y : memref<2x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%view : memref<2x8xf32, strided<[8, 1]>>) outs(%y : memref<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
