@@ -1,13 +1,23 @@
 //===- CumSum.cpp - onnx.CumSum -> linalg ---------------------------------===//
 //
 // y[.., i, ..] = sum over j of x[.., j, ..] where j <= i (j < i exclusive;
-// j >= i, j > i reversed): one linalg.generic with an extra reduction loop j
-// along the axis, quadratic in the axis length but free of loop-carried
-// dependences. float16/bfloat16 accumulate in f32.
+// j >= i, j > i reversed), as a scan: an scf.for over the positions along
+// the axis, in the order of the sum, carrying the running sum of one slice
+// (the axis' extent 1) and the result; each step adds the position's slice
+// of x to the running sum (a linalg.generic over the slice) and inserts the
+// sum before or after (exclusive or not) at the position. Linear in the
+// axis length: the segment sums of an EmbeddingBag's rewrite scan one
+// position per index, where a quadratic form (a sum over j <= i for every
+// i) took 10^10 steps at 10^5 indices. Each sum adds the terms from the
+// scan's start, one at a time, as ONNX's reference does. float16/bfloat16
+// accumulate in f32.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/conversion/ReductionUtil.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace odt::codegen::reduction;
@@ -33,41 +43,59 @@ struct LowerCumSum : OpConversionPattern<onnx::CumSumOp> {
     Numeric numeric = Numeric::of(elementType);
     Numeric compute = numeric;
     compute.type = getAccumulatorType(numeric.type);
-    arith::CmpIPredicate predicate;
-    if (op.getReverse())
-      predicate = op.getExclusive() ? arith::CmpIPredicate::sgt
-                                    : arith::CmpIPredicate::sge;
-    else
-      predicate = op.getExclusive() ? arith::CmpIPredicate::slt
-                                    : arith::CmpIPredicate::sle;
+    bool reverse = op.getReverse(), exclusive = op.getExclusive();
 
-    SmallVector<AffineExpr> outerExprs, alongJExprs;
-    for (int64_t i = 0; i < rank; ++i) {
-      outerExprs.push_back(getAffineDimExpr(i, context));
-      alongJExprs.push_back(getAffineDimExpr(i == *axis ? rank : i, context));
-    }
-    AffineMap outer = AffineMap::get(rank + 1, 0, outerExprs, context);
-    AffineMap alongJ = AffineMap::get(rank + 1, 0, alongJExprs, context);
-    SmallVector<utils::IteratorType> iterators = parallelIterators(rank);
-    iterators.push_back(utils::IteratorType::reduction);
     SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, x);
-    Value init = createFilled(rewriter, loc, sizes, compute.type, 0.0);
-    Value sums =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{init.getType()}, ValueRange{x},
-            ValueRange{init}, SmallVector<AffineMap>{alongJ, outer}, iterators,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value value = readAs(b, l, args[0], elementType, compute);
-              Value j = linalg::IndexOp::create(b, l, rank);
-              Value i = linalg::IndexOp::create(b, l, *axis);
-              Value included = arith::CmpIOp::create(b, l, predicate, j, i);
-              Value sum = createAdd(b, l, args[1], value);
-              linalg::YieldOp::create(
-                  b, l,
-                  Value(arith::SelectOp::create(b, l, included, sum, args[1])));
-            })
-            .getResult(0);
-    Value y = convertTensor(rewriter, loc, sums, elementType);
+    SmallVector<OpFoldResult> sliceSizes = sizes;
+    sliceSizes[*axis] = rewriter.getIndexAttr(1);
+    SmallVector<OpFoldResult> unitStrides(rank, rewriter.getIndexAttr(1));
+    Value sums = createFilled(rewriter, loc, sizes, compute.type, 0.0);
+    Value running = createFilled(rewriter, loc, sliceSizes, compute.type, 0.0);
+    auto sliceType = cast<RankedTensorType>(running.getType());
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value length = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[*axis]);
+    Value last = arith::SubIOp::create(rewriter, loc, length, one);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, length, one, ValueRange{sums, running},
+        [&](OpBuilder &b, Location l, Value step, ValueRange carried) {
+          // The position the step sums: from the end when reversed.
+          Value position =
+              reverse ? arith::SubIOp::create(b, l, last, step).getResult()
+                      : step;
+          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+          offsets[*axis] = position;
+          Value slice = tensor::ExtractSliceOp::create(
+              b, l, RankedTensorType::get(sliceType.getShape(), elementType), x,
+              offsets, sliceSizes, unitStrides);
+          // An exclusive sum is the running sum before this slice: written
+          // first, so the addition below can update it in place.
+          Value written;
+          auto write = [&](Value sum) {
+            written = tensor::InsertSliceOp::create(
+                b, l, sum, carried[0], offsets, sliceSizes, unitStrides);
+          };
+          if (exclusive)
+            write(carried[1]);
+          Value next =
+              linalg::GenericOp::create(
+                  b, l, TypeRange{sliceType}, ValueRange{slice},
+                  ValueRange{carried[1]}, SmallVector<AffineMap>(2, identity),
+                  SmallVector<utils::IteratorType>(
+                      rank, utils::IteratorType::parallel),
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    Value value = readAs(nb, nl, args[0], elementType, compute);
+                    linalg::YieldOp::create(nb, nl,
+                                            createAdd(nb, nl, args[1], value));
+                  })
+                  .getResult(0);
+          if (!exclusive)
+            write(next);
+          scf::YieldOp::create(b, l, ValueRange{written, next});
+        });
+    Value y = convertTensor(rewriter, loc, loop.getResult(0), elementType);
     rewriter.replaceOp(op, castTensor(rewriter, loc, y, op.getY().getType()));
     return success();
   }

@@ -16,10 +16,11 @@
 // offsets are then arange(0, numel, length)) need none of that: their rows
 // are gathered as [bags, length, width] and reduced over the length.
 //
-// The segment sum's cost: odt lowers CumSum and ScatterElements as gathers
-// (quadratic in the number of indices) and ScatterND as a sequential loop
-// (one GPU thread in a GPU build), fine for the bags of a device's batch but
-// not for tens of thousands of indices per step.
+// The segment sum's cost: odt lowers CumSum as a scan (linear in the
+// number of indices), ScatterElements as a gather (bags times indices) and
+// ScatterND as a sequential loop (one GPU thread in a GPU build), fine for
+// the bags of a device's batch but not for thousands of bags over hundreds
+// of thousands of indices per step.
 //
 // Recognised: modes "sum" and "mean", per-sample weights, include_last_offset,
 // padding_idx (dynamo; the TorchScript exporter refuses it), bags of any

@@ -204,16 +204,39 @@ func.func @logsoftmax(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
 
 // -----
 
-// cumsum: along axis 1: each output sums the inputs at or before its index
+// cumsum: along axis 1, a scan: one step per position, carrying the
+// results and the running sum of a 2x1x8 slice; each step adds the
+// position's slice and inserts the sum there (linear in the axis length).
 // CHECK-LABEL: func.func @cumsum(
-// CHECK:         linalg.fill
-// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
-// CHECK:         linalg.index
-// CHECK:         linalg.index
-// CHECK:           arith.addf
-// CHECK:           arith.select
+// CHECK:         %[[SUMS:.*]] = linalg.fill {{.*}} -> tensor<2x4x8xf32>
+// CHECK:         %[[RUNNING:.*]] = linalg.fill {{.*}} -> tensor<2x1x8xf32>
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %c4 step %{{.*}} iter_args(%[[Y:.*]] = %[[SUMS]], %[[R:.*]] = %[[RUNNING]])
+// CHECK:           %[[X:.*]] = tensor.extract_slice %arg0[0, %[[I]], 0] [2, 1, 8] [1, 1, 1]
+// CHECK:           %[[NEXT:.*]] = linalg.generic {{.*}} ins(%[[X]] : {{.*}}) outs(%[[R]] : {{.*}})
+// CHECK:             arith.addf
+// CHECK:           %[[W:.*]] = tensor.insert_slice %[[NEXT]] into %[[Y]][0, %[[I]], 0] [2, 1, 8] [1, 1, 1]
+// CHECK:           scf.yield %[[W]], %[[NEXT]]
 func.func @cumsum(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
   %axis = onnx.Constant {value = dense<1> : tensor<i64>} : tensor<i64>
   %0 = onnx.CumSum(%x, %axis) : (tensor<2x4x8xf32>, tensor<i64>) -> tensor<2x4x8xf32>
   return %0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// cumsum, reversed and exclusive: the scan runs from the last position
+// down, and each position gets the sum of those after it (the running sum
+// before the step's slice is added).
+// CHECK-LABEL: func.func @cumsum_reverse_exclusive(
+// CHECK:         %[[LAST:.*]] = arith.subi %{{.*}}, %c1
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[Y:.*]] = %{{.*}}, %[[R:.*]] = %{{.*}})
+// CHECK:           %[[P:.*]] = arith.subi %[[LAST]], %[[I]]
+// CHECK:           tensor.extract_slice %arg0[%[[P]]] [1] [1]
+// CHECK:           %[[W:.*]] = tensor.insert_slice %[[R]] into %[[Y]][%[[P]]] [1] [1]
+// CHECK:           %[[NEXT:.*]] = linalg.generic {{.*}} outs(%[[R]] :
+// CHECK:           scf.yield %[[W]], %[[NEXT]]
+func.func @cumsum_reverse_exclusive(%x: tensor<?xi64>) -> tensor<?xi64> {
+  %axis = onnx.Constant {value = dense<0> : tensor<i64>} : tensor<i64>
+  %0 = onnx.CumSum(%x, %axis) {exclusive = 1 : i64, reverse = 1 : i64} : (tensor<?xi64>, tensor<i64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
 }
