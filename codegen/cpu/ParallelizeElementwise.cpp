@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cpu/BufferRoots.h"
 #include "codegen/cpu/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,23 +41,6 @@ std::optional<unsigned> resultOfDim(AffineMap map, unsigned dim) {
 
 /// Marks the loops this pass creates, so that merging knows them.
 constexpr StringLiteral kRowChunks = "odt.row_chunks";
-
-/// The buffer a view was cut from (through subviews, reshapes and casts).
-/// `arenaViews` says whether a memref.view counts as a buffer of its own.
-/// That holds among the operands of one op: odt-plan-arena places buffers
-/// that are live together at disjoint offsets of the arena. Across ops it
-/// does not: a buffer whose life has ended shares its offset with a later
-/// one, so there every view of the arena is the arena.
-Value rootBuffer(Value value, bool arenaViews) {
-  while (Operation *definition = value.getDefiningOp()) {
-    if (!isa<memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
-             memref::CollapseShapeOp, memref::ExpandShapeOp>(definition) &&
-        (arenaViews || !isa<memref::ViewOp>(definition)))
-      break;
-    value = definition->getOperand(0);
-  }
-  return value;
-}
 
 /// The buffers `op`'s body reads or writes itself (a gather's memref.load
 /// of another buffer, a flag), not through the op's operands.

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cpu/BufferRoots.h"
 #include "codegen/cpu/CPUTarget.h"
 #include "codegen/cpu/Passes.h"
 
@@ -226,15 +227,6 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
   /// projection of the loops) and reads its buffer through no input: the
   /// fill's value is then only read as the start of the output's sums.
   static SmallVector<linalg::FillOp> fillsOfOutputs(linalg::GenericOp op) {
-    auto root = [](Value buffer) {
-      while (Operation *definition = buffer.getDefiningOp()) {
-        if (!isa<memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
-                 memref::CollapseShapeOp, memref::ExpandShapeOp>(definition))
-          break;
-        buffer = definition->getOperand(0);
-      }
-      return buffer;
-    };
     SmallVector<linalg::FillOp> fills(op.getNumDpsInits());
     for (Operation *previous = op->getPrevNode(); previous;
          previous = previous->getPrevNode()) {
@@ -248,8 +240,12 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
             fill.getInputs()[0].getType() !=
                 cast<MemRefType>(out.getType()).getElementType() ||
             !op.getMatchingIndexingMap(&init).isProjectedPermutation() ||
-            llvm::any_of(op.getDpsInputs(),
-                         [&](Value input) { return root(input) == root(out); }))
+            llvm::any_of(op.getDpsInputs(), [&](Value input) {
+              // Among one op's operands a view of the arena is a buffer of
+              // its own (BufferRoots.h).
+              return rootBuffer(input, /*arenaViews=*/true) ==
+                     rootBuffer(out, /*arenaViews=*/true);
+            }))
           continue;
         fills[index] = fill;
       }
