@@ -49,7 +49,8 @@ struct LowerCumSum : OpConversionPattern<onnx::CumSumOp> {
     SmallVector<OpFoldResult> sliceSizes = sizes;
     sliceSizes[*axis] = rewriter.getIndexAttr(1);
     SmallVector<OpFoldResult> unitStrides(rank, rewriter.getIndexAttr(1));
-    Value sums = createFilled(rewriter, loc, sizes, compute.type, 0.0);
+    // Every position is written by its step: the results need no fill.
+    Value sums = tensor::EmptyOp::create(rewriter, loc, sizes, compute.type);
     Value running = createFilled(rewriter, loc, sliceSizes, compute.type, 0.0);
     auto sliceType = cast<RankedTensorType>(running.getType());
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
@@ -57,7 +58,9 @@ struct LowerCumSum : OpConversionPattern<onnx::CumSumOp> {
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value length = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[*axis]);
-    Value last = arith::SubIOp::create(rewriter, loc, length, one);
+    Value last =
+        reverse ? arith::SubIOp::create(rewriter, loc, length, one).getResult()
+                : Value();
     auto loop = scf::ForOp::create(
         rewriter, loc, zero, length, one, ValueRange{sums, running},
         [&](OpBuilder &b, Location l, Value step, ValueRange carried) {
