@@ -20,8 +20,14 @@
 //       OW a multiple of 32 or 32 a multiple of OW, whole rows per panel)
 //   odt.convolution = {kernel = "image_columns", image_groups = 4}
 //       a filter gradient as a product per image (dY's rows times the
-//       image's columns), summed in image_groups groups of images in
-//       parallel, then the groups' sums added
+//       image's columns, a row per output position), summed in
+//       image_groups groups of images in parallel, then the groups' sums
+//       added
+//   odt.convolution = {kernel = "image_columns", image_groups = 4,
+//                      transposed = true}
+//       the same sums computed transposed, dW^T = the image's columns in
+//       the forward's layout (copied as vector rows) times dY^T, and the
+//       total transposed back
 //   odt.convolution = {kernel = "image_partials"}
 //       a filter gradient summed over each image's positions (one partial
 //       per image and filter element), then over the images
@@ -77,6 +83,8 @@ struct ConvolutionConfig {
   ConvolutionKernel kernel;
   /// FilterGradient with ImageColumns: groups of images summed in parallel.
   int64_t imageGroups = 0;
+  /// FilterGradient with ImageColumns: computed as dW^T (columns x dY^T).
+  bool transposed = false;
   /// Forward: the Relu reading the result is applied in the kernel.
   bool reluEpilogue = false;
   /// Forward ImageColumns: > 0 lays the columns out as panels of this
@@ -91,11 +99,11 @@ bool canLayOutPanels(const ConvolutionForm &form, int64_t width);
 
 /// The config for `form`, or nothing (linalg's lowering); `why` says why.
 /// `force` (a kernel name, or "linalg" for none) replaces the choice where
-/// that kernel can compute the convolution. `panelWidth`: the columns of
-/// the target's product tile (two vectors).
+/// that kernel can compute the convolution. `vectorWidth`: the target's f32
+/// lanes.
 std::optional<ConvolutionConfig>
 selectConvolutionConfig(const ConvolutionForm &form, llvm::StringRef force,
-                        int64_t panelWidth, std::string &why);
+                        int64_t vectorWidth, std::string &why);
 
 /// The kernel named `name` (image_columns, image_partials), or nothing.
 std::optional<ConvolutionKernel>

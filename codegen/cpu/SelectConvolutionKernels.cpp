@@ -29,9 +29,8 @@ struct SelectConvolutionKernelsPass
           << forceKernel << "'";
       return signalPassFailure();
     }
-    // The panels the product kernels read: two vectors of the target.
-    int64_t panelWidth =
-        2 * cpu::resolveContractionTarget(getOperation(), 0, 0, 0).vectorWidth;
+    int64_t vectorWidth =
+        cpu::resolveContractionTarget(getOperation(), 0, 0, 0).vectorWidth;
     getOperation().walk([&](Operation *op) {
       if (op->hasAttr(cpu::kConvolutionConfigAttr))
         return;
@@ -40,7 +39,7 @@ struct SelectConvolutionKernelsPass
         return;
       std::string why;
       std::optional<cpu::ConvolutionConfig> config =
-          cpu::selectConvolutionConfig(*form, forceKernel, panelWidth, why);
+          cpu::selectConvolutionConfig(*form, forceKernel, vectorWidth, why);
       if (remarks)
         op->emitRemark() << "convolution: " << why;
       if (config)

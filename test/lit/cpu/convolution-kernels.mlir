@@ -84,6 +84,37 @@ func.func @filter_gradient(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x3x6x6xf32>, %w
 
 // -----
 
+// The same filter gradient given transposed = true: each group's partial
+// sum is dW^T [C*KH*KW, F], the image's columns in the forward's layout
+// ([C*KH*KW, OH*OW], rows along the positions) times dY^T [OH*OW, F]; the
+// groups' total is transposed once and expanded to dW.
+// CHECK-LABEL: func.func @transposed_filter_gradient
+// CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<4x27x4xf32>
+// CHECK:         %[[PARTIALS:.*]] = scf.forall (%[[G:.*]]) in (4) shared_outs(%[[OUT:.*]] = %[[EMPTY]]) -> (tensor<4x27x4xf32>)
+// CHECK:           %[[SUM:.*]] = scf.for {{.*}} -> (tensor<27x4xf32>)
+// CHECK:             %[[COLUMNS:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3], [4, 5]] : tensor<1x3x3x3x6x6xf32> into tensor<27x36xf32>
+// CHECK:             %[[DYT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<1x6x6x4xf32> into tensor<36x4xf32>
+// CHECK:             linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[COLUMNS]], %[[DYT]] : tensor<27x36xf32>, tensor<36x4xf32>)
+// CHECK:           tensor.parallel_insert_slice %[[SUM]] into %[[OUT]][%[[G]], 0, 0] [1, 27, 4] [1, 1, 1]
+// CHECK:         %[[TOTAL:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[PARTIALS]] : tensor<4x27x4xf32>)
+// CHECK:         %[[DW:.*]] = linalg.generic {{.*}} ins(%[[TOTAL]] : tensor<27x4xf32>) outs(%{{.*}} : tensor<4x27xf32>)
+// CHECK:         tensor.expand_shape %[[DW]] {{.*}} into tensor<4x3x3x3xf32>
+func.func @transposed_filter_gradient(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x3x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, c, kh, kw, n, oh, ow) -> (n, m, oh, ow)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (m, c, kh, kw)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<?x4x6x6xf32>, tensor<?x3x8x8xf32>) outs(%init : tensor<4x3x3x3xf32>) attrs = {odt.convolution = {kernel = "image_columns", image_groups = 4 : i64, transposed = true}} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
 // A depthwise filter gradient, image_partials: the middle's generic with
 // its image loop parallel ([m, c, kh, kw, n] partials: one running sum per
 // image over its positions), then the images' sums.

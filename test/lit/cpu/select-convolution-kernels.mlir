@@ -81,6 +81,25 @@ func.func @conv_grad(%dy: tensor<?x4x8x8xf32>, %x: tensor<?x3x8x8xf32>, %w: tens
 
 // -----
 
+// A filter gradient with a vector's worth of filters, fewer than a
+// window's values (16 < 8 * 3 * 3): computed transposed. A 1x1 one whose
+// filters outnumber its channels (32 > 16) keeps the row per position.
+// CHECK-LABEL: func.func @transposed_filter_gradient
+// CHECK:         linalg.generic {{.*}}odt.convolution = {image_groups = 4 : i64, kernel = "image_columns", transposed = true}
+// CHECK:         linalg.generic {{.*}}odt.convolution = {image_groups = 4 : i64, kernel = "image_columns"}
+// WHY:           remark: convolution: image_columns: a product per image, summed in 4 image groups in parallel. Computed transposed (dW^T = columns x dY^T): its 16 filters fill vectors and are fewer than the 72 values of a window.
+// WHY:           remark: convolution: image_columns: a product per image, summed in 4 image groups in parallel.{{$}}
+func.func @transposed_filter_gradient(%dy: tensor<?x16x8x8xf32>, %x: tensor<?x8x8x8xf32>, %w: tensor<16x8x3x3xf32>,
+                                      %dy1: tensor<?x32x8x8xf32>, %x1: tensor<?x16x8x8xf32>, %w1: tensor<32x16x1x1xf32>) -> (tensor<16x8x3x3xf32>, tensor<32x16x1x1xf32>) {
+  %0:3 = onnx.ms.ConvGrad(%dy, %x, %w) {auto_pad = "NOTSET", group = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
+      : (tensor<?x16x8x8xf32>, tensor<?x8x8x8xf32>, tensor<16x8x3x3xf32>) -> (tensor<?x8x8x8xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>)
+  %1:3 = onnx.ms.ConvGrad(%dy1, %x1, %w1) {auto_pad = "NOTSET", group = 1 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>}
+      : (tensor<?x32x8x8xf32>, tensor<?x16x8x8xf32>, tensor<32x16x1x1xf32>) -> (tensor<?x16x8x8xf32>, tensor<32x16x1x1xf32>, tensor<32xf32>)
+  return %0#1, %1#1 : tensor<16x8x3x3xf32>, tensor<32x16x1x1xf32>
+}
+
+// -----
+
 // Depthwise: the filter gradient as per-image partial sums; the forward
 // depthwise convolution keeps linalg's loops (odt-vectorize-rows).
 // CHECK-LABEL: func.func @depthwise
