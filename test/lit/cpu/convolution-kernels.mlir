@@ -6,11 +6,15 @@
 // A forward convolution, image_columns: per image, in parallel, the
 // filter [F, C*KH*KW] times the image's columns. Its 64 output positions
 // make 2 panels of 32 (4 output rows each; no odt.target: AVX-512's two
-// vectors of 16): the columns are laid out [1, panels, C*KH*KW, 32] (the
-// layout the product's packed kernel reads in place) and the output is
-// viewed as [1, F, panels, 32]. The output starts at zero: each image's
-// slice is filled in the loop, where the product starts from the constant
-// (not a shared zero buffer copied into the output).
+// vectors of 16), computed one after the other: a panel's columns
+// [1, 1, C*KH*KW, 32] (the layout the product's packed kernel reads in
+// place) are copied from the 6 input rows its 4 output rows read, into a
+// buffer the loop carries from panel to panel, and the filter times them
+// is the panel's slice of the output, viewed as [1, F, panels, 32]. The
+// output starts at zero: each panel's slice is filled in the loop, where
+// the product starts from the constant (not a shared zero buffer copied
+// into the output).
+// CHECK-DAG:   #[[FIRST_ROW:.*]] = affine_map<()[s0] -> (s0 * 4)>
 // CHECK-DAG:   #[[WINDOW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d1 * 4 + d5 + d3, d4 + d6)>
 // CHECK-DAG:   #[[FILTER_MAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d4)>
 // CHECK-DAG:   #[[PANEL_MAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
@@ -20,11 +24,18 @@
 // CHECK:         %[[FILTER:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
 // CHECK:         scf.forall (%[[N:.*]]) in (%{{.*}}) shared_outs(%[[OUT:.*]] = %[[EMPTY]]) -> (tensor<?x4x8x8xf32>)
 // CHECK:           %[[IMAGE:.*]] = tensor.extract_slice %{{.*}}[%[[N]], 0, 0, 0] [1, 3, 10, 10]
-// CHECK:           %[[COLS:.*]] = linalg.generic {indexing_maps = [#[[WINDOW]], #{{.*}}]{{.*}} ins(%[[IMAGE]] : tensor<1x3x10x10xf32>) outs(%{{.*}} : tensor<1x2x3x3x3x4x8xf32>)
-// CHECK:           %[[PANELS:.*]] = tensor.collapse_shape %[[COLS]] {{\[}}[0], [1], [2, 3, 4], [5, 6]] : tensor<1x2x3x3x3x4x8xf32> into tensor<1x2x27x32xf32>
 // CHECK:           %[[VIEW:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 4, 2, 32] : tensor<1x4x64xf32> into tensor<1x4x2x32xf32>
-// CHECK:           %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[VIEW]] : tensor<1x4x2x32xf32>)
-// CHECK:           linalg.generic {indexing_maps = [#[[FILTER_MAP]], #[[PANEL_MAP]], #[[OUT_MAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[FILTER]], %[[PANELS]] : tensor<4x27xf32>, tensor<1x2x27x32xf32>) outs(%[[ZEROS]] : tensor<1x4x2x32xf32>)
+// CHECK:           %[[BUFFER:.*]] = tensor.empty() : tensor<1x1x3x3x3x4x8xf32>
+// CHECK:           %[[LOOP:.*]]:2 = scf.for %[[T:.*]] = %c0 to %c2 step %c1 iter_args(%[[ACC:.*]] = %[[VIEW]], %[[CARRIED:.*]] = %[[BUFFER]])
+// CHECK:             %[[ROW:.*]] = affine.apply #[[FIRST_ROW]]()[%[[T]]]
+// CHECK:             %[[ROWS:.*]] = tensor.extract_slice %[[IMAGE]][0, 0, %[[ROW]], 0] [1, 3, 6, 10]
+// CHECK:             %[[COLS:.*]] = linalg.generic {indexing_maps = [#[[WINDOW]], #{{.*}}]{{.*}} ins(%[[ROWS]] : tensor<1x3x6x10xf32>) outs(%[[CARRIED]] : tensor<1x1x3x3x3x4x8xf32>)
+// CHECK:             %[[PANEL:.*]] = tensor.collapse_shape %[[COLS]] {{\[}}[0], [1], [2, 3, 4], [5, 6]] : tensor<1x1x3x3x3x4x8xf32> into tensor<1x1x27x32xf32>
+// CHECK:             %[[SLICE:.*]] = tensor.extract_slice %[[ACC]][0, 0, %[[T]], 0] [1, 4, 1, 32]
+// CHECK:             %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[SLICE]] : tensor<1x4x1x32xf32>)
+// CHECK:             %[[PRODUCT:.*]] = linalg.generic {indexing_maps = [#[[FILTER_MAP]], #[[PANEL_MAP]], #[[OUT_MAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[FILTER]], %[[PANEL]] : tensor<4x27xf32>, tensor<1x1x27x32xf32>) outs(%[[ZEROS]] : tensor<1x4x1x32xf32>)
+// CHECK:             %[[UPDATED:.*]] = tensor.insert_slice %[[PRODUCT]] into %[[ACC]][0, 0, %[[T]], 0] [1, 4, 1, 32]
+// CHECK:             scf.yield %[[UPDATED]], %[[COLS]]
 // CHECK:           tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[N]], 0, 0, 0] [1, 4, 8, 8]
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
 func.func @forward(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32> {
