@@ -47,13 +47,14 @@ Value sliceImage(OpBuilder &b, Location loc, Value tensor, Value n) {
 /// ImageMajor gives [N, C*KH*KW, OH*OW] (one matrix per image, for the
 /// forward product); PositionMajor gives [N*OH*OW, C*KH*KW] (one row per
 /// output position, for the filter gradient: its rows are contiguous along
-/// (c, kh, kw)).
+/// (c, kh, kw)). `destination`, when given, is the uncollapsed tensor the
+/// copy writes.
 enum class ColumnLayout { ImageMajor, PositionMajor };
 Value buildImageColumns(OpBuilder &b, Location loc, Value input,
                         ArrayRef<int64_t> kernel,
                         ArrayRef<OpFoldResult> outSpatial,
                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                        ColumnLayout layout) {
+                        ColumnLayout layout, Value destination = nullptr) {
   MLIRContext *context = b.getContext();
   auto inputType = cast<RankedTensorType>(input.getType());
   SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(b, loc, input);
@@ -80,7 +81,9 @@ Value buildImageColumns(OpBuilder &b, Location loc, Value input,
        dim[OW] * strides[1] + dim[KW] * dilations[1]},
       context);
   Value empty =
-      tensor::EmptyOp::create(b, loc, sizes, inputType.getElementType());
+      destination
+          ? destination
+          : tensor::EmptyOp::create(b, loc, sizes, inputType.getElementType());
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{empty.getType()}, ValueRange{input}, ValueRange{empty},
       ArrayRef<AffineMap>{read, AffineMap::getMultiDimIdentityMap(6, context)},
@@ -260,16 +263,22 @@ Value transposeMatrix(OpBuilder &b, Location loc, Value matrix) {
 }
 
 /// Image `image` [1, F, OH, OW] of an output gradient as the matrix
-/// [OH*OW, F]: a position's gradients in one row.
-Value transposeImageGradient(OpBuilder &b, Location loc, Value image) {
+/// [OH*OW, F]: a position's gradients in one row. `destination`, when
+/// given, is the [1, OH, OW, F] tensor the transpose writes.
+Value transposeImageGradient(OpBuilder &b, Location loc, Value image,
+                             Value destination = nullptr) {
   MLIRContext *context = b.getContext();
   auto type = cast<RankedTensorType>(image.getType());
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, image);
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   // Loops (n, oh, ow, f), n of size 1.
-  Value empty = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{sizes[0], sizes[2], sizes[3], sizes[1]},
-      type.getElementType());
+  Value empty =
+      destination
+          ? destination
+          : tensor::EmptyOp::create(
+                b, loc,
+                ArrayRef<OpFoldResult>{sizes[0], sizes[2], sizes[3], sizes[1]},
+                type.getElementType());
   Value transposed =
       linalg::GenericOp::create(
           b, loc, TypeRange{empty.getType()}, ValueRange{image},
@@ -284,6 +293,106 @@ Value transposeImageGradient(OpBuilder &b, Location loc, Value image) {
           .getResult(0);
   return tensor::CollapseShapeOp::create(
       b, loc, transposed, ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+}
+
+/// acc [M, N] += lhs [M, K] times rhs [K, N].
+Value buildMatrixProductAccumulate(OpBuilder &b, Location loc, Value lhs,
+                                   Value rhs, Value acc) {
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  // Loops (row, column, k).
+  return buildMultiplyAccumulate(b, loc, lhs, rhs, acc,
+                                 {AffineMap::get(3, 0, {d(0), d(2)}, context),
+                                  AffineMap::get(3, 0, {d(2), d(1)}, context),
+                                  AffineMap::get(3, 0, {d(0), d(1)}, context)},
+                                 {utils::IteratorType::parallel,
+                                  utils::IteratorType::parallel,
+                                  utils::IteratorType::reduction});
+}
+
+/// acc [C*KH*KW, F] += one image's columns [C*KH*KW, OH*OW] (the forward's
+/// layout) times its dY^T [OH*OW, F]: at once, or `chunkRows` output rows
+/// at a time, each chunk's columns and dY^T built from the input and dY
+/// rows it reads into buffers the loop carries (one of each per image).
+Value accumulateTransposedFilterGradient(OpBuilder &b, Location loc,
+                                         const ConvolutionForm &form,
+                                         int64_t chunkRows, Value image,
+                                         Value gradientImage, Value acc) {
+  auto dwType = cast<RankedTensorType>(form.op->getResult(0).getType());
+  ArrayRef<int64_t> kernel = dwType.getShape().drop_front(2);
+  SmallVector<ReassociationIndices> matrixGroups = {{0, 1}, {2}};
+  if (chunkRows == 0) {
+    SmallVector<OpFoldResult> dySizes =
+        tensor::getMixedSizes(b, loc, gradientImage);
+    Value columns = tensor::CollapseShapeOp::create(
+        b, loc,
+        buildImageColumns(b, loc, image, kernel, {dySizes[2], dySizes[3]},
+                          form.strides, form.dilations,
+                          ColumnLayout::ImageMajor),
+        matrixGroups);
+    return buildMatrixProductAccumulate(
+        b, loc, columns, transposeImageGradient(b, loc, gradientImage), acc);
+  }
+  auto dyType = cast<RankedTensorType>(gradientImage.getType());
+  auto imageType = cast<RankedTensorType>(image.getType());
+  int64_t filters = dyType.getDimSize(1), outRows = dyType.getDimSize(2),
+          outRow = dyType.getDimSize(3);
+  int64_t channels = imageType.getDimSize(1);
+  int64_t inRows = (chunkRows - 1) * form.strides[0] +
+                   (kernel[0] - 1) * form.dilations[0] + 1;
+  Type element = dwType.getElementType();
+  Value columnsBuffer = tensor::EmptyOp::create(
+      b, loc,
+      ArrayRef<int64_t>{1, channels, kernel[0], kernel[1], chunkRows, outRow},
+      element);
+  Value gradientBuffer = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{1, chunkRows, outRow, filters}, element);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value chunks = arith::ConstantIndexOp::create(b, loc, outRows / chunkRows);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, chunks, one, ValueRange{acc, columnsBuffer, gradientBuffer},
+      [&](OpBuilder &nb, Location l, Value chunk, ValueRange args) {
+        auto times = [&](int64_t factor) -> Value {
+          return arith::MulIOp::create(
+              nb, l, chunk, arith::ConstantIndexOp::create(nb, l, factor));
+        };
+        SmallVector<OpFoldResult> unit(4, nb.getIndexAttr(1));
+        SmallVector<OpFoldResult> imageSizes =
+            tensor::getMixedSizes(nb, l, image);
+        Value inputRows = tensor::ExtractSliceOp::create(
+            nb, l, image,
+            ArrayRef<OpFoldResult>{nb.getIndexAttr(0), nb.getIndexAttr(0),
+                                   times(chunkRows * form.strides[0]),
+                                   nb.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{nb.getIndexAttr(1),
+                                   nb.getIndexAttr(channels),
+                                   nb.getIndexAttr(inRows), imageSizes[3]},
+            unit);
+        Value gradientRows = tensor::ExtractSliceOp::create(
+            nb, l, gradientImage,
+            ArrayRef<OpFoldResult>{nb.getIndexAttr(0), nb.getIndexAttr(0),
+                                   times(chunkRows), nb.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{nb.getIndexAttr(1), nb.getIndexAttr(filters),
+                                   nb.getIndexAttr(chunkRows),
+                                   nb.getIndexAttr(outRow)},
+            unit);
+        Value columns = buildImageColumns(
+            nb, l, inputRows, kernel,
+            {nb.getIndexAttr(chunkRows), nb.getIndexAttr(outRow)}, form.strides,
+            form.dilations, ColumnLayout::ImageMajor, args[1]);
+        Value transposed = transposeImageGradient(nb, l, gradientRows, args[2]);
+        Value sum = buildMatrixProductAccumulate(
+            nb, l,
+            tensor::CollapseShapeOp::create(nb, l, columns, matrixGroups),
+            transposed, args[0]);
+        scf::YieldOp::create(
+            nb, l,
+            ValueRange{
+                sum, columns.getDefiningOp<tensor::CollapseShapeOp>().getSrc(),
+                transposed.getDefiningOp<tensor::CollapseShapeOp>().getSrc()});
+      });
+  return loop.getResult(0);
 }
 
 } // namespace
@@ -502,7 +611,6 @@ Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
   int64_t filters = filterShape[0];
   int64_t inner = filterShape[1] * filterShape[2] * filterShape[3];
   int64_t groups = config.imageGroups;
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   // The partial sums' rows and columns: dW's, or dW^T's. Each group
   // zeroes its own partial sum inside the loop (zeros made outside are one
   // buffer after CSE, copied into every gradient's partials).
@@ -547,34 +655,21 @@ Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
         [&](OpBuilder &nb, Location l, Value n, ValueRange args) {
           Value image = sliceImage(nb, l, paddedInput, n);
           Value gradientImage = sliceImage(nb, l, dY, n);
-          Value lhs, rhs;
+          Value sum;
           if (config.transposed) {
-            // [C*KH*KW, OH*OW] times [OH*OW, F].
-            lhs = tensor::CollapseShapeOp::create(
-                nb, l,
-                buildImageColumns(nb, l, image, filterShape.drop_front(2),
-                                  {dySizes[2], dySizes[3]}, form.strides,
-                                  form.dilations, ColumnLayout::ImageMajor),
-                ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-            rhs = transposeImageGradient(nb, l, gradientImage);
+            sum = accumulateTransposedFilterGradient(
+                nb, l, form, config.chunkRows, image, gradientImage, args[0]);
           } else {
             // [F, OH*OW] times [OH*OW, C*KH*KW].
-            lhs = tensor::CollapseShapeOp::create(
+            Value lhs = tensor::CollapseShapeOp::create(
                 nb, l, gradientImage,
                 ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
-            rhs =
+            Value rhs =
                 buildImageColumns(nb, l, image, filterShape.drop_front(2),
                                   {dySizes[2], dySizes[3]}, form.strides,
                                   form.dilations, ColumnLayout::PositionMajor);
+            sum = buildMatrixProductAccumulate(nb, l, lhs, rhs, args[0]);
           }
-          // Loops (row, column, q).
-          Value sum = buildMultiplyAccumulate(
-              nb, l, lhs, rhs, args[0],
-              {AffineMap::get(3, 0, {d(0), d(2)}, context),
-               AffineMap::get(3, 0, {d(2), d(1)}, context),
-               AffineMap::get(3, 0, {d(0), d(1)}, context)},
-              {utils::IteratorType::parallel, utils::IteratorType::parallel,
-               utils::IteratorType::reduction});
           scf::YieldOp::create(nb, l, sum);
         });
     b.setInsertionPointToStart(forall.getTerminator().getBody());

@@ -226,6 +226,36 @@ static bool prefersTransposedFilterGradient(const ConvolutionForm &form,
   return true;
 }
 
+/// Output positions per chunk of a transposed filter gradient: the chunk's
+/// columns (C*KH*KW rows of them) are written and then read by the product
+/// while they are in L1 or close; an image's whole columns (590 KB for 16
+/// channels of 32x32 positions) went out to L2 before the product read
+/// them, and their copy was a third of the gradient's time. Fewer positions
+/// make the product reload its accumulators more often per FMA.
+constexpr int64_t kFilterGradientChunkPositions = 64;
+
+/// The output rows per chunk of a transposed filter gradient: the most
+/// that divide the output's rows and hold at most
+/// kFilterGradientChunkPositions positions (one row at least), or 0 (the
+/// whole image at once) when that is all of them or the rows are not
+/// static.
+static int64_t chooseChunkRows(const ConvolutionForm &form, std::string &why) {
+  auto dyType = cast<RankedTensorType>(form.filterOrGradient.getType());
+  if (dyType.getRank() != 4 || dyType.isDynamicDim(2) || dyType.isDynamicDim(3))
+    return 0;
+  int64_t rows = dyType.getDimSize(2), row = dyType.getDimSize(3);
+  int64_t chunk = 1;
+  for (int64_t candidate = 2; candidate <= rows; ++candidate)
+    if (rows % candidate == 0 &&
+        candidate * row <= kFilterGradientChunkPositions)
+      chunk = candidate;
+  if (chunk == rows)
+    return 0;
+  why += " " + std::to_string(chunk) + " output row" + (chunk == 1 ? "" : "s") +
+         " (" + std::to_string(chunk * row) + " positions) at a time.";
+  return chunk;
+}
+
 /// Panels for a forward image_columns config where the shape allows them.
 static void choosePanels(const ConvolutionForm &form, int64_t vectorWidth,
                          ConvolutionConfig &config, std::string &why) {
@@ -266,8 +296,11 @@ selectConvolutionConfig(const ConvolutionForm &form, StringRef force,
   }
   why = "Forced: " + force.str() + ".";
   choosePanels(form, vectorWidth, config, why);
-  if (config.kernel == ConvolutionKernel::ImageColumns && !forward)
+  if (config.kernel == ConvolutionKernel::ImageColumns && !forward) {
     config.transposed = prefersTransposedFilterGradient(form, vectorWidth, why);
+    if (config.transposed)
+      config.chunkRows = chooseChunkRows(form, why);
+  }
   return config;
 }
 
@@ -298,6 +331,8 @@ selectUnforced(const ConvolutionForm &form, int64_t vectorWidth,
     why = "image_columns: a product per image, summed in 4 image groups in "
           "parallel.";
     config.transposed = prefersTransposedFilterGradient(form, vectorWidth, why);
+    if (config.transposed)
+      config.chunkRows = chooseChunkRows(form, why);
     return config;
   }
   // One running sum per image over its positions (a row of dY against a
@@ -325,6 +360,9 @@ DictionaryAttr getConvolutionConfigAttr(MLIRContext *context,
                                     b.getI64IntegerAttr(config.panelColumns)));
   if (config.transposed)
     fields.push_back(b.getNamedAttr("transposed", b.getBoolAttr(true)));
+  if (config.chunkRows > 0)
+    fields.push_back(
+        b.getNamedAttr("chunk_rows", b.getI64IntegerAttr(config.chunkRows)));
   return b.getDictionaryAttr(fields);
 }
 
@@ -343,7 +381,7 @@ readConvolutionConfig(const ConvolutionForm &form) {
     return fail("expected a dictionary");
   for (NamedAttribute field : dictionary)
     if (!llvm::is_contained({"kernel", "image_groups", "epilogue",
-                             "panel_columns", "transposed"},
+                             "panel_columns", "transposed", "chunk_rows"},
                             field.getName().strref()))
       return fail("unknown field '" + field.getName().strref() + "'");
   auto kernel = dictionary.getAs<StringAttr>("kernel");
@@ -379,6 +417,17 @@ readConvolutionConfig(const ConvolutionForm &form) {
     if (!value)
       return fail("transposed must be a boolean");
     config.transposed = value.getValue();
+  }
+  if (Attribute chunk = dictionary.get("chunk_rows")) {
+    auto value = dyn_cast<IntegerAttr>(chunk);
+    if (!config.transposed)
+      return fail("chunk_rows applies to transposed filter gradients");
+    auto dyType = cast<RankedTensorType>(form.filterOrGradient.getType());
+    if (!value || value.getInt() < 1 || dyType.isDynamicDim(2) ||
+        dyType.getDimSize(2) % value.getInt() != 0)
+      return fail("chunk_rows must be a positive divisor of the output's "
+                  "static rows");
+    config.chunkRows = value.getInt();
   }
   if (Attribute epilogue = dictionary.get("epilogue")) {
     auto name = dyn_cast<StringAttr>(epilogue);

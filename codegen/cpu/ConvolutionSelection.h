@@ -24,10 +24,11 @@
 //       image_groups groups of images in parallel, then the groups' sums
 //       added
 //   odt.convolution = {kernel = "image_columns", image_groups = 4,
-//                      transposed = true}
+//                      transposed = true, chunk_rows = 2}
 //       the same sums computed transposed, dW^T = the image's columns in
 //       the forward's layout (copied as vector rows) times dY^T, and the
-//       total transposed back
+//       total transposed back; with chunk_rows, an image's columns and dY^T
+//       are built and multiplied that many output rows at a time
 //   odt.convolution = {kernel = "image_partials"}
 //       a filter gradient summed over each image's positions (one partial
 //       per image and filter element), then over the images
@@ -85,6 +86,9 @@ struct ConvolutionConfig {
   int64_t imageGroups = 0;
   /// FilterGradient with ImageColumns: computed as dW^T (columns x dY^T).
   bool transposed = false;
+  /// Transposed: > 0 builds and multiplies an image's columns this many
+  /// output rows at a time (a divisor of the output's rows).
+  int64_t chunkRows = 0;
   /// Forward: the Relu reading the result is applied in the kernel.
   bool reluEpilogue = false;
   /// Forward ImageColumns: > 0 lays the columns out as panels of this

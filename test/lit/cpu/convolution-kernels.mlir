@@ -126,6 +126,38 @@ func.func @transposed_filter_gradient(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x3x8
 
 // -----
 
+// The transposed filter gradient with chunk_rows = 2: within each image,
+// an scf.for over its 3 chunks of 2 output rows builds the chunk's columns
+// ([27, 12]) from the 4 input rows they read and its dY^T ([12, 4]) from
+// dY's 2 rows, into buffers the loop carries, and adds their product.
+// CHECK-LABEL: func.func @chunked_filter_gradient
+// CHECK:           scf.for {{.*}} -> (tensor<27x4xf32>)
+// CHECK:             %[[COLBUF:.*]] = tensor.empty() : tensor<1x3x3x3x2x6xf32>
+// CHECK:             %[[DYBUF:.*]] = tensor.empty() : tensor<1x2x6x4xf32>
+// CHECK:             scf.for %[[C:.*]] = %c0 to %c3 step %c1 iter_args(%[[ACC:.*]] = %{{.*}}, %[[COLS:.*]] = %[[COLBUF]], %[[DYT:.*]] = %[[DYBUF]]) -> (tensor<27x4xf32>, tensor<1x3x3x3x2x6xf32>, tensor<1x2x6x4xf32>)
+// CHECK:               %[[ROW:.*]] = arith.muli %[[C]], %c2
+// CHECK:               %[[IN:.*]] = tensor.extract_slice %{{.*}}[0, 0, %[[ROW]], 0] [1, 3, 4, 8] [1, 1, 1, 1]
+// CHECK:               %[[DY:.*]] = tensor.extract_slice %{{.*}}[0, 0, %[[ROW]], 0] [1, 4, 2, 6] [1, 1, 1, 1]
+// CHECK:               %[[NEWCOLS:.*]] = linalg.generic {{.*}} ins(%[[IN]] : tensor<1x3x4x8xf32>) outs(%[[COLS]] : tensor<1x3x3x3x2x6xf32>)
+// CHECK:               %[[NEWDYT:.*]] = linalg.generic {{.*}} ins(%[[DY]] : tensor<1x4x2x6xf32>) outs(%[[DYT]] : tensor<1x2x6x4xf32>)
+// CHECK:               %[[SUM:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<27x12xf32>, tensor<12x4xf32>) outs(%[[ACC]] : tensor<27x4xf32>)
+// CHECK:               scf.yield %[[SUM]], %[[NEWCOLS]], %[[NEWDYT]]
+func.func @chunked_filter_gradient(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x3x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, c, kh, kw, n, oh, ow) -> (n, m, oh, ow)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (m, c, kh, kw)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<?x4x6x6xf32>, tensor<?x3x8x8xf32>) outs(%init : tensor<4x3x3x3xf32>) attrs = {odt.convolution = {kernel = "image_columns", image_groups = 4 : i64, transposed = true, chunk_rows = 2 : i64}} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
 // A depthwise filter gradient, image_partials: the middle's generic with
 // its image loop parallel ([m, c, kh, kw, n] partials: one running sum per
 // image over its positions), then the images' sums.
