@@ -183,18 +183,87 @@ struct ParallelizeElementwisePass
     }
   }
 
-  /// The fills right before `op` (a run of them) of its outputs.
+  /// The size of `buffer` along `position`: a constant, or the operand of
+  /// the allocation or arena view that made it; null when neither.
+  static OpFoldResult sizeOf(Value buffer, unsigned position) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!type.isDynamicDim(position))
+      return IntegerAttr::get(IndexType::get(buffer.getContext()),
+                              type.getDimSize(position));
+    unsigned dynamicIndex = type.getDynamicDimIndex(position);
+    if (auto view = buffer.getDefiningOp<memref::ViewOp>())
+      return view.getSizes()[dynamicIndex];
+    if (auto alloc = buffer.getDefiningOp<memref::AllocOp>())
+      return alloc.getDynamicSizes()[dynamicIndex];
+    return OpFoldResult();
+  }
+
+  /// The view of `op`'s output `init` that a fill of `filled` covers: the
+  /// output itself, or a rank-preserving subview of it (the interior of a
+  /// padded buffer the op writes, whose border the fill zeroes).
+  static bool fillsAroundOutput(Value filled, Value init) {
+    if (init == filled)
+      return true;
+    auto view = init.getDefiningOp<memref::SubViewOp>();
+    return view && view.getSource() == filled &&
+           view.getSourceType().getRank() == view.getType().getRank();
+  }
+
+  /// The fills right before `op` (a run of them) of its outputs, or of the
+  /// buffers its outputs are views of.
   static SmallVector<linalg::FillOp> leadingFills(linalg::LinalgOp op) {
     SmallVector<linalg::FillOp> fills;
     for (Operation *previous = op->getPrevNode(); previous;
          previous = previous->getPrevNode()) {
       auto fill = dyn_cast<linalg::FillOp>(previous);
       if (!fill || !fill.hasPureBufferSemantics() ||
-          !llvm::is_contained(op.getDpsInits(), fill.getOutputs()[0]))
+          llvm::none_of(op.getDpsInits(), [&](Value init) {
+            return fillsAroundOutput(fill.getOutputs()[0], init);
+          }))
         break;
       fills.push_back(fill);
     }
     return fills;
+  }
+
+  /// The chunk of a fill of `filled` that goes with the chunk of `op` at
+  /// `offset` (`size` along the split dim `dim`): the same view as the op's
+  /// output when the fill is of the output, else (the output a subview of
+  /// the filled buffer) the filled buffer's rows of that chunk, if the
+  /// subview spans the whole buffer along the split dim from its start.
+  static Value
+  chunkOfFill(OpBuilder &builder, Location loc, linalg::LinalgOp op,
+              unsigned dim, Value filled, Value offset, Value size,
+              const llvm::DenseMap<std::pair<Value, unsigned>, Value> &views) {
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      std::optional<unsigned> position =
+          resultOfDim(op.getMatchingIndexingMap(&init), dim);
+      if (!position)
+        continue;
+      if (init.get() == filled)
+        return views.lookup({filled, *position});
+      auto view = init.get().getDefiningOp<memref::SubViewOp>();
+      if (!view || view.getSource() != filled ||
+          !isConstantIntValue(view.getMixedOffsets()[*position], 0) ||
+          !isConstantIntValue(view.getMixedStrides()[*position], 1))
+        continue;
+      OpFoldResult whole = sizeOf(filled, *position);
+      OpFoldResult spanned = view.getMixedSizes()[*position];
+      if (!whole || !isEqualConstantIntOrValue(whole, spanned))
+        continue;
+      auto type = cast<MemRefType>(filled.getType());
+      SmallVector<OpFoldResult> offsets(type.getRank(),
+                                        builder.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes =
+          memref::getMixedSizes(builder, loc, filled);
+      SmallVector<OpFoldResult> strides(type.getRank(),
+                                        builder.getIndexAttr(1));
+      offsets[*position] = offset;
+      sizes[*position] = size;
+      return memref::SubViewOp::create(builder, loc, filled, offsets, sizes,
+                                       strides);
+    }
+    return nullptr;
   }
   static bool isLeadingFill(linalg::LinalgOp op) {
     Operation *next = op->getNextNode();
@@ -436,15 +505,18 @@ struct ParallelizeElementwisePass
       views[{value, *position}] = view;
       operands.push_back(view);
     }
-    // The fills of its outputs, on the same views of them.
+    // The fills of its outputs, on the same views of them, and of the
+    // buffers around them, on those buffers' rows of the chunk.
+    SmallVector<linalg::FillOp> whole;
     for (linalg::FillOp fill : llvm::reverse(fills)) {
-      Value filled = fill.getOutputs()[0];
-      std::optional<unsigned> position;
-      for (OpOperand &init : op.getDpsInitsMutable())
-        if (init.get() == filled)
-          position = resultOfDim(op.getMatchingIndexingMap(&init), dim);
+      Value chunkOutput = chunkOfFill(
+          builder, loc, op, dim, fill.getOutputs()[0], offset, size, views);
+      if (!chunkOutput) {
+        whole.push_back(fill); // before the loop, split on its own
+        continue;
+      }
       Operation *chunkFill = builder.clone(*fill);
-      chunkFill->setOperand(1, views.lookup({filled, *position}));
+      chunkFill->setOperand(1, chunkOutput);
       fill->erase();
     }
     // By position: one buffer may be read through two different maps, and
@@ -463,6 +535,8 @@ struct ParallelizeElementwisePass
       index.getResult().replaceAllUsesExcept(shifted, shifted);
     });
     op->erase();
+    for (linalg::FillOp fill : whole)
+      parallelize(fill);
   }
 };
 

@@ -257,7 +257,12 @@ def ParallelizeElementwise
     live while the filled one is, which odt-plan-arena placed elsewhere.
     A run of fills of an op's outputs right before it is split with that
     op, on the same views, in each of its chunks, so odt-vectorize-rows
-    finds it there.
+    finds it there. A fill of a buffer whose rank-preserving subview the
+    op writes (a padded buffer's interior) goes in the op's chunks too, on
+    the buffer's rows of the chunk, when the subview spans the buffer
+    along the split dim from its start (same size: a constant, or the
+    operand of the view or allocation that made the buffer); otherwise it
+    stays before the op's loop and is split on its own.
     Then (merge) a run of consecutive top-level units, each a loop made
     here or a linalg op left whole, none writing a buffer that another
     reads or writes (buffers compared through their views), becomes one

@@ -359,3 +359,64 @@ func.func @fill_with_its_consumer(%arena: memref<?xi8>, %n: index,
   }
   return
 }
+
+// -----
+
+#id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+
+// A padded buffer zero-filled whole, then its interior written by an
+// elementwise op (odt-pad-into-producer's form): the fill runs in the op's
+// chunks, on the padded buffer's images of the chunk, so each chunk's
+// border and interior are written while its rows are in cache. A subview
+// that does not span the buffer's images from the first leaves the fill
+// whole, before the loop, in a loop over the threads of its own.
+// CHECK-LABEL: func.func @fill_around_the_output
+// CHECK:         %[[PADDED:.*]] = memref.view %arg0[%{{.*}}][%arg1] : memref<?xi8> to memref<?x16x10x10xf32>
+// CHECK:         %[[INTERIOR:.*]] = memref.subview %[[PADDED]][0, 0, 1, 1] [%arg1, 16, 8, 8]
+// CHECK:         scf.parallel
+// CHECK:           %[[ROWS:.*]] = memref.subview %[[INTERIOR]][%[[OFFSET:.*]], 0, 0, 0] [%[[SIZE:.*]], 16, 8, 8]
+// CHECK:           %[[IMAGES:.*]] = memref.subview %[[PADDED]][%[[OFFSET]], 0, 0, 0] [%[[SIZE]], 16, 10, 10]
+// CHECK-NEXT:      linalg.fill ins(%{{.*}} : f32) outs(%[[IMAGES]] :
+// CHECK-NEXT:      linalg.generic {{.*}} outs(%[[ROWS]] :
+// CHECK-LABEL: func.func @fill_around_part_of_the_images
+// CHECK:         scf.parallel
+// CHECK:           linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<?x16x10x10xf32, strided
+// CHECK:         scf.parallel
+// CHECK-NOT:       linalg.fill
+// CHECK:           linalg.generic
+func.func @fill_around_the_output(%arena: memref<?xi8>, %n: index,
+                                  %x: memref<?x16x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %padded = memref.view %arena[%c0][%n] : memref<?xi8> to memref<?x16x10x10xf32>
+  %interior = memref.subview %padded[0, 0, 1, 1] [%n, 16, 8, 8] [1, 1, 1, 1]
+      : memref<?x16x10x10xf32> to memref<?x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>
+  linalg.fill ins(%zero : f32) outs(%padded : memref<?x16x10x10xf32>)
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<?x16x8x8xf32>)
+      outs(%interior : memref<?x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+func.func @fill_around_part_of_the_images(%arena: memref<?xi8>, %n: index,
+                                          %m: index,
+                                          %x: memref<?x16x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %padded = memref.view %arena[%c0][%n] : memref<?xi8> to memref<?x16x10x10xf32>
+  %interior = memref.subview %padded[0, 0, 1, 1] [%m, 16, 8, 8] [1, 1, 1, 1]
+      : memref<?x16x10x10xf32> to memref<?x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>
+  linalg.fill ins(%zero : f32) outs(%padded : memref<?x16x10x10xf32>)
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<?x16x8x8xf32>)
+      outs(%interior : memref<?x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
