@@ -437,9 +437,11 @@ static Value buildPanelProducts(OpBuilder &b, Location loc,
   auto imageType = cast<RankedTensorType>(image.getType());
   int64_t inRows = (panelRows - 1) * form.strides[0] +
                    (kernel[0] - 1) * form.dilations[0] + 1;
-  int64_t inColumns = partOfRow ? (width - 1) * form.strides[1] +
-                                      (kernel[1] - 1) * form.dilations[1] + 1
-                                : imageType.getDimSize(3);
+  // Whole rows read the image's whole width (static or not).
+  OpFoldResult inColumns =
+      partOfRow ? b.getIndexAttr((width - 1) * form.strides[1] +
+                                 (kernel[1] - 1) * form.dilations[1] + 1)
+                : tensor::getMixedSizes(b, loc, image)[3];
   // buildImagePanels' uncollapsed result for one panel: (n, a, b, c, kh,
   // kw, j) for part of a row, (n, a, c, kh, kw, b, j) for whole rows.
   int64_t channels = imageType.getDimSize(1);
@@ -484,8 +486,7 @@ static Value buildPanelProducts(OpBuilder &b, Location loc,
           ArrayRef<OpFoldResult>{nb.getIndexAttr(0), nb.getIndexAttr(0),
                                  at(rowExpr), at(columnExpr)},
           ArrayRef<OpFoldResult>{nb.getIndexAttr(1), nb.getIndexAttr(channels),
-                                 nb.getIndexAttr(inRows),
-                                 nb.getIndexAttr(inColumns)},
+                                 nb.getIndexAttr(inRows), inColumns},
           unit);
       Value columns =
           buildImagePanels(nb, l, rows, kernel, panelRows, panelRow,

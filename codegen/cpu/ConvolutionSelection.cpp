@@ -423,10 +423,11 @@ readConvolutionConfig(const ConvolutionForm &form) {
     if (!config.transposed)
       return fail("chunk_rows applies to transposed filter gradients");
     auto dyType = cast<RankedTensorType>(form.filterOrGradient.getType());
-    if (!value || value.getInt() < 1 || dyType.isDynamicDim(2) ||
+    if (!value || value.getInt() < 1 || dyType.getRank() != 4 ||
+        dyType.isDynamicDim(2) || dyType.isDynamicDim(3) ||
         dyType.getDimSize(2) % value.getInt() != 0)
       return fail("chunk_rows must be a positive divisor of the output's "
-                  "static rows");
+                  "rows, with static output rows");
     config.chunkRows = value.getInt();
   }
   if (Attribute epilogue = dictionary.get("epilogue")) {

@@ -159,7 +159,7 @@ func.func @chunks_not_dividing(%dy: tensor<?x4x8x8xf32>, %x: tensor<?x3x10x10xf3
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x3x3x3xf32>
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
-  // expected-error @+1 {{'odt.convolution': chunk_rows must be a positive divisor of the output's static rows}}
+  // expected-error @+1 {{'odt.convolution': chunk_rows must be a positive divisor of the output's rows, with static output rows}}
   %0 = linalg.generic {indexing_maps = [affine_map<(m, c, kh, kw, n, oh, ow) -> (n, m, oh, ow)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (m, c, kh, kw)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%dy, %x : tensor<?x4x8x8xf32>, tensor<?x3x10x10xf32>) outs(%init : tensor<4x3x3x3xf32>) attrs = {odt.convolution = {kernel = "image_columns", image_groups = 4 : i64, transposed = true, chunk_rows = 3 : i64}} {
   ^bb0(%a: f32, %b: f32, %acc: f32):
