@@ -183,6 +183,20 @@ struct ParallelizeElementwisePass
     }
   }
 
+  /// `buffer` restricted to [offset, offset + size) along `position`.
+  static Value chunkView(OpBuilder &builder, Location loc, Value buffer,
+                         unsigned position, Value offset, Value size) {
+    unsigned rank = cast<MemRefType>(buffer.getType()).getRank();
+    SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes =
+        memref::getMixedSizes(builder, loc, buffer);
+    SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
+    offsets[position] = offset;
+    sizes[position] = size;
+    return memref::SubViewOp::create(builder, loc, buffer, offsets, sizes,
+                                     strides);
+  }
+
   /// The size of `buffer` along `position`: a constant, or the operand of
   /// the allocation or arena view that made it; null when neither.
   static OpFoldResult sizeOf(Value buffer, unsigned position) {
@@ -251,17 +265,7 @@ struct ParallelizeElementwisePass
       OpFoldResult spanned = view.getMixedSizes()[*position];
       if (!whole || !isEqualConstantIntOrValue(whole, spanned))
         continue;
-      auto type = cast<MemRefType>(filled.getType());
-      SmallVector<OpFoldResult> offsets(type.getRank(),
-                                        builder.getIndexAttr(0));
-      SmallVector<OpFoldResult> sizes =
-          memref::getMixedSizes(builder, loc, filled);
-      SmallVector<OpFoldResult> strides(type.getRank(),
-                                        builder.getIndexAttr(1));
-      offsets[*position] = offset;
-      sizes[*position] = size;
-      return memref::SubViewOp::create(builder, loc, filled, offsets, sizes,
-                                       strides);
+      return chunkView(builder, loc, filled, *position, offset, size);
     }
     return nullptr;
   }
@@ -492,16 +496,7 @@ struct ParallelizeElementwisePass
         operands.push_back(view);
         continue;
       }
-      SmallVector<OpFoldResult> offsets(type.getRank(),
-                                        builder.getIndexAttr(0));
-      SmallVector<OpFoldResult> sizes =
-          memref::getMixedSizes(builder, loc, value);
-      SmallVector<OpFoldResult> strides(type.getRank(),
-                                        builder.getIndexAttr(1));
-      offsets[*position] = offset;
-      sizes[*position] = size;
-      Value view = memref::SubViewOp::create(builder, loc, value, offsets,
-                                             sizes, strides);
+      Value view = chunkView(builder, loc, value, *position, offset, size);
       views[{value, *position}] = view;
       operands.push_back(view);
     }
