@@ -105,8 +105,9 @@ Value buildImageColumns(OpBuilder &b, Location loc, Value input,
 /// (canLayOutPanels: width a multiple of OW) or part of one row (OW a
 /// multiple of width); the loop dims then split the positions so that
 /// every map stays a sum of dims times constants.
-/// `destination`, when given, is the tensor the copy writes (of the
-/// uncollapsed result's type, panelsDestinationType), else a new one.
+/// `destination`, when given, is the tensor the copy writes, of the
+/// uncollapsed result's shape ((n, a, b, c, kh, kw, j) for parts of a row,
+/// (n, a, c, kh, kw, b, j) for whole rows); else a new one.
 Value buildImagePanels(OpBuilder &b, Location loc, Value input,
                        ArrayRef<int64_t> kernel, int64_t outRows,
                        int64_t outRow, ArrayRef<int64_t> strides,

@@ -206,9 +206,10 @@ selectUnforced(const ConvolutionForm &form, int64_t vectorWidth,
 /// KW), the transposed form transposes dY's F values instead (its columns
 /// are copied as vector rows). The transposed product's vectors run along
 /// the filters, so there must be a vector's worth of them. resnet18_cifar
-/// (3x3, 16-128 channels): training step -9.5%; kept for mobilenetv2's
-/// expanding 1x1 convolutions (F > C) and lenet5's 6 and 16 filters,
-/// which ran 2-3% slower transposed.
+/// (3x3, 16-128 channels): training step -9.5%. Transposing every filter
+/// gradient made mobilenetv2 and lenet5 2-3% slower: their expanding 1x1
+/// layers (more filters than a window's values) and lenet5's first layer
+/// (6 filters) keep the row per position.
 static bool prefersTransposedFilterGradient(const ConvolutionForm &form,
                                             int64_t vectorWidth,
                                             std::string &why) {
@@ -219,10 +220,8 @@ static bool prefersTransposedFilterGradient(const ConvolutionForm &form,
   if (filters < vectorWidth || filters >= windowValues)
     return false;
   why += " Computed transposed (dW^T = columns x dY^T): its " +
-         std::to_string(filters) +
-         " filters fill vectors and are fewer than "
-         "the " +
-         std::to_string(windowValues) + " values of a window.";
+         std::to_string(filters) + " filters fill vectors and are fewer " +
+         "than the " + std::to_string(windowValues) + " values of a window.";
   return true;
 }
 
@@ -254,6 +253,17 @@ static int64_t chooseChunkRows(const ConvolutionForm &form, std::string &why) {
   why += " " + std::to_string(chunk) + " output row" + (chunk == 1 ? "" : "s") +
          " (" + std::to_string(chunk * row) + " positions) at a time.";
   return chunk;
+}
+
+/// An image_columns filter gradient's layout: transposed or not, and then
+/// its chunks.
+static void chooseFilterGradientLayout(const ConvolutionForm &form,
+                                       int64_t vectorWidth,
+                                       ConvolutionConfig &config,
+                                       std::string &why) {
+  config.transposed = prefersTransposedFilterGradient(form, vectorWidth, why);
+  if (config.transposed)
+    config.chunkRows = chooseChunkRows(form, why);
 }
 
 /// Panels for a forward image_columns config where the shape allows them.
@@ -296,11 +306,8 @@ selectConvolutionConfig(const ConvolutionForm &form, StringRef force,
   }
   why = "Forced: " + force.str() + ".";
   choosePanels(form, vectorWidth, config, why);
-  if (config.kernel == ConvolutionKernel::ImageColumns && !forward) {
-    config.transposed = prefersTransposedFilterGradient(form, vectorWidth, why);
-    if (config.transposed)
-      config.chunkRows = chooseChunkRows(form, why);
-  }
+  if (config.kernel == ConvolutionKernel::ImageColumns && !forward)
+    chooseFilterGradientLayout(form, vectorWidth, config, why);
   return config;
 }
 
@@ -330,9 +337,7 @@ selectUnforced(const ConvolutionForm &form, int64_t vectorWidth,
     config.imageGroups = kFilterGradientImageGroups;
     why = "image_columns: a product per image, summed in 4 image groups in "
           "parallel.";
-    config.transposed = prefersTransposedFilterGradient(form, vectorWidth, why);
-    if (config.transposed)
-      config.chunkRows = chooseChunkRows(form, why);
+    chooseFilterGradientLayout(form, vectorWidth, config, why);
     return config;
   }
   // One running sum per image over its positions (a row of dY against a
