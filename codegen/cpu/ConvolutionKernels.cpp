@@ -98,6 +98,20 @@ Value buildImageColumns(OpBuilder &b, Location loc, Value input,
   return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), groups);
 }
 
+/// The shape buildImagePanels writes before collapsing it: (n, a, b, c, kh,
+/// kw, j) for panels that are parts of an output row (a the row, b the
+/// part), (n, a, c, kh, kw, b, j) for panels of whole rows (a the group of
+/// rows, b the row in it); j is the position in the panel's row.
+SmallVector<int64_t> panelCopyShape(int64_t channels, ArrayRef<int64_t> kernel,
+                                    int64_t outRows, int64_t outRow,
+                                    int64_t width) {
+  if (outRow % width == 0)
+    return {1, outRows, outRow / width, channels, kernel[0], kernel[1], width};
+  int64_t rowsPerPanel = width / outRow;
+  return {1,         outRows / rowsPerPanel, channels, kernel[0],
+          kernel[1], rowsPerPanel,           outRow};
+}
+
 /// The windows of one padded image `input` [1, C, H, W] as panels of
 /// `width` output positions: [1, OH*OW / width, C*KH*KW, width], panel t
 /// holding positions t * width .. (t + 1) * width - 1 (in row-major order)
@@ -105,9 +119,8 @@ Value buildImageColumns(OpBuilder &b, Location loc, Value input,
 /// (canLayOutPanels: width a multiple of OW) or part of one row (OW a
 /// multiple of width); the loop dims then split the positions so that
 /// every map stays a sum of dims times constants.
-/// `destination`, when given, is the tensor the copy writes, of the
-/// uncollapsed result's shape ((n, a, b, c, kh, kw, j) for parts of a row,
-/// (n, a, c, kh, kw, b, j) for whole rows); else a new one.
+/// `destination`, when given, is the tensor the copy writes, of
+/// panelCopyShape; else a new one.
 Value buildImagePanels(OpBuilder &b, Location loc, Value input,
                        ArrayRef<int64_t> kernel, int64_t outRows,
                        int64_t outRow, ArrayRef<int64_t> strides,
@@ -144,19 +157,18 @@ Value buildImagePanels(OpBuilder &b, Location loc, Value input,
   SmallVector<int64_t> resultOrder =
       partsOfRow ? SmallVector<int64_t>{0, 1, 5, 2, 3, 4, 6}
                  : SmallVector<int64_t>{0, 1, 2, 3, 4, 5, 6};
-  SmallVector<int64_t> resultShape;
   SmallVector<AffineExpr> write;
-  for (int64_t dim : resultOrder) {
-    resultShape.push_back(shape[dim]);
+  for (int64_t dim : resultOrder)
     write.push_back(d(dim));
-  }
+  SmallVector<int64_t> resultShape =
+      panelCopyShape(channels, kernel, outRows, outRow, width);
   Value empty = destination
                     ? destination
                     : tensor::EmptyOp::create(b, loc, resultShape,
                                               inputType.getElementType());
   assert(cast<RankedTensorType>(empty.getType()).getShape() ==
              ArrayRef<int64_t>(resultShape) &&
-         "a destination of the uncollapsed panels' shape");
+         "a destination of panelCopyShape");
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{empty.getType()}, ValueRange{input}, ValueRange{empty},
       ArrayRef<AffineMap>{read, AffineMap::get(7, 0, write, context)},
@@ -443,15 +455,10 @@ static Value buildPanelProducts(OpBuilder &b, Location loc,
       partOfRow ? b.getIndexAttr((width - 1) * form.strides[1] +
                                  (kernel[1] - 1) * form.dilations[1] + 1)
                 : tensor::getMixedSizes(b, loc, image)[3];
-  // buildImagePanels' uncollapsed result for one panel: (n, a, b, c, kh,
-  // kw, j) for part of a row, (n, a, c, kh, kw, b, j) for whole rows.
   int64_t channels = imageType.getDimSize(1);
-  SmallVector<int64_t> copyShape =
-      partOfRow
-          ? SmallVector<int64_t>{1, 1, 1, channels, kernel[0], kernel[1], width}
-          : SmallVector<int64_t>{1,         1,         channels, kernel[0],
-                                 kernel[1], panelRows, outRow};
-  Value panelBuffer = tensor::EmptyOp::create(b, loc, copyShape, element);
+  Value panelBuffer = tensor::EmptyOp::create(
+      b, loc, panelCopyShape(channels, kernel, panelRows, panelRow, width),
+      element);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value count = arith::ConstantIndexOp::create(b, loc, panels);
@@ -459,68 +466,61 @@ static Value buildPanelProducts(OpBuilder &b, Location loc,
   // offsets of the induction variable needs its block in a region.
   auto loop = scf::ForOp::create(b, loc, zero, count, one,
                                  ValueRange{outPanels, panelBuffer});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    OpBuilder &nb = b;
-    Location l = loc;
-    nb.setInsertionPointToStart(loop.getBody());
-    Value t = loop.getInductionVar();
-    ValueRange args = loop.getRegionIterArgs();
-    {
-      // The first input row and column the panel reads.
-      AffineExpr t0 = getAffineSymbolExpr(0, context);
-      AffineExpr rowExpr, columnExpr;
-      if (partOfRow) {
-        int64_t partsPerRow = outRow / width;
-        rowExpr = t0.floorDiv(partsPerRow) * form.strides[0];
-        columnExpr = (t0 % partsPerRow) * (width * form.strides[1]);
-      } else {
-        rowExpr = t0 * (panelRows * form.strides[0]);
-        columnExpr = getAffineConstantExpr(0, context);
-      }
-      auto at = [&](AffineExpr e) -> OpFoldResult {
-        return affine::makeComposedFoldedAffineApply(nb, l, e, {t});
-      };
-      SmallVector<OpFoldResult> unit(4, nb.getIndexAttr(1));
-      Value rows = tensor::ExtractSliceOp::create(
-          nb, l, image,
-          ArrayRef<OpFoldResult>{nb.getIndexAttr(0), nb.getIndexAttr(0),
-                                 at(rowExpr), at(columnExpr)},
-          ArrayRef<OpFoldResult>{nb.getIndexAttr(1), nb.getIndexAttr(channels),
-                                 nb.getIndexAttr(inRows), inColumns},
-          unit);
-      Value columns =
-          buildImagePanels(nb, l, rows, kernel, panelRows, panelRow,
-                           form.strides, form.dilations, width, args[1]);
-      Value copied = columns.getDefiningOp<tensor::CollapseShapeOp>().getSrc();
-      SmallVector<OpFoldResult> offsets = {
-          nb.getIndexAttr(0), nb.getIndexAttr(0), t, nb.getIndexAttr(0)};
-      SmallVector<OpFoldResult> sizes = {
-          nb.getIndexAttr(1), nb.getIndexAttr(filters), nb.getIndexAttr(1),
-          nb.getIndexAttr(width)};
-      Value outPanel =
-          tensor::ExtractSliceOp::create(nb, l, args[0], offsets, sizes, unit);
-      if (fill)
-        outPanel = linalg::FillOp::create(nb, l, fill.getInputs(),
-                                          ValueRange{outPanel})
-                       .getResult(0);
-      // Loops (n, t, f, j, k), n and t of size 1.
-      SmallVector<utils::IteratorType> iterators(5,
-                                                 utils::IteratorType::parallel);
-      iterators.back() = utils::IteratorType::reduction;
-      Value product = buildMultiplyAccumulate(
-          nb, l, matrix, columns, outPanel,
-          {AffineMap::get(5, 0, {d(2), d(4)}, context),
-           AffineMap::get(5, 0, {d(0), d(1), d(4), d(3)}, context),
-           AffineMap::get(5, 0, {d(0), d(2), d(1), d(3)}, context)},
-          iterators);
-      if (config.reluEpilogue)
-        product = applyRelu(nb, l, product);
-      Value updated = tensor::InsertSliceOp::create(nb, l, product, args[0],
-                                                    offsets, sizes, unit);
-      scf::YieldOp::create(nb, l, ValueRange{updated, copied});
-    }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value t = loop.getInductionVar();
+  ValueRange args = loop.getRegionIterArgs();
+  // The first input row and column the panel reads.
+  AffineExpr t0 = getAffineSymbolExpr(0, context);
+  AffineExpr rowExpr, columnExpr;
+  if (partOfRow) {
+    int64_t partsPerRow = outRow / width;
+    rowExpr = t0.floorDiv(partsPerRow) * form.strides[0];
+    columnExpr = (t0 % partsPerRow) * (width * form.strides[1]);
+  } else {
+    rowExpr = t0 * (panelRows * form.strides[0]);
+    columnExpr = getAffineConstantExpr(0, context);
   }
+  auto at = [&](AffineExpr e) -> OpFoldResult {
+    return affine::makeComposedFoldedAffineApply(b, loc, e, {t});
+  };
+  SmallVector<OpFoldResult> unit(4, b.getIndexAttr(1));
+  Value rows = tensor::ExtractSliceOp::create(
+      b, loc, image,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), at(rowExpr),
+                             at(columnExpr)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(channels),
+                             b.getIndexAttr(inRows), inColumns},
+      unit);
+  Value columns =
+      buildImagePanels(b, loc, rows, kernel, panelRows, panelRow, form.strides,
+                       form.dilations, width, args[1]);
+  Value copied = columns.getDefiningOp<tensor::CollapseShapeOp>().getSrc();
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0), t,
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(filters),
+                                     b.getIndexAttr(1), b.getIndexAttr(width)};
+  Value outPanel =
+      tensor::ExtractSliceOp::create(b, loc, args[0], offsets, sizes, unit);
+  if (fill)
+    outPanel =
+        linalg::FillOp::create(b, loc, fill.getInputs(), ValueRange{outPanel})
+            .getResult(0);
+  // Loops (n, t, f, j, k), n and t of size 1.
+  SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
+  iterators.back() = utils::IteratorType::reduction;
+  Value product = buildMultiplyAccumulate(
+      b, loc, matrix, columns, outPanel,
+      {AffineMap::get(5, 0, {d(2), d(4)}, context),
+       AffineMap::get(5, 0, {d(0), d(1), d(4), d(3)}, context),
+       AffineMap::get(5, 0, {d(0), d(2), d(1), d(3)}, context)},
+      iterators);
+  if (config.reluEpilogue)
+    product = applyRelu(b, loc, product);
+  Value updated = tensor::InsertSliceOp::create(b, loc, product, args[0],
+                                                offsets, sizes, unit);
+  scf::YieldOp::create(b, loc, ValueRange{updated, copied});
+  b.setInsertionPointAfter(loop);
   return tensor::CollapseShapeOp::create(
       b, loc, loop.getResult(0),
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});

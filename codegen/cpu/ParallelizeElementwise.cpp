@@ -212,9 +212,10 @@ struct ParallelizeElementwisePass
     return OpFoldResult();
   }
 
-  /// The view of `op`'s output `init` that a fill of `filled` covers: the
-  /// output itself, or a rank-preserving subview of it (the interior of a
-  /// padded buffer the op writes, whose border the fill zeroes).
+  /// Whether a fill of `filled` covers the op's output `init`: it is the
+  /// output itself, or the output is a rank-preserving subview of it (the
+  /// interior of a padded buffer the op writes, whose border the fill
+  /// zeroes).
   static bool fillsAroundOutput(Value filled, Value init) {
     if (init == filled)
       return true;
@@ -392,10 +393,26 @@ struct ParallelizeElementwisePass
       unit.op->erase();
   }
 
+  /// Splits `op` with its leading fills; a fill around its output (not of
+  /// the output itself) that does not go into its chunks, or all of them
+  /// when `op` stays whole, is split on its own, as it was before it
+  /// counted as leading.
   void parallelize(linalg::LinalgOp op) {
+    SmallVector<linalg::FillOp> fills = leadingFills(op), whole;
+    if (!splitWithFills(op, fills, whole))
+      for (linalg::FillOp fill : fills)
+        if (!llvm::is_contained(op.getDpsInits(), fill.getOutputs()[0]))
+          whole.push_back(fill);
+    for (linalg::FillOp fill : whole)
+      parallelize(fill);
+  }
+
+  /// `op` as an scf.parallel over row chunks, `fills` in its chunks where
+  /// they can be (the others into `whole`); false when it stays as it is.
+  bool splitWithFills(linalg::LinalgOp op, ArrayRef<linalg::FillOp> fills,
+                      SmallVectorImpl<linalg::FillOp> &whole) {
     if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
-      return;
-    SmallVector<linalg::FillOp> fills = leadingFills(op);
+      return false;
     // The split dim: the outermost parallel one that is not known to be 1
     // and that every output spans, so chunks write disjoint elements (and
     // each chunk runs its reductions whole).
@@ -412,7 +429,7 @@ struct ParallelizeElementwisePass
           spannedByOutputs(dim))
         split = dim;
     if (!split)
-      return;
+      return false;
     unsigned dim = *split;
     // A buffer written and also read other than along the split dim at the
     // same position (a transpose in place, a row broadcast of itself) would
@@ -424,7 +441,7 @@ struct ParallelizeElementwisePass
             (op.getMatchingIndexingMap(input) !=
                  op.getMatchingIndexingMap(&init) ||
              resultOfDim(op.getMatchingIndexingMap(input), dim) != written))
-          return;
+          return false;
     }
     // Likewise a body that reads one of the op's outputs itself (a gather
     // from the buffer being written) or writes any buffer.
@@ -433,7 +450,7 @@ struct ParallelizeElementwisePass
     if (!bodyWrites.empty() || llvm::any_of(op.getDpsInits(), [&](Value init) {
           return bodyReads.contains(rootBuffer(init, /*arenaViews=*/true));
         }))
-      return;
+      return false;
     auto known = [](int64_t size) {
       return ShapedType::isDynamic(size) ? int64_t(1) : size;
     };
@@ -446,7 +463,7 @@ struct ParallelizeElementwisePass
     // on the calling thread.
     bool dynamic = llvm::any_of(ranges, ShapedType::isDynamic);
     if (!dynamic && others * known(ranges[dim]) < minElements)
-      return;
+      return false;
     int64_t rowsPerChunk =
         std::max<int64_t>(1, llvm::divideCeil(chunkElements, others));
 
@@ -462,7 +479,7 @@ struct ParallelizeElementwisePass
       }
     }
     if (!extentSource)
-      return;
+      return false;
 
     OpBuilder builder(op);
     Location loc = op.getLoc();
@@ -502,7 +519,6 @@ struct ParallelizeElementwisePass
     }
     // The fills of its outputs, on the same views of them, and of the
     // buffers around them, on those buffers' rows of the chunk.
-    SmallVector<linalg::FillOp> whole;
     for (linalg::FillOp fill : llvm::reverse(fills)) {
       Value chunkOutput = chunkOfFill(
           builder, loc, op, dim, fill.getOutputs()[0], offset, size, views);
@@ -530,8 +546,7 @@ struct ParallelizeElementwisePass
       index.getResult().replaceAllUsesExcept(shifted, shifted);
     });
     op->erase();
-    for (linalg::FillOp fill : whole)
-      parallelize(fill);
+    return true;
   }
 };
 

@@ -420,3 +420,31 @@ func.func @fill_around_part_of_the_images(%arena: memref<?xi8>, %n: index,
   }
   return
 }
+
+// -----
+
+#id4s = affine_map<(n, c, h, w) -> (n, c, h, w)>
+
+// The op writing the interior is too small to split (2048 elements), the
+// padded buffer's fill is not (4608): the fill is split on its own, as any
+// fill that no op takes into its chunks.
+// CHECK-LABEL: func.func @fill_around_an_op_left_whole
+// CHECK:         scf.parallel
+// CHECK:           linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<?x16x12x12xf32, strided
+// CHECK:         }
+// CHECK-NOT:     scf.parallel
+// CHECK:         linalg.generic
+func.func @fill_around_an_op_left_whole(%x: memref<2x16x8x8xf32>, %padded: memref<2x16x12x12xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %interior = memref.subview %padded[0, 0, 2, 2] [2, 16, 8, 8] [1, 1, 1, 1]
+      : memref<2x16x12x12xf32> to memref<2x16x8x8xf32, strided<[2304, 144, 12, 1], offset: 26>>
+  linalg.fill ins(%zero : f32) outs(%padded : memref<2x16x12x12xf32>)
+  linalg.generic {indexing_maps = [#id4s, #id4s], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<2x16x8x8xf32>)
+      outs(%interior : memref<2x16x8x8xf32, strided<[2304, 144, 12, 1], offset: 26>>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
