@@ -40,9 +40,10 @@ llvm::SmallVector<int64_t> keptDims(unsigned rank,
 /// like the kept dims (in order), starting from 0. `inputs` are read
 /// through `inputMaps` (maps of the full domain); the body gets the input
 /// scalars and yields one contribution per result. Floats summed over
-/// several dims are summed in stages (each slice of the outermost reduced
-/// dim, then those partial sums), unless `staged` is false: then one
-/// running sum over all of them (a convolution window's few terms).
+/// several dims are summed in two stages (each slice of the outermost
+/// reduced dim by one op, then those partial sums), unless `staged` is
+/// false: then one running sum over all of them (a convolution window's few
+/// terms).
 llvm::SmallVector<Value>
 sumOver(OpBuilder &b, Location loc, llvm::ArrayRef<OpFoldResult> domain,
         llvm::ArrayRef<int64_t> reduced, mlir::ValueRange inputs,

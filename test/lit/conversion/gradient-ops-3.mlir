@@ -23,14 +23,14 @@ func.func @conv_transpose(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>) -> t
 // -----
 
 // BatchNormalizationGrad: per channel, the sums of dY and of
-// dY * (x - mean) (one pass, then staged over H and N), then
+// dY * (x - mean) (one pass over each image's H x W slice, then those
+// partial sums over N), then
 // dX = scale * inv_std * (dY - mean(dY) - x_hat * mean(dY * x_hat)).
 // CHECK-LABEL: func.func @batch_norm_grad(
-// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME:      outs(%{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x3xf32>)
 // CHECK:           arith.subf
 // CHECK:           arith.mulf
-// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK:         linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
 // CHECK:         linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
 // CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]

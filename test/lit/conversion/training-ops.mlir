@@ -103,17 +103,18 @@ func.func @gather_grad(%dy: tensor<3x4xf32>, %i: tensor<3xi64>) -> tensor<5x4xf3
 // -----
 
 // BatchNormInternal (training mode): the batch mean and variance per
-// channel, summed over W, then H, then N; the normalized output from them;
-// the running statistics updated with momentum 0.9:
-// running * 0.9 + batch * (1 - 0.9).
+// channel, summed over each image's H x W slice, then over N; the
+// normalized output from them; the running statistics updated with
+// momentum 0.9: running * 0.9 + batch * (1 - 0.9).
 // CHECK-LABEL: func.func @batch_norm_training(
-// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
-// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME:      outs(%{{.*}} : tensor<2x3xf32>)
 // CHECK:         linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
 // CHECK:           arith.divf
-// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]
 // CHECK:           arith.subf
 // CHECK:           arith.mulf
+// CHECK:         linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
 // CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
 // CHECK:           arith.subf
 // CHECK:           arith.mulf
