@@ -4,7 +4,8 @@
 // (n, c, d...) -> (c). Everything computes in X's accumulator type (f32 for
 // float16/bfloat16).
 //   training_mode = 0: Y = (x - input_mean) / sqrt(input_var + epsilon) *
-//     scale + B; running_mean/running_var are input_mean/input_var.
+//     scale + B (as x * alpha + beta with per-channel alpha and beta, like
+//     ORT's kernel); running_mean/running_var are input_mean/input_var.
 //   training_mode = 1: mean and (biased) var over every dim but C (two
 //     reductions), Y normalized with them, running_* = input_* * momentum +
 //     batch_* * (1 - momentum).
@@ -34,9 +35,8 @@ struct LowerBatchNormalization
     Type elementType = xType.getElementType();
     Type compute = getAccumulatorType(elementType);
     Numeric computeNumeric = Numeric::of(compute);
-    Type statType =
-        cast<RankedTensorType>(adaptor.getInputMean().getType())
-            .getElementType();
+    Type statType = cast<RankedTensorType>(adaptor.getInputMean().getType())
+                        .getElementType();
     Type paramType =
         cast<RankedTensorType>(adaptor.getScale().getType()).getElementType();
     SmallVector<int64_t> axes;
@@ -69,18 +69,18 @@ struct LowerBatchNormalization
     } else {
       Value count = countElements(rewriter, loc, sizes, axes, computeNumeric);
       Value sumInit = createFilled(rewriter, loc, channels, compute, 0.0);
-      Value sums =
-          buildReduction(rewriter, loc, {x}, axes, {sumInit},
-                         [&](OpBuilder &b, Location l, ValueRange args) {
-                           return SmallVector<Value>{arith::AddFOp::create(
-                               b, l, args[1], read(b, l, args[0], elementType))};
-                         })
-              .front();
+      Value sums = buildReduction(
+                       rewriter, loc, {x}, axes, {sumInit},
+                       [&](OpBuilder &b, Location l, ValueRange args) {
+                         return SmallVector<Value>{arith::AddFOp::create(
+                             b, l, args[1], read(b, l, args[0], elementType))};
+                       })
+                       .front();
       Value meanInit = createEmpty(rewriter, loc, channels, compute);
       mean = buildElementwise(rewriter, loc, {sums}, {meanInit},
                               [&](OpBuilder &b, Location l, ValueRange args) {
-                                return SmallVector<Value>{
-                                    arith::DivFOp::create(b, l, args[0], count)};
+                                return SmallVector<Value>{arith::DivFOp::create(
+                                    b, l, args[0], count)};
                               })
                  .front();
       Value squaresInit = createFilled(rewriter, loc, channels, compute, 0.0);
@@ -121,8 +121,7 @@ struct LowerBatchNormalization
                          b, l, arith::MulFOp::create(b, l, in, m),
                          arith::MulFOp::create(b, l, args[1], rest));
                      return SmallVector<Value>{convertScalar(
-                         b, l, blended, computeNumeric,
-                         Numeric::of(statType))};
+                         b, l, blended, computeNumeric, Numeric::of(statType))};
                    })
             .front();
       };
@@ -130,42 +129,54 @@ struct LowerBatchNormalization
       runningVar = blend(adaptor.getInputVar(), var);
     }
 
-    // Y = (x - mean) / sqrt(var + epsilon) * scale + B
-    Value epsilon = createScalar(rewriter, loc, compute,
-                                 op.getEpsilon().convertToDouble());
+    // Y = (x - mean) / sqrt(var + epsilon) * scale + B, computed as ORT's
+    // CPU kernel does: per channel, alpha = 1 / sqrt(var + epsilon) * scale
+    // and beta = B - mean * alpha, then Y = x * alpha + beta. A division
+    // per element (the formula as written) was most of an inference
+    // BatchNorm's time.
+    Value epsilon =
+        createScalar(rewriter, loc, compute, op.getEpsilon().convertToDouble());
+    Value one = createScalar(rewriter, loc, compute, 1.0);
+    ValueRange factors = buildElementwise(
+        rewriter, loc, {mean, var, adaptor.getScale(), adaptor.getB()},
+        {createEmpty(rewriter, loc, channels, compute),
+         createEmpty(rewriter, loc, channels, compute)},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value shifted = arith::AddFOp::create(
+              b, l, read(b, l, args[1], meanType), epsilon);
+          Value inverse = arith::DivFOp::create(
+              b, l, one, math::SqrtOp::create(b, l, shifted));
+          Value alpha = arith::MulFOp::create(b, l, inverse,
+                                              read(b, l, args[2], paramType));
+          Value beta = arith::SubFOp::create(
+              b, l, read(b, l, args[3], paramType),
+              arith::MulFOp::create(b, l, read(b, l, args[0], meanType),
+                                    alpha));
+          return SmallVector<Value>{alpha, beta};
+        });
+    Value alpha = factors[0], beta = factors[1];
     Value yInit = createEmpty(rewriter, loc, sizes, elementType);
     Value y =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{yInit.getType()},
-            ValueRange{x, mean, var, adaptor.getScale(), adaptor.getB()},
-            ValueRange{yInit},
-            SmallVector<AffineMap>{identity, channelMap, channelMap,
-                                   channelMap, channelMap, identity},
+            ValueRange{x, alpha, beta}, ValueRange{yInit},
+            SmallVector<AffineMap>{identity, channelMap, channelMap, identity},
             parallelIterators(rank),
             [&](OpBuilder &b, Location l, ValueRange args) {
-              Value d = arith::SubFOp::create(
-                  b, l, read(b, l, args[0], elementType),
-                  read(b, l, args[1], meanType));
-              Value shifted = arith::AddFOp::create(
-                  b, l, read(b, l, args[2], meanType), epsilon);
-              Value normalized = arith::DivFOp::create(
-                  b, l, d, math::SqrtOp::create(b, l, shifted));
               Value scaled = arith::MulFOp::create(
-                  b, l, normalized, read(b, l, args[3], paramType));
-              Value biased = arith::AddFOp::create(
-                  b, l, scaled, read(b, l, args[4], paramType));
-              linalg::YieldOp::create(
-                  b, l,
-                  convertScalar(b, l, biased, computeNumeric,
-                                Numeric::of(elementType)));
+                  b, l, read(b, l, args[0], elementType), args[1]);
+              Value biased = arith::AddFOp::create(b, l, scaled, args[2]);
+              linalg::YieldOp::create(b, l,
+                                      convertScalar(b, l, biased,
+                                                    computeNumeric,
+                                                    Numeric::of(elementType)));
             })
             .getResult(0);
     rewriter.replaceOp(
-        op, {castTensor(rewriter, loc, y, op.getY().getType()),
-             castTensor(rewriter, loc, runningMean,
-                        op.getRunningMean().getType()),
-             castTensor(rewriter, loc, runningVar,
-                        op.getRunningVar().getType())});
+        op,
+        {castTensor(rewriter, loc, y, op.getY().getType()),
+         castTensor(rewriter, loc, runningMean, op.getRunningMean().getType()),
+         castTensor(rewriter, loc, runningVar, op.getRunningVar().getType())});
     return success();
   }
 };

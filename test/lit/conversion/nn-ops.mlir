@@ -93,18 +93,24 @@ func.func @layer_norm(%x: tensor<2x8xf32>, %scale: tensor<8xf32>, %bias: tensor<
 
 // -----
 
-// BatchNormalization in inference mode: one generic, the statistics and
-// affine parameters read per channel (d1): (x - mean) / sqrt(var + eps) *
-// scale + bias.
+// BatchNormalization in inference mode, as ORT's kernel computes it: per
+// channel alpha = 1 / sqrt(var + eps) * scale and beta = bias - mean *
+// alpha, then one generic over x reading them per channel (d1):
+// x * alpha + beta, with no division per element.
 // CHECK-DAG:     #[[$CHANNEL:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @batch_norm_inference(
-// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[$CHANNEL]], #[[$CHANNEL]], #[[$CHANNEL]], #[[$CHANNEL]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-// CHECK:           arith.subf
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel"]}
 // CHECK:           arith.addf
 // CHECK:           math.sqrt
 // CHECK:           arith.divf
 // CHECK:           arith.mulf
-// CHECK:           arith.addf
+// CHECK:           arith.mulf
+// CHECK:           arith.subf
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[$CHANNEL]], #[[$CHANNEL]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-NEXT:      ^bb0
+// CHECK-NEXT:        arith.mulf
+// CHECK-NEXT:        arith.addf
+// CHECK-NEXT:        linalg.yield
 func.func @batch_norm_inference(%x: tensor<2x3x4x4xf32>, %scale: tensor<3xf32>, %bias: tensor<3xf32>, %mean: tensor<3xf32>, %var: tensor<3xf32>) -> tensor<2x3x4x4xf32> {
   %0:3 = onnx.BatchNormalization(%x, %scale, %bias, %mean, %var) {epsilon = 1.0e-05 : f32} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>)
   return %0#0 : tensor<2x3x4x4xf32>
