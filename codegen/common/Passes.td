@@ -139,7 +139,12 @@ def FuseElementwise : Pass<"odt-fuse-elementwise", "mlir::ModuleOp"> {
     operand is read once per consumer iteration (its indexing map uses every
     loop). Fusing ReLU into the matrix product that reads its result would
     recompute it once per output column and hide the product from
-    odt-vectorize-contractions. Producers with one use only, as upstream.
+    odt-vectorize-contractions. Producers with one use only, as upstream,
+    except a cheap one (elementwise, at most four adds, multiplies,
+    comparisons or selects, at most one input as large as its result) whose
+    every consumer would fuse it and whose large input a later op reads
+    anyway: it is copied into each consumer, so its result is never
+    written (BatchNorm's output, read by ReLU6 and by ReLU6's gradient).
     Likewise reshapes are not folded (by expanding the op's loops) into or
     out of ops with reductions, so a product over collapsed operands (a
     convolution as filter times image columns) stays a product.

@@ -82,3 +82,107 @@ func.func @transpose_then_product(%w: tensor<16x4xf32>, %x: tensor<8x16xf32>, %c
   } -> tensor<8x4xf32>
   return %p : tensor<8x4xf32>
 }
+
+// -----
+
+#id = affine_map<(n, c) -> (n, c)>
+#ch = affine_map<(n, c) -> (c)>
+
+// A cheap producer (a normalization: x * alpha + beta per channel) read by
+// two elementwise consumers (ReLU6 in the forward, the gradient's mask in
+// the backward) is computed again inside each: its result is never
+// written, each consumer reads x, which a later op (BatchNorm's gradient,
+// here a sum) reads anyway.
+// CHECK-LABEL: func.func @normalize_read_twice
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%arg0, %arg1, %arg2 :
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:           arith.maximumf
+// CHECK:           arith.minimumf
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%arg0, %arg1, %arg2, %arg3 :
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:           arith.cmpf
+// CHECK:           arith.select
+// CHECK:         linalg.generic {{.*}}"reduction"
+// CHECK-SAME:      ins(%arg0 :
+// CHECK-NOT:     linalg.generic
+func.func @normalize_read_twice(%x: tensor<8x4xf32>, %alpha: tensor<4xf32>, %beta: tensor<4xf32>, %dy: tensor<8x4xf32>)
+    -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #ch, #ch, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %alpha, %beta : tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %in, %a : f32
+    %s = arith.addf %m, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  %z = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %lo = arith.maximumf %in, %zero : f32
+    %hi = arith.minimumf %lo, %six : f32
+    linalg.yield %hi : f32
+  } -> tensor<8x4xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %dy : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %d: f32, %out: f32):
+    %inside = arith.cmpf olt, %in, %six : f32
+    %r = arith.select %inside, %d, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  %c = tensor.empty() : tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #ch], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<8x4xf32>) outs(%c : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %z, %g, %sum : tensor<8x4xf32>, tensor<8x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(n, c) -> (n, c)>
+#ch = affine_map<(n, c) -> (c)>
+
+// The same producer whose input nothing reads after its consumers (a
+// product's output, which the bias add would overwrite in place) stays one
+// op that both read: computed again in each, it would keep its input alive
+// until the last of them in place of its result.
+// CHECK-LABEL: func.func @bias_add_read_twice
+// CHECK:         %[[Y:.*]] = linalg.generic
+// CHECK-SAME:      ins(%arg0, %arg1 :
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[Y]] :
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[Y]], %arg2 :
+func.func @bias_add_read_twice(%x: tensor<8x4xf32>, %bias: tensor<4xf32>, %dy: tensor<8x4xf32>)
+    -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bias : tensor<8x4xf32>, tensor<4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  %z = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %dy : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %d: f32, %out: f32):
+    %pos = arith.cmpf ogt, %in, %zero : f32
+    %r = arith.select %pos, %d, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  return %z, %g : tensor<8x4xf32>, tensor<8x4xf32>
+}
