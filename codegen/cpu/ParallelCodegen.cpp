@@ -258,8 +258,19 @@ bool compileToObject(llvm::Module &module, const CodegenTarget &target,
   std::vector<std::string> objects(parts), errors(parts);
   std::vector<char> succeeded(parts, 0);
   {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
+    // Largest first, so that no large part starts last while the other
+    // threads have nothing left (parts take 0.1 to 0.7 s for
+    // resnet18_cifar).
+    std::vector<unsigned> order(parts);
     for (unsigned part = 0; part < parts; ++part)
+      order[part] = part;
+    std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
+      if (bitcodes[a].size() != bitcodes[b].size())
+        return bitcodes[a].size() > bitcodes[b].size();
+      return a < b;
+    });
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
+    for (unsigned part : order)
       pool.async([&, part]() {
         succeeded[part] =
             compilePart(bitcodes[part], target, objects[part], errors[part]);
