@@ -37,6 +37,38 @@ namespace odt {
 
 namespace {
 
+/// The largest value of `expr` over the loops' static ranges with the row
+/// loop at 0 (where a row's read starts), if `expr` is a sum of loops with
+/// non-negative factors and a constant, over loops of known extent.
+std::optional<int64_t> largestStart(AffineExpr expr, unsigned row,
+                                    ArrayRef<int64_t> ranges) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    if (dim.getPosition() == row)
+      return 0;
+    int64_t range = ranges[dim.getPosition()];
+    if (ShapedType::isDynamic(range) || range < 1)
+      return std::nullopt;
+    return range - 1;
+  }
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return constant.getValue();
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary)
+    return std::nullopt;
+  std::optional<int64_t> lhs = largestStart(binary.getLHS(), row, ranges);
+  if (!lhs)
+    return std::nullopt;
+  if (expr.getKind() == AffineExprKind::Add) {
+    std::optional<int64_t> rhs = largestStart(binary.getRHS(), row, ranges);
+    return rhs ? std::optional<int64_t>(*lhs + *rhs) : std::nullopt;
+  }
+  auto factor = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  if (expr.getKind() == AffineExprKind::Mul && factor &&
+      factor.getValue() >= 0 && *lhs >= 0)
+    return *lhs * factor.getValue();
+  return std::nullopt;
+}
+
 /// The row loop's stride in `expr` (expr = row * stride + rest), if the
 /// row loop appears only so; 0 when it does not appear.
 std::optional<int64_t> strideOf(AffineExpr expr, unsigned row,
@@ -342,8 +374,21 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     auto readRow = [&](OpBuilder &nb, Value memref, AffineMap map,
                        int64_t stride) -> Value {
       SmallVector<Value> at = indices(nb, map);
-      Type scalar = cast<MemRefType>(memref.getType()).getElementType();
+      auto type = cast<MemRefType>(memref.getType());
+      Type scalar = type.getElementType();
       int64_t span = (length - 1) * stride + 1;
+      // A strided row is read as length * stride elements where the
+      // buffer's row has room for them wherever the read starts: a read of
+      // (length - 1) * stride + 1 (15 floats for 8 outputs at stride 2)
+      // became a scalar load or two per output, since LLVM cannot widen a
+      // load past the elements it was asked for; the whole width is one
+      // vector load (a stride-2 depthwise convolution's taps).
+      std::optional<int64_t> start =
+          largestStart(map.getResults().back(), row, staticRanges);
+      int64_t inner = type.getShape().back();
+      if (stride > 1 && start && !ShapedType::isDynamic(inner) &&
+          *start + length * stride <= inner)
+        span = length * stride;
       Value padding =
           arith::ConstantOp::create(nb, loc, nb.getZeroAttr(scalar));
       Value read = vector::TransferReadOp::create(
