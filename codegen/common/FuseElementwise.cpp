@@ -70,6 +70,12 @@ bool shouldFuse(OpOperand *fused) {
   return true;
 }
 
+/// Whether an input read through `map` is as large as the op's result: it
+/// moves with every loop (the others broadcast, a channel's statistics).
+bool spansEveryLoop(AffineMap map) {
+  return map.getNumResults() == map.getNumDims();
+}
+
 /// Arithmetic as cheap as reading an operand again: a few adds, multiplies,
 /// comparisons and selects (no division, no math function).
 constexpr unsigned kCheapBodyOps = 4;
@@ -92,8 +98,7 @@ bool isCheapToRecompute(linalg::GenericOp op) {
     Type element = getElementTypeOrSelf(input->get().getType());
     if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() > outputBits)
       return false;
-    AffineMap map = op.getMatchingIndexingMap(input);
-    if (map.getNumResults() == map.getNumDims())
+    if (spansEveryLoop(op.getMatchingIndexingMap(input)))
       ++full;
   }
   if (full > 1)
@@ -128,8 +133,7 @@ bool inputOutlivesConsumers(linalg::GenericOp producer,
       last = owner;
   }
   for (OpOperand *input : producer.getDpsInputOperands()) {
-    AffineMap map = producer.getMatchingIndexingMap(input);
-    if (map.getNumResults() != map.getNumDims())
+    if (!spansEveryLoop(producer.getMatchingIndexingMap(input)))
       continue; // broadcast: a channel's statistics, kept anyway or small
     bool readLater =
         llvm::any_of(input->get().getUsers(), [&](Operation *user) {

@@ -383,12 +383,14 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       // became a scalar load or two per output, since LLVM cannot widen a
       // load past the elements it was asked for; the whole width is one
       // vector load (a stride-2 depthwise convolution's taps).
-      std::optional<int64_t> start =
-          largestStart(map.getResults().back(), row, staticRanges);
-      int64_t inner = type.getShape().back();
-      if (stride > 1 && start && !ShapedType::isDynamic(inner) &&
-          *start + length * stride <= inner)
-        span = length * stride;
+      if (stride > 1) {
+        std::optional<int64_t> start =
+            largestStart(map.getResults().back(), row, staticRanges);
+        int64_t inner = type.getShape().back();
+        if (start && !ShapedType::isDynamic(inner) &&
+            *start + length * stride <= inner)
+          span = length * stride;
+      }
       Value padding =
           arith::ConstantOp::create(nb, loc, nb.getZeroAttr(scalar));
       Value read = vector::TransferReadOp::create(
