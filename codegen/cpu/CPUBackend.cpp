@@ -151,6 +151,17 @@ static void chooseCodegenSettings() {
   if (auto found = options.find("post-RA-scheduler");
       found != options.end() && !found->second->getNumOccurrences())
     found->second->addOccurrence(1, "post-RA-scheduler", "false");
+  // Instruction selection orders each block's nodes by register pressure
+  // (bottom-up), not in source order: the source-order list scheduler
+  // rescans a window of up to 1000 ready nodes for every node it places,
+  // and an entry point's straight-line code (hundreds of task calls and
+  // their contexts' stores) keeps that window full: 0.3 s for
+  // resnet18_cifar's train step alone (3.6 s in llc with its defaults).
+  // The machine scheduler after it orders the instructions either way; the
+  // step times were the same (docs/decisions.md, 2026-12-05).
+  if (auto found = options.find("pre-RA-sched");
+      found != options.end() && !found->second->getNumOccurrences())
+    found->second->addOccurrence(1, "pre-RA-sched", "list-burr");
 }
 
 llvm::TargetMachine *getTargetMachine(const CodegenTarget &target,
@@ -278,7 +289,9 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   } else {
     pm.addPass(createInterchangeReductions());
     if (options.optimize) {
-      // Large elementwise loops (the optimizer update) run over threads.
+      // Elementwise ops over as few loops as their buffers allow, then
+      // the large ones (the optimizer update) over threads.
+      pm.addNestedPass<func::FuncOp>(createCollapseElementwise());
       pm.addNestedPass<func::FuncOp>(createParallelizeElementwise());
       // Window reductions and elementwise ops over short rows: the row as
       // a vector value.
@@ -297,6 +310,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     perFunction.addPass(createForallToParallelLoopPass());
   }
   pm.addPass(createOutlineParallelLoops());
+  if (options.optimize)
+    pm.addPass(createOutlineSerialLoops());
   {
     OpPassManager &perFunction = pm.nest<func::FuncOp>();
     if (options.optimize)

@@ -6,7 +6,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Threading.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/BitVector.h"
 
 using namespace mlir;
 
@@ -113,6 +115,61 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
     return task;
   }
 
+  /// The functions named `prefix...` lose the arguments their folded
+  /// bodies do not use, and their calls the operands that fed them. The
+  /// serial nests odt-outline-serial-loops made take whole descriptors
+  /// too; a parallel body that calls one would otherwise keep, and have
+  /// packed, every field of them (the optimizer's: offsets and allocated
+  /// pointers of every parameter's views).
+  static void dropUnusedArguments(ModuleOp module, StringRef prefix) {
+    SmallVector<LLVM::LLVMFuncOp> functions;
+    for (auto function : module.getOps<LLVM::LLVMFuncOp>())
+      if (function.getName().starts_with(prefix) && !function.isExternal() &&
+          !function.getArgAttrs())
+        functions.push_back(function);
+    parallelForEach(module.getContext(), functions,
+                    [](LLVM::LLVMFuncOp function) {
+                      (void)applyPatternsGreedily(function.getOperation(),
+                                                  FrozenRewritePatternSet());
+                    });
+    llvm::StringMap<llvm::BitVector> unusedOf;
+    for (LLVM::LLVMFuncOp function : functions) {
+      Block &entry = function.getBody().front();
+      llvm::BitVector unused(entry.getNumArguments());
+      for (BlockArgument argument : entry.getArguments())
+        unused[argument.getArgNumber()] = argument.use_empty();
+      if (unused.none())
+        continue;
+      entry.eraseArguments(unused);
+      SmallVector<Type> kept;
+      for (auto [index, type] :
+           llvm::enumerate(function.getFunctionType().getParams()))
+        if (!unused[index])
+          kept.push_back(type);
+      function.setFunctionType(LLVM::LLVMFunctionType::get(
+          function.getFunctionType().getReturnType(), kept));
+      unusedOf[function.getName()] = unused;
+    }
+    SmallVector<LLVM::CallOp> calls;
+    module.walk([&](LLVM::CallOp call) {
+      std::optional<StringRef> callee = call.getCallee();
+      if (callee && unusedOf.count(*callee))
+        calls.push_back(call);
+    });
+    OpBuilder builder(module.getContext());
+    for (LLVM::CallOp call : calls) {
+      const llvm::BitVector &unused = unusedOf[*call.getCallee()];
+      SmallVector<Value> operands;
+      for (auto [index, operand] : llvm::enumerate(call.getArgOperands()))
+        if (!unused[index])
+          operands.push_back(operand);
+      builder.setInsertionPoint(call);
+      auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(*call.getCallee());
+      LLVM::CallOp::create(builder, call.getLoc(), function, operands);
+      call.erase();
+    }
+  }
+
   /// Each call of an outlined parallel body, `__odt_par_N(0, count, ...)`,
   /// becomes: the captured values stored in a stack struct, then
   /// `parallel(task, &struct, count)` through the pointer that exported
@@ -166,6 +223,7 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
     // and are not packed. Each call used to store every field
     // (mobilenetv2's train: ~9,000 stores of 49,000 lines). The bodies are
     // folded on the context's threads: each is isolated from the others.
+    dropUnusedArguments(module, "__odt_loop_");
     SmallVector<LLVM::LLVMFuncOp> bodies;
     llvm::SmallPtrSet<Operation *, 32> seen;
     for (LLVM::CallOp call : calls)
@@ -177,6 +235,18 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
                                   FrozenRewritePatternSet());
     });
     llvm::StringMap<Task> tasks;
+    // One context buffer per caller, reused by all its calls: the hook
+    // returns when the task has run, so each call's context is dead by the
+    // next. A buffer per call (resnet18_cifar's train: 346) left the stores
+    // into them independent of each other and of the calls, and LLVM's
+    // instruction scheduler, which scans the nodes ready to go, took 0.3 s
+    // over that one function.
+    DataLayout layout(module);
+    struct Storage {
+      LLVM::AllocaOp buffer;
+      uint64_t bytes = 0, alignment = 1;
+    };
+    llvm::DenseMap<Operation *, Storage> storageOf;
     for (LLVM::CallOp call : calls) {
       auto body = functions.lookup(*call.getCallee());
       if (!body || call.getNumOperands() < 2) {
@@ -201,16 +271,23 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
       // The struct lives in the caller's frame (entry block: a static
       // alloca), filled right before the call.
       auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
-      builder.setInsertionPointToStart(&caller.getBody().front());
-      Value one = LLVM::ConstantOp::create(builder, loc, i64,
-                                           builder.getI64IntegerAttr(1));
-      Value storage =
-          LLVM::AllocaOp::create(builder, loc, ptrType, contextType, one);
+      Storage &storage = storageOf[caller];
+      if (!storage.buffer) {
+        builder.setInsertionPointToStart(&caller.getBody().front());
+        Value one = LLVM::ConstantOp::create(builder, loc, i64,
+                                             builder.getI64IntegerAttr(1));
+        storage.buffer =
+            LLVM::AllocaOp::create(builder, loc, ptrType, contextType, one);
+      }
+      storage.bytes =
+          std::max<uint64_t>(storage.bytes, layout.getTypeSize(contextType));
+      storage.alignment = std::max<uint64_t>(
+          storage.alignment, layout.getTypeABIAlignment(contextType));
       builder.setInsertionPoint(call);
       for (auto [i, position] : llvm::enumerate(task.packed)) {
-        Value address =
-            LLVM::GEPOp::create(builder, loc, ptrType, contextType, storage,
-                                ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+        Value address = LLVM::GEPOp::create(
+            builder, loc, ptrType, contextType, storage.buffer,
+            ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
         LLVM::StoreOp::create(builder, loc, call.getOperand(position), address);
       }
       Value slotAddress =
@@ -220,8 +297,14 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
                                                     task.function.getName());
       LLVM::CallOp::create(
           builder, loc, hookType,
-          ValueRange{hook, taskAddress, storage, call.getOperand(1)});
+          ValueRange{hook, taskAddress, storage.buffer, call.getOperand(1)});
       call.erase();
+    }
+    // Each buffer as large and as aligned as its largest context.
+    for (auto &[caller, storage] : storageOf) {
+      storage.buffer.setElemType(LLVM::LLVMArrayType::get(
+          IntegerType::get(context, 8), storage.bytes));
+      storage.buffer.setAlignment(storage.alignment);
     }
 
     return createSlotSetter(module, builder, prefix + "_set_parallel", {slot});

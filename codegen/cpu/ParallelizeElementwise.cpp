@@ -377,7 +377,7 @@ struct ParallelizeElementwisePass
       }
       Value inside = arith::CmpIOp::create(
           nested, loc, arith::CmpIPredicate::ult, index, ends[k]);
-      scf::IfOp::create(
+      auto choice = scf::IfOp::create(
           nested, loc, inside,
           [&](OpBuilder &then, Location) {
             emitUnit(then);
@@ -387,6 +387,7 @@ struct ParallelizeElementwisePass
             emitFrom(otherwise, k + 1);
             scf::YieldOp::create(otherwise, loc);
           });
+      choice->setAttr(kMergedOpChoice, nested.getUnitAttr());
     };
     emitFrom(builder, 0);
     for (const MergeUnit &unit : group)

@@ -24,6 +24,12 @@ namespace odt {
 #define GEN_PASS_REGISTRATION
 #include "codegen/cpu/Passes.h.inc"
 
+/// Marks the scf.if choices with which odt-parallelize-elementwise runs
+/// many ops (the optimizer's updates of every parameter) in one parallel
+/// loop: odt-outline-serial-loops moves the loops in their branches into
+/// functions of their own.
+constexpr llvm::StringLiteral kMergedOpChoice = "odt.merged_op_choice";
+
 } // namespace odt
 
 #endif // ODT_CODEGEN_CPU_PASSES_H

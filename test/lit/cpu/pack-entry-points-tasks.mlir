@@ -1,4 +1,4 @@
-// RUN: odt-opt %s --odt-outline-parallel-loops --convert-scf-to-cf \
+// RUN: odt-opt %s --split-input-file --odt-outline-parallel-loops --convert-scf-to-cf \
 // RUN:   --finalize-memref-to-llvm --convert-arith-to-llvm \
 // RUN:   --convert-index-to-llvm --convert-func-to-llvm --convert-cf-to-llvm \
 // RUN:   --reconcile-unrealized-casts --odt-pack-entry-points=prefix=m \
@@ -10,7 +10,7 @@
 // the whole descriptors (allocated pointers, offsets, static sizes and
 // strides); the task passes poison for the rest.
 // CHECK-LABEL: llvm.func internal @step(
-// CHECK:         %[[STORAGE:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, i64, ptr)>
+// CHECK:         %[[STORAGE:.*]] = llvm.alloca %{{.*}} x !llvm.array<24 x i8> {alignment = 8 : i64}
 // CHECK-COUNT-3: llvm.store
 // CHECK-NOT:     llvm.store
 // CHECK:         llvm.call %{{.*}}(%{{.*}}, %[[STORAGE]], %{{.*}})
@@ -31,6 +31,37 @@ func.func @step(%a: memref<8x16xf32>, %b: memref<?x16xf32>) attributes {llvm.emi
     %x = memref.load %a[%i, %c0] : memref<8x16xf32>
     %last = arith.subi %rows, %c1 : index
     memref.store %x, %b[%last, %c1] : memref<?x16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Two parallel loops in one function: their contexts, (f32, ptr) and
+// (i64, f32, ptr), are filled in turn in one buffer of the caller's frame,
+// as large and as aligned as the larger (the hook returns when a task has
+// run).
+// CHECK-LABEL: llvm.func internal @two_loops(
+// CHECK:         %[[BUFFER:.*]] = llvm.alloca %{{.*}} x !llvm.array<24 x i8> {alignment = 8 : i64}
+// CHECK-NOT:     llvm.alloca
+// CHECK:         llvm.getelementptr %[[BUFFER]][0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(f32, ptr)>
+// CHECK:         llvm.call %{{.*}}(%{{.*}}, %[[BUFFER]], %{{.*}})
+// CHECK:         llvm.getelementptr %[[BUFFER]][0, 2] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(i64, f32, ptr)>
+// CHECK:         llvm.call %{{.*}}(%{{.*}}, %[[BUFFER]], %{{.*}})
+func.func @two_loops(%a: memref<8xf32>, %b: memref<?xf32>, %scale: memref<f32>) attributes {llvm.emit_c_interface} {
+  %s = memref.load %scale[] : memref<f32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %s, %a[%i] : memref<8xf32>
+    scf.reduce
+  }
+  %n = memref.dim %b, %c0 : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %last = arith.subi %n, %c1 : index
+    memref.store %s, %b[%last] : memref<?xf32>
     scf.reduce
   }
   return
