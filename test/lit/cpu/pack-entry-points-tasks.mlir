@@ -66,3 +66,40 @@ func.func @two_loops(%a: memref<8xf32>, %b: memref<?xf32>, %scale: memref<f32>) 
   }
   return
 }
+
+// -----
+
+// A parallel body that passes a buffer to an outlined serial nest
+// (odt-outline-serial-loops) whose body reads only the buffer's aligned
+// pointer and size: the nest loses the descriptor's other fields, the call
+// the operands that fed them, and so the body no longer uses them either:
+// the task's context holds the aligned pointer and the size only.
+// CHECK-LABEL: llvm.func internal @nested(
+// CHECK:         llvm.alloca %{{.*}} x !llvm.array<16 x i8>
+// CHECK-LABEL: llvm.func internal @__odt_loop_0(
+// CHECK-SAME:      %{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: i64)
+// CHECK-LABEL: llvm.func internal @__odt_par_0(
+// CHECK:         llvm.call @__odt_loop_0(%{{.*}}, %{{.*}}) : (!llvm.ptr, i64) -> ()
+// CHECK-LABEL: llvm.func internal @__odt_par_0_task(
+// CHECK-NOT:     llvm.getelementptr %{{.*}}[0, 2]
+// CHECK:         llvm.call @__odt_par_0(
+func.func @nested(%b: memref<?xf32>) attributes {llvm.emit_c_interface} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %n = memref.dim %b, %c0 : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    func.call @__odt_loop_0(%b, %n) : (memref<?xf32>, index) -> ()
+    scf.reduce
+  }
+  return
+}
+func.func private @__odt_loop_0(%b: memref<?xf32>, %n: index) attributes {passthrough = ["noinline"]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %j = %c0 to %n step %c1 {
+    memref.store %zero, %b[%j] : memref<?xf32>
+  }
+  return
+}
