@@ -53,21 +53,26 @@ bool isDataMovement(Operation *op) {
          body.getTerminator()->getOperand(0) == body.getArgument(0);
 }
 
-bool shouldFuse(OpOperand *fused) {
-  if (!hasSingleUseProducer(fused))
-    return false;
-  if (isDataMovement(fused->get().getDefiningOp()))
-    return true;
+/// Whether a producer may be fused into `fused`'s owner whatever its
+/// other uses: into a consumer with reductions only if every loop of the
+/// consumer moves the operand (otherwise the fused body recomputes the
+/// producer for each value of the loops it ignores).
+bool fusesIntoConsumer(OpOperand *fused) {
   auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
   if (!consumer || consumer.getNumReductionLoops() == 0)
     return true;
-  // Every loop of the consumer must move the operand: otherwise the fused
-  // body recomputes the producer for each value of the loops it ignores.
   AffineMap map = consumer.getMatchingIndexingMap(fused);
   for (unsigned dim = 0; dim < map.getNumDims(); ++dim)
     if (!map.isFunctionOfDim(dim))
       return false;
   return true;
+}
+
+bool shouldFuse(OpOperand *fused) {
+  if (!hasSingleUseProducer(fused))
+    return false;
+  return isDataMovement(fused->get().getDefiningOp()) ||
+         fusesIntoConsumer(fused);
 }
 
 /// Whether an input read through `map` is as large as the op's result: it
@@ -177,10 +182,114 @@ void cloneCheapProducers(Operation *root) {
   }
 }
 
+/// The most cheap ops a fused producer may have to be computed again in
+/// each of its consumers (a BatchNorm output's recomputation and ReLU6's
+/// gradient mask: 12).
+constexpr unsigned kCheapFusedBodyOps = 16;
+
+/// Whether `producer` (elementwise, of cheap arith ops only) is better
+/// computed again in each consumer than written and read back, after
+/// fusion: every consumer would fuse its copy, and no tensor lives longer.
+/// Each input as large as the result is either read by every consumer
+/// already (the copies add no reads of it: BatchNorm's input, which its
+/// gradient reads) or, for at most one of them, read by nothing but the
+/// producer and no wider than the result: it then lives until the last
+/// consumer in place of the result (the incoming gradient dY in place of
+/// ReLU6's dY * mask). At least one input is of the first kind: the
+/// result is then an intermediate of values the consumers read anyway. A
+/// bias add, whose only large input is the product it would overwrite in
+/// place, stays (see inputOutlivesConsumers). Passes: 1 write and 1 read
+/// per consumer saved, for one more read of the moved input per consumer
+/// but the first.
+bool isWorthCopyingAfterFusion(linalg::GenericOp producer,
+                               ArrayRef<OpOperand *> uses) {
+  if (producer.getNumDpsInits() != 1 || producer.getNumLoops() == 0 ||
+      producer.getNumReductionLoops() != 0 ||
+      !producer.hasPureTensorSemantics() ||
+      !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
+           .isIdentity())
+    return false;
+  Block &body = producer.getRegion().front();
+  if (body.getOperations().size() > kCheapFusedBodyOps + 1 ||
+      !llvm::all_of(body.without_terminator(), [](Operation &inner) {
+        return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp,
+                   arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+                   arith::MinNumFOp, arith::CmpFOp, arith::SelectOp,
+                   arith::AndIOp, arith::OrIOp, arith::XOrIOp,
+                   arith::ConstantOp>(inner);
+      }))
+    return false;
+  if (!llvm::all_of(uses, [](OpOperand *use) {
+        return isa<linalg::GenericOp>(use->getOwner()) &&
+               use->getOwner()->getBlock() ==
+                   use->get().getDefiningOp()->getBlock() &&
+               linalg::areElementwiseOpsFusable(use) &&
+               fusesIntoConsumer(use) &&
+               cast<linalg::LinalgOp>(use->getOwner())
+                   .getMatchingIndexingMap(use)
+                   .isProjectedPermutation();
+      }))
+    return false;
+  unsigned outputBits = getElementTypeOrSelf(producer->getResult(0).getType())
+                            .getIntOrFloatBitWidth();
+  unsigned movedInputs = 0, sharedInputs = 0;
+  for (OpOperand *input : producer.getDpsInputOperands()) {
+    if (!spansEveryLoop(producer.getMatchingIndexingMap(input)))
+      continue;
+    Value value = input->get();
+    bool readByEveryConsumer = llvm::all_of(uses, [&](OpOperand *use) {
+      return llvm::is_contained(use->getOwner()->getOperands(), value);
+    });
+    if (readByEveryConsumer) {
+      ++sharedInputs;
+      continue;
+    }
+    Type element = getElementTypeOrSelf(value.getType());
+    bool readByProducerOnly = llvm::all_of(
+        value.getUsers(), [&](Operation *user) { return user == producer; });
+    if (!readByProducerOnly || !element.isIntOrFloat() ||
+        element.getIntOrFloatBitWidth() > outputBits || ++movedInputs > 1)
+      return false;
+  }
+  return sharedInputs > 0;
+}
+
+/// After fusion: the producers isWorthCopyingAfterFusion accepts get a
+/// copy per consumer; true if any did (fusion then runs again).
+bool copyFusedProducers(Operation *root) {
+  SmallVector<linalg::GenericOp> producers;
+  root->walk([&](linalg::GenericOp op) {
+    if (!op->getNumResults() || op->getResult(0).use_empty() ||
+        op->getResult(0).hasOneUse() || op->getNumResults() != 1)
+      return;
+    producers.push_back(op);
+  });
+  bool copied = false;
+  for (linalg::GenericOp producer : producers) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : producer->getResult(0).getUses())
+      uses.push_back(&use);
+    if (!isWorthCopyingAfterFusion(producer, uses))
+      continue;
+    OpBuilder builder(producer);
+    for (OpOperand *use : llvm::drop_begin(uses))
+      use->set(builder.clone(*producer)->getResult(0));
+    copied = true;
+  }
+  return copied;
+}
+
 struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
-    MLIRContext *context = &getContext();
     cloneCheapProducers(getOperation());
+    if (failed(fuse()))
+      return signalPassFailure();
+    if (copyFusedProducers(getOperation()) && failed(fuse()))
+      return signalPassFailure();
+  }
+
+  LogicalResult fuse() {
+    MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
@@ -194,10 +303,9 @@ struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
         ->getCanonicalizationPatterns(patterns);
     linalg::populateConstantFoldLinalgOperations(patterns,
                                                  hasSingleUseProducer);
-    if (failed(applyPatternsGreedily(
-            getOperation(), std::move(patterns),
-            GreedyRewriteConfig().setUseTopDownTraversal())))
-      return signalPassFailure();
+    return applyPatternsGreedily(
+        getOperation(), std::move(patterns),
+        GreedyRewriteConfig().setUseTopDownTraversal());
   }
 };
 

@@ -145,7 +145,13 @@ def FuseElementwise : Pass<"odt-fuse-elementwise", "mlir::ModuleOp"> {
     every consumer would fuse it and whose large input a later op reads
     anyway: it is copied into each consumer, so its result is never
     written (BatchNorm's output, read by ReLU6 and by ReLU6's gradient).
-    Likewise reshapes are not folded (by expanding the op's loops) into or
+    After fusion, once more: a fused producer of at most sixteen such ops
+    whose consumers (elementwise, or reductions that read it through a
+    permutation of their loops: no windows) all read one of its large
+    inputs already, and whose other large input, if any, nothing else
+    reads, is copied into each consumer and fusion runs again: ReLU6's
+    gradient mask on dY, read by BatchNorm's gradient sums and by its
+    input gradient, is never written. Likewise reshapes are not folded (by expanding the op's loops) into or
     out of ops with reductions, so a product over collapsed operands (a
     convolution as filter times image columns) stays a product.
   }];

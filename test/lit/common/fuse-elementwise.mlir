@@ -186,3 +186,95 @@ func.func @bias_add_read_twice(%x: tensor<8x4xf32>, %bias: tensor<4xf32>, %dy: t
   } -> tensor<8x4xf32>
   return %z, %g : tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// After fusion: ReLU6's gradient mask applied to dY (two inputs as large
+// as its result: x, which BatchNorm's gradient reads anyway, and dY, read
+// by nothing else), read by a sum over each row (a reduction whose every
+// loop moves it) and by an elementwise op, is computed again in both:
+// dY * mask is never written, and dY lives until the second consumer in
+// its place.
+// CHECK-LABEL: func.func @mask_read_by_sum_and_elementwise
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x16xf32>, %[[DY:.*]]: tensor<4x16xf32>
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+#row2 = affine_map<(m, n) -> (m, n)>
+#sum2 = affine_map<(m, n) -> (m)>
+func.func @mask_read_by_sum_and_elementwise(%x: tensor<4x16xf32>, %dy: tensor<4x16xf32>) -> (tensor<4xf32>, tensor<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %masked = linalg.generic {indexing_maps = [#row2, #row2, #row2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %dy : tensor<4x16xf32>, tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %g: f32, %out: f32):
+    %above = arith.cmpf ogt, %a, %zero : f32
+    %below = arith.cmpf olt, %a, %six : f32
+    %inside = arith.andi %above, %below : i1
+    %r = arith.select %inside, %g, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  %s0 = tensor.empty() : tensor<4xf32>
+  %s1 = linalg.fill ins(%zero : f32) outs(%s0 : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#row2, #row2, #sum2], iterator_types = ["parallel", "reduction"]}
+      ins(%masked, %x : tensor<4x16xf32>, tensor<4x16xf32>) outs(%s1 : tensor<4xf32>) {
+  ^bb0(%m: f32, %a: f32, %acc: f32):
+    %p = arith.mulf %m, %a : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %dx = linalg.generic {indexing_maps = [#row2, #row2, #row2], iterator_types = ["parallel", "parallel"]}
+      ins(%masked, %x : tensor<4x16xf32>, tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%m: f32, %a: f32, %out: f32):
+    %r = arith.subf %m, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  return %sum, %dx : tensor<4xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// The same mask read by a 2x2 max pooling over it and x (a window: its
+// map is no permutation of the loops) and by an elementwise op stays one
+// op, written once.
+// CHECK-LABEL: func.func @mask_read_by_window
+// CHECK:         %[[MASKED:.*]] = linalg.generic
+// CHECK:           arith.select
+// CHECK:         linalg.generic {{.*}} ins(%[[MASKED]]
+// CHECK:         linalg.generic {{.*}} ins(%[[MASKED]]
+#row2 = affine_map<(m, n) -> (m, n)>
+#img = affine_map<(i, j, ki, kj) -> (i * 2 + ki, j * 2 + kj)>
+#win = affine_map<(i, j, ki, kj) -> (ki, kj)>
+#pooled = affine_map<(i, j, ki, kj) -> (i, j)>
+func.func @mask_read_by_window(%x: tensor<8x8xf32>, %dy: tensor<8x8xf32>) -> (tensor<4x4xf32>, tensor<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#row2, #row2, #row2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %dy : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %g: f32, %out: f32):
+    %above = arith.cmpf ogt, %a, %zero : f32
+    %below = arith.cmpf olt, %a, %six : f32
+    %inside = arith.andi %above, %below : i1
+    %r = arith.select %inside, %g, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  %window = tensor.empty() : tensor<2x2xf32>
+  %p0 = tensor.empty() : tensor<4x4xf32>
+  %p1 = linalg.fill ins(%zero : f32) outs(%p0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %pool = linalg.generic {indexing_maps = [#img, #img, #win, #pooled], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%masked, %x, %window : tensor<8x8xf32>, tensor<8x8xf32>, tensor<2x2xf32>) outs(%p1 : tensor<4x4xf32>) {
+  ^bb0(%m: f32, %a: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %m, %a : f32
+    %r = arith.maximumf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  %dx = linalg.generic {indexing_maps = [#row2, #row2, #row2], iterator_types = ["parallel", "parallel"]}
+      ins(%masked, %x : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%m: f32, %a: f32, %out: f32):
+    %r = arith.subf %m, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  return %pool, %dx : tensor<4x4xf32>, tensor<8x8xf32>
+}
