@@ -96,8 +96,10 @@ bool isCheapToRecompute(linalg::GenericOp op) {
       !op.hasPureTensorSemantics() ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
     return false;
-  unsigned outputBits =
-      getElementTypeOrSelf(op->getResult(0).getType()).getIntOrFloatBitWidth();
+  Type outputElement = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!outputElement.isIntOrFloat())
+    return false;
+  unsigned outputBits = outputElement.getIntOrFloatBitWidth();
   unsigned full = 0;
   for (OpOperand *input : op.getDpsInputOperands()) {
     Type element = getElementTypeOrSelf(input->get().getType());
@@ -230,8 +232,10 @@ bool isWorthCopyingAfterFusion(linalg::GenericOp producer,
                    .isProjectedPermutation();
       }))
     return false;
-  unsigned outputBits = getElementTypeOrSelf(producer->getResult(0).getType())
-                            .getIntOrFloatBitWidth();
+  Type outputElement = getElementTypeOrSelf(producer->getResult(0).getType());
+  if (!outputElement.isIntOrFloat())
+    return false;
+  unsigned outputBits = outputElement.getIntOrFloatBitWidth();
   unsigned movedInputs = 0, sharedInputs = 0;
   for (OpOperand *input : producer.getDpsInputOperands()) {
     if (!spansEveryLoop(producer.getMatchingIndexingMap(input)))

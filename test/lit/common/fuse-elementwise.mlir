@@ -278,3 +278,37 @@ func.func @mask_read_by_window(%x: tensor<8x8xf32>, %dy: tensor<8x8xf32>) -> (te
   } -> tensor<8x8xf32>
   return %pool, %dx : tensor<4x4xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// An elementwise producer of index elements (no bit width) read twice is
+// no candidate for either copying rule: it stays, written once.
+// CHECK-LABEL: func.func @index_producer_read_twice
+// CHECK:         %[[SHIFTED:.*]] = linalg.generic
+// CHECK:           arith.addi
+// CHECK:         linalg.generic {{.*}} ins(%[[SHIFTED]]
+// CHECK:         linalg.generic {{.*}} ins(%[[SHIFTED]]
+#line = affine_map<(i) -> (i)>
+func.func @index_producer_read_twice(%a: tensor<4xindex>) -> (tensor<4xindex>, tensor<4xindex>) {
+  %one = arith.constant 1 : index
+  %e = tensor.empty() : tensor<4xindex>
+  %shifted = linalg.generic {indexing_maps = [#line, #line], iterator_types = ["parallel"]}
+      ins(%a : tensor<4xindex>) outs(%e : tensor<4xindex>) {
+  ^bb0(%in: index, %out: index):
+    %r = arith.addi %in, %one : index
+    linalg.yield %r : index
+  } -> tensor<4xindex>
+  %doubled = linalg.generic {indexing_maps = [#line, #line, #line], iterator_types = ["parallel"]}
+      ins(%shifted, %a : tensor<4xindex>, tensor<4xindex>) outs(%e : tensor<4xindex>) {
+  ^bb0(%s: index, %x: index, %out: index):
+    %r = arith.addi %s, %x : index
+    linalg.yield %r : index
+  } -> tensor<4xindex>
+  %squared = linalg.generic {indexing_maps = [#line, #line, #line], iterator_types = ["parallel"]}
+      ins(%shifted, %a : tensor<4xindex>, tensor<4xindex>) outs(%e : tensor<4xindex>) {
+  ^bb0(%s: index, %x: index, %out: index):
+    %r = arith.muli %s, %x : index
+    linalg.yield %r : index
+  } -> tensor<4xindex>
+  return %doubled, %squared : tensor<4xindex>, tensor<4xindex>
+}
