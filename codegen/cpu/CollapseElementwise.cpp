@@ -68,9 +68,6 @@ bool canCollapse(linalg::LinalgOp op, ArrayRef<ReassociationIndices> groups) {
 /// has two dims.
 SmallVector<ReassociationIndices> collapsibleGroups(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops();
-  SmallVector<ReassociationIndices> groups;
-  for (unsigned dim = 0; dim < loops; ++dim)
-    groups.push_back({dim});
   // Joins each dim to the group before it while that is allowed; a check
   // considers the one candidate group alone (the others stay single dims,
   // which every map preserves).
