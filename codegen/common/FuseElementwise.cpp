@@ -85,6 +85,42 @@ bool spansEveryLoop(AffineMap map) {
 /// comparisons and selects (no division, no math function).
 constexpr unsigned kCheapBodyOps = 4;
 
+/// An add, multiply, min/max, comparison or select of floats.
+bool isCheapArith(Operation &op) {
+  return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp,
+             arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+             arith::MinNumFOp, arith::CmpFOp, arith::SelectOp>(op);
+}
+
+/// The bit width of `op`'s elements if it is elementwise with one result
+/// computed in tensor form (its output read through the identity) of
+/// integers or floats; none otherwise.
+std::optional<unsigned> elementwiseResultBits(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+      !op.hasPureTensorSemantics() ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!element.isIntOrFloat())
+    return std::nullopt;
+  return element.getIntOrFloatBitWidth();
+}
+
+/// The uses of `op`'s one result.
+SmallVector<OpOperand *> resultUses(linalg::GenericOp op) {
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : op->getResult(0).getUses())
+    uses.push_back(&use);
+  return uses;
+}
+
+/// Gives each use of `producer`'s result but the first a copy of its own.
+void copyIntoEachUse(linalg::GenericOp producer) {
+  OpBuilder builder(producer);
+  for (OpOperand *use : llvm::drop_begin(resultUses(producer)))
+    use->set(builder.clone(*producer)->getResult(0));
+}
+
 /// Whether `op` costs less to compute again in each of its consumers than
 /// to write its result and read it back: elementwise, a body of a few cheap
 /// arith ops, and at most one input as large as its result (the others
@@ -92,18 +128,14 @@ constexpr unsigned kCheapBodyOps = 4;
 /// result's, so that whatever keeps its inputs alive for a later consumer
 /// holds no more than its result would have.
 bool isCheapToRecompute(linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
-      !op.hasPureTensorSemantics() ||
-      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+  std::optional<unsigned> outputBits = elementwiseResultBits(op);
+  if (!outputBits)
     return false;
-  Type outputElement = getElementTypeOrSelf(op->getResult(0).getType());
-  if (!outputElement.isIntOrFloat())
-    return false;
-  unsigned outputBits = outputElement.getIntOrFloatBitWidth();
   unsigned full = 0;
   for (OpOperand *input : op.getDpsInputOperands()) {
     Type element = getElementTypeOrSelf(input->get().getType());
-    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() > outputBits)
+    if (!element.isIntOrFloat() ||
+        element.getIntOrFloatBitWidth() > *outputBits)
       return false;
     if (spansEveryLoop(op.getMatchingIndexingMap(input)))
       ++full;
@@ -113,11 +145,7 @@ bool isCheapToRecompute(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   if (body.getOperations().size() > kCheapBodyOps + 1)
     return false;
-  return llvm::all_of(body.without_terminator(), [](Operation &inner) {
-    return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp,
-               arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
-               arith::MinNumFOp, arith::CmpFOp, arith::SelectOp>(inner);
-  });
+  return llvm::all_of(body.without_terminator(), isCheapArith);
 }
 
 /// Whether computing `producer` again in each of `uses`' owners keeps no
@@ -168,19 +196,14 @@ void cloneCheapProducers(Operation *root) {
       producers.push_back(op);
   });
   for (linalg::GenericOp producer : producers) {
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : producer->getResult(0).getUses())
-      uses.push_back(&use);
+    SmallVector<OpOperand *> uses = resultUses(producer);
     bool allFuse = llvm::all_of(uses, [](OpOperand *use) {
       return isa<linalg::GenericOp>(use->getOwner()) &&
              linalg::areElementwiseOpsFusable(use) &&
              !hasReductions(use->getOwner());
     });
-    if (!allFuse || !inputOutlivesConsumers(producer, uses))
-      continue;
-    OpBuilder builder(producer);
-    for (OpOperand *use : llvm::drop_begin(uses))
-      use->set(builder.clone(*producer)->getResult(0));
+    if (allFuse && inputOutlivesConsumers(producer, uses))
+      copyIntoEachUse(producer);
   }
 }
 
@@ -205,19 +228,15 @@ constexpr unsigned kCheapFusedBodyOps = 16;
 /// but the first.
 bool isWorthCopyingAfterFusion(linalg::GenericOp producer,
                                ArrayRef<OpOperand *> uses) {
-  if (producer.getNumDpsInits() != 1 || producer.getNumLoops() == 0 ||
-      producer.getNumReductionLoops() != 0 ||
-      !producer.hasPureTensorSemantics() ||
-      !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
-           .isIdentity())
+  std::optional<unsigned> outputBits = elementwiseResultBits(producer);
+  if (!outputBits || producer.getNumLoops() == 0)
     return false;
+  // The cheap float ops, and the logic and constants of a fused mask.
   Block &body = producer.getRegion().front();
   if (body.getOperations().size() > kCheapFusedBodyOps + 1 ||
       !llvm::all_of(body.without_terminator(), [](Operation &inner) {
-        return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp,
-                   arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
-                   arith::MinNumFOp, arith::CmpFOp, arith::SelectOp,
-                   arith::AndIOp, arith::OrIOp, arith::XOrIOp,
+        return isCheapArith(inner) ||
+               isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp,
                    arith::ConstantOp>(inner);
       }))
     return false;
@@ -232,10 +251,6 @@ bool isWorthCopyingAfterFusion(linalg::GenericOp producer,
                    .isProjectedPermutation();
       }))
     return false;
-  Type outputElement = getElementTypeOrSelf(producer->getResult(0).getType());
-  if (!outputElement.isIntOrFloat())
-    return false;
-  unsigned outputBits = outputElement.getIntOrFloatBitWidth();
   unsigned movedInputs = 0, sharedInputs = 0;
   for (OpOperand *input : producer.getDpsInputOperands()) {
     if (!spansEveryLoop(producer.getMatchingIndexingMap(input)))
@@ -252,7 +267,7 @@ bool isWorthCopyingAfterFusion(linalg::GenericOp producer,
     bool readByProducerOnly = llvm::all_of(
         value.getUsers(), [&](Operation *user) { return user == producer; });
     if (!readByProducerOnly || !element.isIntOrFloat() ||
-        element.getIntOrFloatBitWidth() > outputBits || ++movedInputs > 1)
+        element.getIntOrFloatBitWidth() > *outputBits || ++movedInputs > 1)
       return false;
   }
   return sharedInputs > 0;
@@ -263,23 +278,16 @@ bool isWorthCopyingAfterFusion(linalg::GenericOp producer,
 bool copyFusedProducers(Operation *root) {
   SmallVector<linalg::GenericOp> producers;
   root->walk([&](linalg::GenericOp op) {
-    if (!op->getNumResults() || op->getResult(0).use_empty() ||
-        op->getResult(0).hasOneUse() || op->getNumResults() != 1)
-      return;
-    producers.push_back(op);
+    if (op->getNumResults() == 1 && !op->getResult(0).use_empty() &&
+        !op->getResult(0).hasOneUse())
+      producers.push_back(op);
   });
   bool copied = false;
-  for (linalg::GenericOp producer : producers) {
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : producer->getResult(0).getUses())
-      uses.push_back(&use);
-    if (!isWorthCopyingAfterFusion(producer, uses))
-      continue;
-    OpBuilder builder(producer);
-    for (OpOperand *use : llvm::drop_begin(uses))
-      use->set(builder.clone(*producer)->getResult(0));
-    copied = true;
-  }
+  for (linalg::GenericOp producer : producers)
+    if (isWorthCopyingAfterFusion(producer, resultUses(producer))) {
+      copyIntoEachUse(producer);
+      copied = true;
+    }
   return copied;
 }
 

@@ -28,9 +28,6 @@ namespace odt {
 
 namespace {
 
-constexpr StringLiteral kParallelPrefix = "__odt_par_";
-constexpr StringLiteral kSerialPrefix = "__odt_loop_";
-
 bool isConstantIndex(Value value, int64_t expected) {
   APInt constant;
   return matchPattern(value, m_ConstantInt(&constant)) &&
@@ -55,9 +52,8 @@ public:
   /// With `generalize`, nests that differ only in their sizes share a
   /// function: index constants are passed rather than cloned in, and a
   /// buffer the nest only loads from, stores to or asks the size of is
-  /// passed with dynamic sizes. LLVM
-  /// still sees a constant where every call passes the same one (steps,
-  /// zeros).
+  /// passed with dynamic sizes. LLVM still sees a constant where every call
+  /// passes the same one (steps, zeros).
   func::FuncOp outline(
       Operation *loop, TypeRange leading, ValueRange leadingOperands,
       bool withOperands, bool generalize,
@@ -197,7 +193,7 @@ struct OutlineParallelLoopsPass
           loop->getParentOfType<func::FuncOp>())
         loops.push_back(loop);
     });
-    LoopOutliner outliner(module, kParallelPrefix);
+    LoopOutliner outliner(module, kParallelBodyPrefix);
     Type index = IndexType::get(module.getContext());
     for (scf::ParallelOp loop : loops) {
       // (begin, end, captured...): a range of the loop's iterations.
@@ -242,7 +238,7 @@ struct OutlineSerialLoopsPass
         continue;
       // In a parallel body, the nests of the ops odt-parallelize-elementwise
       // merged into it: a parameter's update each, in the optimizer.
-      bool parallelBody = function.getName().starts_with(kParallelPrefix);
+      bool parallelBody = function.getName().starts_with(kParallelBodyPrefix);
       // Outermost loops only: a nest moves whole.
       function.getBody().walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
         if (!parallelBody) {
@@ -258,7 +254,7 @@ struct OutlineSerialLoopsPass
         return WalkResult::skip();
       });
     }
-    LoopOutliner outliner(module, kSerialPrefix);
+    LoopOutliner outliner(module, kSerialNestPrefix);
     for (scf::ForOp loop : loops) {
       func::FuncOp function = outliner.outline(
           loop, {}, {}, /*withOperands=*/true, /*generalize=*/true,

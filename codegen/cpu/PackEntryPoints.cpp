@@ -115,6 +115,17 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
     return task;
   }
 
+  /// Folds `functions`' bodies (a descriptor's struct built and taken
+  /// apart again), on the context's threads: each is isolated from the
+  /// others.
+  static void foldBodies(MLIRContext *context,
+                         ArrayRef<LLVM::LLVMFuncOp> functions) {
+    parallelForEach(context, functions, [](LLVM::LLVMFuncOp function) {
+      (void)applyPatternsGreedily(function.getOperation(),
+                                  FrozenRewritePatternSet());
+    });
+  }
+
   /// The functions named `prefix...` lose the arguments their folded
   /// bodies do not use, and their calls the operands that fed them. The
   /// serial nests odt-outline-serial-loops made take whole descriptors
@@ -127,11 +138,7 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
       if (function.getName().starts_with(prefix) && !function.isExternal() &&
           !function.getArgAttrs())
         functions.push_back(function);
-    parallelForEach(module.getContext(), functions,
-                    [](LLVM::LLVMFuncOp function) {
-                      (void)applyPatternsGreedily(function.getOperation(),
-                                                  FrozenRewritePatternSet());
-                    });
+    foldBodies(module.getContext(), functions);
     llvm::StringMap<llvm::BitVector> unusedOf;
     for (LLVM::LLVMFuncOp function : functions) {
       Block &entry = function.getBody().front();
@@ -205,7 +212,7 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
     SmallVector<LLVM::CallOp> calls;
     module.walk([&](LLVM::CallOp call) {
       std::optional<StringRef> callee = call.getCallee();
-      if (callee && callee->starts_with("__odt_par_"))
+      if (callee && callee->starts_with(kParallelBodyPrefix))
         calls.push_back(call);
     });
     struct Task {
@@ -223,17 +230,14 @@ struct PackEntryPointsPass : impl::PackEntryPointsBase<PackEntryPointsPass> {
     // and are not packed. Each call used to store every field
     // (mobilenetv2's train: ~9,000 stores of 49,000 lines). The bodies are
     // folded on the context's threads: each is isolated from the others.
-    dropUnusedArguments(module, "__odt_loop_");
+    dropUnusedArguments(module, kSerialNestPrefix);
     SmallVector<LLVM::LLVMFuncOp> bodies;
     llvm::SmallPtrSet<Operation *, 32> seen;
     for (LLVM::CallOp call : calls)
       if (auto body = functions.lookup(*call.getCallee()))
         if (seen.insert(body).second)
           bodies.push_back(body);
-    parallelForEach(context, bodies, [](LLVM::LLVMFuncOp body) {
-      (void)applyPatternsGreedily(body.getOperation(),
-                                  FrozenRewritePatternSet());
-    });
+    foldBodies(context, bodies);
     llvm::StringMap<Task> tasks;
     // One context buffer per caller, reused by all its calls: the hook
     // returns when the task has run, so each call's context is dead by the

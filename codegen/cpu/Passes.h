@@ -24,6 +24,13 @@ namespace odt {
 #define GEN_PASS_REGISTRATION
 #include "codegen/cpu/Passes.h.inc"
 
+/// Names of the functions odt-outline-parallel-loops makes (a parallel
+/// loop's body over a range of iterations, which odt-pack-entry-points
+/// turns into a task) and odt-outline-serial-loops makes (a serial nest),
+/// followed by a number.
+constexpr llvm::StringLiteral kParallelBodyPrefix = "__odt_par_";
+constexpr llvm::StringLiteral kSerialNestPrefix = "__odt_loop_";
+
 /// Marks the scf.if choices with which odt-parallelize-elementwise runs
 /// many ops (the optimizer's updates of every parameter) in one parallel
 /// loop: odt-outline-serial-loops moves the loops in their branches into
