@@ -278,4 +278,40 @@ def SplitSharedFills : Pass<"odt-split-shared-fills", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def SplitEntryModules : Pass<"odt-split-entry-modules", "mlir::ModuleOp"> {
+  let summary = "One nested module per entry point, for stages that run "
+                "on each in parallel";
+  let description = [{
+    Each public function with a body (an entry point or its shape function)
+    moves into a nested module of its own, with a copy of the module's
+    attributes and of every other op of the module (private functions,
+    globals; symbol-dce drops those it does not use). Entry points never
+    call each other, so a pipeline nested on `builtin.module` then runs on
+    each entry point's module on the pass manager's threads, module passes
+    (bufferization, deallocation, the conversion to LLVM) included, where
+    they would otherwise walk the whole module on one thread.
+    odt-merge-entry-modules puts them back.
+  }];
+}
+
+def MergeEntryModules : Pass<"odt-merge-entry-modules", "mlir::ModuleOp"> {
+  let summary = "The nested modules of odt-split-entry-modules back into "
+                "one";
+  let description = [{
+    The ops of the nested modules move into the module, in order:
+    - a private symbol named as one already moved is renamed
+      (`<name>.<n>`, with its uses), unless both are the same declaration
+      or the same global without initializer code, when it is dropped;
+      two public symbols of one name that differ are an internal error;
+    - module attributes are merged: a dictionary key that names an entry
+      point comes from that entry point's module (the arena plan, the ABI
+      record's entry: each module wrote its own), every other value must
+      agree (dictionaries are merged key by key);
+    - private functions with the same type, attributes and body are then
+      folded into the first (eval's forward kernels are train's), in rounds
+      until none is left, since callers become identical once their
+      callees are folded.
+  }];
+}
+
 #endif // ODT_CODEGEN_COMMON_PASSES

@@ -215,7 +215,9 @@ static bool hasNativeBFloat16(const llvm::TargetMachine &machine) {
   return false;
 }
 
-void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+/// Stages 0-5: everything that works on one entry point at a time.
+static void buildCPUEntryPipeline(OpPassManager &pm,
+                                  const CPUPipelineOptions &options) {
   // 0. The target, on the module, for the passes that size kernels.
   //    Signedness is in the ops now; the types become signless.
   SetCPUTargetOptions target;
@@ -323,12 +325,38 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   }
   pm.addPass(createConvertToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+/// Stage 6, on the whole module: the entry points share the hooks it
+/// defines.
+static void buildCPUPackPipeline(OpPassManager &pm,
+                                 const CPUPipelineOptions &options) {
   // 6. One packed C entry per entry point; everything else internal.
   PackEntryPointsOptions pack;
   pack.prefix = options.prefix;
   pm.addPass(createPackEntryPoints(pack));
   if (options.buildFinish)
     options.buildFinish(pm);
+}
+
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  // A GPU build's passes collect its kernels over the whole module.
+  if (options.buildLoops || options.buildBufferLoops ||
+      options.buildAfterDeallocation || options.buildFinish) {
+    buildCPUEntryPipeline(pm, options);
+    buildCPUPackPipeline(pm, options);
+    return;
+  }
+  // Stages 0-5 on one module per entry point, in parallel: bufferization,
+  // deallocation and the conversion to LLVM walk a whole module on one
+  // thread. resnet18_cifar: 1.31 -> 1.13 s on 2 threads.
+  pm.addPass(createSplitEntryModules());
+  OpPassManager &perEntry = pm.nest<ModuleOp>();
+  // Each entry's module got a copy of every private function and global.
+  perEntry.addPass(createSymbolDCEPass());
+  buildCPUEntryPipeline(perEntry, options);
+  pm.addPass(createMergeEntryModules());
+  buildCPUPackPipeline(pm, options);
 }
 
 FailureOr<CPUPipelineOptions> getCPUPipelineOptions(const CodegenTarget &target,
