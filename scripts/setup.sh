@@ -9,8 +9,8 @@ packages=(
   cmake ninja-build ccache clang-22 lld-22 libclang-rt-22-dev
   # LLVM / MLIR 22 (shared libraries libLLVM.so / libMLIR.so) and lit/FileCheck
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools liblld-22-dev
-  # odt-compile's allocator (tools/odt-compile/CMakeLists.txt)
-  libmimalloc-dev
+  # odt-compile's allocator, tcmalloc (tools/odt-compile/CMakeLists.txt)
+  libgoogle-perftools-dev
   # ONNX protobuf schema for the importer
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   # checkpoints
