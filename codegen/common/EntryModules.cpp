@@ -13,6 +13,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
@@ -202,14 +203,14 @@ struct SplitEntryModulesPass
         llvm::map_to_vector(*body, [](Operation &op) { return &op; });
     NamedAttrList attributes(module->getAttrDictionary());
     attributes.erase(SymbolTable::getSymbolAttrName());
-    // Nothing to run in parallel; and the copies would be all there is.
-    if (llvm::none_of(original,
-                      [](Operation *op) { return isEntryFunction(*op); }))
-      return;
+    SmallVector<Operation *> entries = llvm::filter_to_vector(
+        original, [](Operation *op) { return isEntryFunction(*op); });
+    // Without an entry point, one module holds everything, so that the
+    // nested pipeline still runs on it.
+    if (entries.empty())
+      entries.push_back(nullptr);
     OpBuilder builder(module.getContext());
-    for (Operation *entry : original) {
-      if (!isEntryFunction(*entry))
-        continue;
+    for (Operation *entry : entries) {
       builder.setInsertionPointToEnd(body);
       auto part = ModuleOp::create(builder, module.getLoc());
       part->setAttrs(attributes.getDictionary(module.getContext()));

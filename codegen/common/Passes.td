@@ -289,8 +289,9 @@ def SplitEntryModules : Pass<"odt-split-entry-modules", "mlir::ModuleOp"> {
     call each other, so a pipeline nested on `builtin.module` then runs on
     each entry point's module on the pass manager's threads, module passes
     (bufferization, deallocation, the conversion to LLVM) included, where
-    they would otherwise walk the whole module on one thread.
-    odt-merge-entry-modules puts them back.
+    they would otherwise walk the whole module on one thread. A module
+    without an entry point becomes one nested module, so that the nested
+    pipeline still runs on it. odt-merge-entry-modules puts them back.
   }];
 }
 

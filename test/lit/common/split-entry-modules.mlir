@@ -1,5 +1,5 @@
-// RUN: odt-opt %s --odt-split-entry-modules | FileCheck %s --check-prefix=SPLIT
-// RUN: odt-opt %s \
+// RUN: odt-opt %s --split-input-file --odt-split-entry-modules | FileCheck %s --check-prefix=SPLIT
+// RUN: odt-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(odt-split-entry-modules,builtin.module(symbol-dce),odt-merge-entry-modules)" \
 // RUN:   | FileCheck %s --check-prefix=ROUND
 
@@ -41,3 +41,23 @@ module attributes {odt.note = "kept"} {
   }
 }
 
+
+// -----
+
+// Without an entry point, one nested module holds everything (the nested
+// pipeline still runs on it), and the round trip gives it back.
+// SPLIT-LABEL: module {
+// SPLIT-NEXT:    module {
+// SPLIT-NEXT:      func.func private @helper(
+// SPLIT:           memref.global @kept : memref<2xf32> = dense<1.000000e+00>
+// SPLIT-NEXT:    }
+// SPLIT-NEXT:  }
+// ROUND-LABEL: module {
+// ROUND-NEXT:    memref.global @kept : memref<2xf32> = dense<1.000000e+00>
+// ROUND-NEXT:  }
+module {
+  func.func private @helper(%x: f32) -> f32 {
+    return %x : f32
+  }
+  memref.global @kept : memref<2xf32> = dense<1.0>
+}
