@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/common/FunctionBodies.h"
 #include "codegen/common/Passes.h"
 
 #include "mlir/IR/AttrTypeSubElements.h"
@@ -136,20 +137,6 @@ void replaceSymbolReferences(
                                         /*replaceTypes=*/false);
 }
 
-/// A hash of a function's type and of the kinds and attributes of its ops:
-/// equal for functions that may be identical, which are then compared.
-llvm::hash_code functionHash(FunctionOpInterface function) {
-  llvm::hash_code hash = hash_value(function.getFunctionType());
-  function.getFunctionBody().walk([&](Operation *op) {
-    hash =
-        llvm::hash_combine(hash, OperationEquivalence::computeHash(
-                                     op, OperationEquivalence::ignoreHashValue,
-                                     OperationEquivalence::ignoreHashValue,
-                                     OperationEquivalence::IgnoreLocations));
-  });
-  return hash;
-}
-
 /// The function's attributes but its name.
 DictionaryAttr attributesButName(FunctionOpInterface function) {
   NamedAttrList attributes(function->getAttrDictionary());
@@ -171,13 +158,10 @@ void foldIdenticalFunctions(ModuleOp module) {
     for (auto function : module.getOps<FunctionOpInterface>()) {
       if (!isLocalSymbol(function) || function.isExternal())
         continue;
-      auto &candidates = byHash[functionHash(function)];
+      auto &candidates = byHash[hashTypeAndBody(function)];
       auto same = llvm::find_if(candidates, [&](FunctionOpInterface other) {
-        return other.getFunctionType() == function.getFunctionType() &&
-               attributesButName(other) == attributesButName(function) &&
-               OperationEquivalence::isRegionEquivalentTo(
-                   &other.getFunctionBody(), &function.getFunctionBody(),
-                   OperationEquivalence::IgnoreLocations);
+        return attributesButName(other) == attributesButName(function) &&
+               haveSameTypeAndBody(other, function);
       });
       if (same == candidates.end()) {
         candidates.push_back(function);

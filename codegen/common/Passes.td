@@ -151,9 +151,10 @@ def FuseElementwise : Pass<"odt-fuse-elementwise", "mlir::ModuleOp"> {
     inputs already, and whose other large input, if any, nothing else
     reads, is copied into each consumer and fusion runs again: ReLU6's
     gradient mask on dY, read by BatchNorm's gradient sums and by its
-    input gradient, is never written. Likewise reshapes are not folded (by expanding the op's loops) into or
-    out of ops with reductions, so a product over collapsed operands (a
-    convolution as filter times image columns) stays a product.
+    input gradient, is never written. Likewise reshapes are not folded (by
+    expanding the op's loops) into or out of ops with reductions, so a
+    product over collapsed operands (a convolution as filter times image
+    columns) stays a product.
   }];
   let dependentDialects = ["mlir::affine::AffineDialect",
                            "mlir::linalg::LinalgDialect",

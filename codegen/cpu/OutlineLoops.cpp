@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/common/FunctionBodies.h"
 #include "codegen/cpu/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -145,31 +146,14 @@ private:
                                                             : Type(type);
   }
 
-  /// A hash of a function's type and the kinds and attributes of its ops:
-  /// equal for functions that may be identical, which are then compared.
-  static llvm::hash_code shapeHash(func::FuncOp function) {
-    llvm::hash_code hash = hash_value(function.getFunctionType());
-    function.getBody().walk([&](Operation *op) {
-      hash = llvm::hash_combine(hash,
-                                OperationEquivalence::computeHash(
-                                    op, OperationEquivalence::ignoreHashValue,
-                                    OperationEquivalence::ignoreHashValue,
-                                    OperationEquivalence::IgnoreLocations));
-    });
-    return hash;
-  }
-
   /// The already outlined function with the same type and body as
   /// `function`, or null. A network repeats its blocks (ResNet's stages,
   /// a transformer's layers): their loops are one function, compiled once;
   /// without this, LLVM optimized and emitted each copy again.
   func::FuncOp findIdentical(func::FuncOp function) {
-    auto &candidates = outlinedByHash[shapeHash(function)];
+    auto &candidates = outlinedByHash[hashTypeAndBody(function)];
     for (func::FuncOp candidate : candidates)
-      if (candidate.getFunctionType() == function.getFunctionType() &&
-          OperationEquivalence::isRegionEquivalentTo(
-              &candidate.getBody(), &function.getBody(),
-              OperationEquivalence::IgnoreLocations))
+      if (haveSameTypeAndBody(candidate, function))
         return candidate;
     candidates.push_back(function);
     return nullptr;
