@@ -63,8 +63,8 @@ template <typename Body> OdtStatus *guard(const char *function, Body body) {
   } catch (const std::bad_alloc &) {
     return makeStatus(std::string(function) + ": out of memory");
   } catch (const std::exception &error) {
-    return makeStatus(std::string(function) + ": internal error: " +
-                      error.what());
+    return makeStatus(std::string(function) +
+                      ": internal error: " + error.what());
   } catch (...) {
     return makeStatus(std::string(function) + ": internal error");
   }
@@ -101,10 +101,10 @@ private:
 #define ODT_USE_SESSION(session, function)                                     \
   SessionUse sessionUse(session);                                              \
   if (!sessionUse.acquired)                                                    \
-    return makeStatus(std::string(function) +                                  \
-                      ": the session is in use by another thread (a session "  \
-                      "is not thread-safe: give each thread its own, or "      \
-                      "serialize the calls)")
+  return makeStatus(std::string(function) +                                    \
+                    ": the session is in use by another thread (a session "    \
+                    "is not thread-safe: give each thread its own, or "        \
+                    "serialize the calls)")
 
 // Enum values from C callers may be any integer: they are read as integers,
 // never used as enum values before they are checked.
@@ -190,8 +190,7 @@ OdtStatus *runStep(const char *function, StepKind kind,
                   " outputs, got " + std::to_string(outputsLen));
   session->inputs.resize(inputsLen);
   for (size_t i = 0; i < inputsLen; ++i) {
-    ODT_REQUIRE(inputs[i], function,
-                "input " + std::to_string(i) + " is NULL");
+    ODT_REQUIRE(inputs[i], function, "input " + std::to_string(i) + " is NULL");
     // A view: the step reads the caller's buffer, no copy.
     const odt::Tensor &tensor = inputs[i]->tensor;
     session->inputs[i].becomeView(tensor.dtype(), tensor.shape(),
@@ -276,8 +275,8 @@ OdtStatus *OdtCreateTensorWithData(OdtDataType type, const int64_t *shape,
     size_t needed = static_cast<size_t>(odt::numElements(dims)) *
                     odt::dataTypeSize(static_cast<odt::DataType>(type));
     ODT_REQUIRE(byteSize == needed, function,
-                "the buffer holds " + std::to_string(byteSize) +
-                    " bytes, " + odt::formatShape(dims) + " of " +
+                "the buffer holds " + std::to_string(byteSize) + " bytes, " +
+                    odt::formatShape(dims) + " of " +
                     odt::dataTypeName(static_cast<odt::DataType>(type)) +
                     " needs " + std::to_string(needed));
     ODT_REQUIRE(data || needed == 0, function, "data is NULL");
@@ -455,8 +454,8 @@ OdtStatus *OdtUpdateParameter(OdtCheckpointState *state, const char *name,
     }
     ODT_REQUIRE(tensor.shape() == param->data.shape(), function,
                 "parameter '" + param->name + "' has shape " +
-                    odt::formatShape(param->data.shape()) +
-                    ", the value has " + odt::formatShape(tensor.shape()));
+                    odt::formatShape(param->data.shape()) + ", the value has " +
+                    odt::formatShape(tensor.shape()));
     return toStatus(param->copyFrom(tensor));
   });
 }
@@ -473,6 +472,8 @@ OdtStatus *OdtGetParameter(const OdtCheckpointState *state, const char *name,
     ODT_REQUIRE(!param->data.empty(), "OdtGetParameter",
                 "parameter '" + param->name +
                     "' has no values (the state is nominal)");
+    if (odt::Status synced = state->state.synchronizeHost(); !synced)
+      return toStatus(synced.withContext("OdtGetParameter"));
     odt::Tensor copy = param->data.clone();
     ODT_REQUIRE(!copy.empty(), "OdtGetParameter", "out of memory");
     *out = new OdtValue{std::move(copy)};
@@ -551,6 +552,8 @@ OdtStatus *OdtGetParameterGradient(const OdtCheckpointState *state,
     ODT_REQUIRE(param, function, std::string("no parameter '") + name + "'");
     if (param->gradient.empty())
       return nullptr;
+    if (odt::Status synced = state->state.synchronizeHost(); !synced)
+      return toStatus(synced.withContext(function));
     odt::Tensor copy = param->gradient.clone();
     ODT_REQUIRE(!copy.empty(), function, "out of memory");
     *out = new OdtValue{std::move(copy)};
@@ -641,15 +644,14 @@ OdtStatus *OdtGetTrainingModelOutputName(const OdtTrainingSession *s,
   return getName("OdtGetTrainingModelOutputName", s,
                  &OdtTrainingSession::trainingOutputs, index, out);
 }
-OdtStatus *OdtGetEvalModelInputCount(const OdtTrainingSession *s,
-                                     size_t *out) {
+OdtStatus *OdtGetEvalModelInputCount(const OdtTrainingSession *s, size_t *out) {
   return getCount("OdtGetEvalModelInputCount", s,
                   &OdtTrainingSession::evalInputs, out);
 }
 OdtStatus *OdtGetEvalModelInputName(const OdtTrainingSession *s, size_t index,
                                     const char **out) {
-  return getName("OdtGetEvalModelInputName", s,
-                 &OdtTrainingSession::evalInputs, index, out);
+  return getName("OdtGetEvalModelInputName", s, &OdtTrainingSession::evalInputs,
+                 index, out);
 }
 OdtStatus *OdtGetEvalModelOutputCount(const OdtTrainingSession *s,
                                       size_t *out) {
@@ -736,7 +738,7 @@ OdtStatus *OdtGetSessionFlushDenormals(const OdtTrainingSession *session,
 }
 
 OdtStatus *OdtSetSessionStopOnNonFiniteLoss(OdtTrainingSession *session,
-                                             bool stop) {
+                                            bool stop) {
   ODT_REQUIRE(session, "OdtSetSessionStopOnNonFiniteLoss", "session is NULL");
   ODT_USE_SESSION(session, "OdtSetSessionStopOnNonFiniteLoss");
   session->session->module().setStopOnNonFiniteLoss(stop);
@@ -744,7 +746,7 @@ OdtStatus *OdtSetSessionStopOnNonFiniteLoss(OdtTrainingSession *session,
 }
 
 OdtStatus *OdtGetSessionStopOnNonFiniteLoss(const OdtTrainingSession *session,
-                                             bool *out) {
+                                            bool *out) {
   ODT_REQUIRE(session && out, "OdtGetSessionStopOnNonFiniteLoss",
               "session and out must not be NULL");
   *out = session->session->module().stopsOnNonFiniteLoss();

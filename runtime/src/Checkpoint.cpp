@@ -851,6 +851,9 @@ Status saveCheckpoint(const CheckpointState &state, const std::string &path,
 
 Status saveCheckpoint(const CheckpointState &state, const std::string &path,
                       bool includeOptimizerState, uint64_t externalDataThreshold) {
+  // Values a session keeps on a device are written as they are now.
+  if (Status synced = state.synchronizeHost(); !synced)
+    return synced.withContext("cannot save checkpoint " + quote(path));
   try {
     Saver saver(state, path, includeOptimizerState, externalDataThreshold);
     return saver.save();

@@ -31,6 +31,9 @@ struct Parameter {
   /// from the values (the kept panels of its matrix products) are refilled
   /// when it moved. Code that writes `data` in place must increment it.
   uint64_t version = 0;
+  /// Incremented whenever the host writes `gradient` (resetGrad, setGrad):
+  /// a device copy of the gradient is refreshed when it moved.
+  uint64_t gradientVersion = 0;
 
   /// Zeroes the gradient buffer (no-op for frozen parameters).
   Status resetGrad();
@@ -58,6 +61,29 @@ struct OptimizerGroupState {
 
 using PropertyValue = std::variant<int64_t, float, std::string>;
 
+/// Newer values of a state's tensors than the host's, held elsewhere: a
+/// training session on a CUDA device keeps its parameters, gradients and
+/// moments there and copies them back only when the host reads them.
+class DeviceMirror {
+public:
+  virtual ~DeviceMirror() = default;
+  /// Copies every value the device holds newer than the host's into the
+  /// state's host tensors.
+  virtual Status copyToHost() = 0;
+};
+
+/// The sessions (Modules) using a state now, and the device mirror of the
+/// one that runs on a device: that session needs the state to itself
+/// (another would not see the device's values). A copied or moved state
+/// starts with none: a session is bound to the state object it was made on.
+struct StateSessions {
+  DeviceMirror *deviceMirror = nullptr;
+  int count = 0;
+  StateSessions() = default;
+  StateSessions(const StateSessions &) {}
+  StateSessions &operator=(const StateSessions &) { return *this; }
+};
+
 struct CheckpointState {
   /// In file order (ORT sorts by name): trainable parameters first, then
   /// frozen ones. The Module orders them by the training graph instead.
@@ -65,6 +91,14 @@ struct CheckpointState {
   bool isNominal = false;
   std::vector<OptimizerGroupState> optimizerGroups;
   std::map<std::string, PropertyValue> properties;
+  StateSessions sessions;
+
+  /// Makes the host tensors current (copies back what a device holds newer):
+  /// every reader of parameter, gradient or moment values calls it first.
+  Status synchronizeHost() const {
+    return sessions.deviceMirror ? sessions.deviceMirror->copyToHost()
+                                 : Status::ok();
+  }
 
   /// nullptr if no parameter has this name.
   std::shared_ptr<Parameter> findParameter(const std::string &name) const;
@@ -80,8 +114,9 @@ Result<CheckpointState> loadCheckpoint(const std::string &path);
 
 /// Reads a checkpoint held in memory. `externalDataPath` names the file of
 /// external tensor data, needed only if the checkpoint has external data.
-Result<CheckpointState> loadCheckpointFromBuffer(
-    const void *data, size_t size, const std::string &externalDataPath = "");
+Result<CheckpointState>
+loadCheckpointFromBuffer(const void *data, size_t size,
+                         const std::string &externalDataPath = "");
 
 /// Writes `state` to `path` atomically: a temporary file in the same folder,
 /// fsync, rename. On any failure the previous file at `path` is untouched.
@@ -102,7 +137,8 @@ constexpr uint64_t kDefaultExternalDataThreshold = uint64_t(1800) * 1024 * 1024;
 /// The .data file and the checkpoint are both written to temporary files
 /// first and renamed into place only when both are complete.
 Status saveCheckpoint(const CheckpointState &state, const std::string &path,
-                      bool includeOptimizerState, uint64_t externalDataThreshold);
+                      bool includeOptimizerState,
+                      uint64_t externalDataThreshold);
 
 } // namespace odt
 

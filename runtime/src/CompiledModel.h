@@ -215,6 +215,8 @@ public:
   /// Sets argument `index` to `tensor` (no copy; must stay alive until
   /// invoke). Checks dtype and rank only.
   Status set(size_t index, Tensor &tensor);
+  /// The tensor argument `index` is set to (null before `set`).
+  Tensor *argument(size_t index) const { return tensors[index]; }
   /// Binds symbols from the dims of every UserInput argument (in order) and
   /// checks their static dims. Errors name the input, the dim and both
   /// values.

@@ -21,7 +21,9 @@ constexpr Result_t kStubLibrary = 34;
 constexpr int kAttributeComputeCapabilityMajor = 75;
 constexpr int kAttributeComputeCapabilityMinor = 76;
 constexpr unsigned kStreamNonBlocking = 1;
-constexpr int kCaptureModeThreadLocal = 1;
+// Relaxed: cuMemAlloc is allowed while a step is captured (a step's first
+// allocations of a size happen at its capture, never at its replays).
+constexpr int kCaptureModeRelaxed = 2;
 
 /// cuGetProcAddress_v2 (CUDA 12.0): the one entry point taken with dlsym.
 using GetProcAddressFn = Result_t (*)(const char *symbol, void **function,
@@ -268,11 +270,16 @@ Device::~Device() {
   api.cuCtxSetCurrent(context);
   if (stream)
     api.cuStreamSynchronize(stream);
-  releaseGraph();
+  for (StepGraph &graph : graphs) {
+    api.cuGraphExecDestroy(graph.executable);
+    api.cuGraphDestroy(graph.graph);
+  }
   for (ModuleHandle module : modules)
     api.cuModuleUnload(module);
   for (const DeviceBuffer &buffer : buffers)
     api.cuMemFree(buffer.address);
+  for (const PinnedBuffer &buffer : pinnedBuffers)
+    api.cuMemFreeHost(buffer.address);
   if (stream)
     api.cuStreamDestroy(stream);
   api.cuDevicePrimaryCtxRelease(device);
@@ -312,6 +319,35 @@ Status Device::free(DevicePtr address) {
   return call(api.cuMemFree(address), "freeing device memory");
 }
 
+Result<PinnedBuffer> Device::allocatePinned(size_t bytes,
+                                            const std::string &purpose) {
+  if (Status status = makeCurrent(); !status)
+    return status;
+  PinnedBuffer buffer;
+  buffer.bytes = bytes;
+  if (Status status =
+          call(driver.api().cuMemAllocHost(&buffer.address, bytes),
+               "allocating " + std::to_string(bytes) +
+                   " bytes of page-locked host memory for " + purpose);
+      !status)
+    return status;
+  pinnedBuffers.push_back(buffer);
+  return buffer;
+}
+
+Status Device::freePinned(void *address) {
+  auto it = std::find_if(
+      pinnedBuffers.begin(), pinnedBuffers.end(),
+      [&](const PinnedBuffer &buffer) { return buffer.address == address; });
+  if (it == pinnedBuffers.end())
+    return Status::error("freeing page-locked memory " + label() +
+                         " did not allocate");
+  ODT_RETURN_IF_ERROR(synchronize());
+  pinnedBuffers.erase(it);
+  return call(driver.api().cuMemFreeHost(address),
+              "freeing page-locked host memory");
+}
+
 Status Device::copyToDevice(DevicePtr to, const void *from, size_t bytes) {
   if (Status status = makeCurrent(); !status)
     return status;
@@ -330,6 +366,11 @@ Status Device::copyToHost(void *to, DevicePtr from, size_t bytes) {
       !status)
     return status;
   return synchronize();
+}
+
+Status Device::enqueueCopyToHost(void *to, DevicePtr from, size_t bytes) {
+  return call(driver.api().cuMemcpyDtoHAsync(to, from, bytes, stream),
+              "copying " + std::to_string(bytes) + " bytes from the device");
 }
 
 Status Device::synchronize() {
@@ -384,52 +425,56 @@ std::string Device::label() const {
          DeviceSpec{DeviceSpec::Kind::CUDA, deviceOrdinal}.text() + ")";
 }
 
-void Device::releaseGraph() {
+void Device::releaseGraph(StepGraph &graph) {
+  auto it = std::find_if(graphs.begin(), graphs.end(), [&](const StepGraph &g) {
+    return g.executable == graph.executable;
+  });
+  if (it == graphs.end())
+    return;
   const DriverFunctions &api = driver.api();
-  if (graphExec)
-    api.cuGraphExecDestroy(graphExec);
-  if (graph)
-    api.cuGraphDestroy(graph);
-  graphExec = nullptr;
-  graph = nullptr;
+  // A replay still queued keeps using the executable.
+  (void)synchronize();
+  api.cuGraphExecDestroy(it->executable);
+  api.cuGraphDestroy(it->graph);
+  graphs.erase(it);
+  graph = StepGraph();
 }
 
-Status Device::captureGraph(const std::function<Status()> &record) {
+Result<StepGraph> Device::captureGraph(const std::function<Status()> &record) {
   if (Status status = makeCurrent(); !status)
     return status;
   const DriverFunctions &api = driver.api();
-  releaseGraph();
   if (Status status =
-          call(api.cuStreamBeginCapture(stream, kCaptureModeThreadLocal),
+          call(api.cuStreamBeginCapture(stream, kCaptureModeRelaxed),
                "cuStreamBeginCapture");
       !status)
     return status;
   Status recorded = record();
   // The capture ends whatever happened, so the stream is usable after.
-  GraphHandle captured = nullptr;
-  Result_t ended = api.cuStreamEndCapture(stream, &captured);
+  StepGraph captured;
+  Result_t ended = api.cuStreamEndCapture(stream, &captured.graph);
   if (!recorded || ended != kSuccess) {
-    if (captured)
-      api.cuGraphDestroy(captured);
+    if (captured.graph)
+      api.cuGraphDestroy(captured.graph);
     return !recorded ? recorded.withContext("capturing the step's graph")
                      : call(ended, "cuStreamEndCapture");
   }
-  graph = captured;
-  if (Status status =
-          call(api.cuGraphInstantiateWithFlags(&graphExec, graph, 0),
-               "cuGraphInstantiateWithFlags");
+  if (Status status = call(api.cuGraphInstantiateWithFlags(&captured.executable,
+                                                           captured.graph, 0),
+                           "cuGraphInstantiateWithFlags");
       !status) {
-    graphExec = nullptr;
-    releaseGraph();
+    api.cuGraphDestroy(captured.graph);
     return status;
   }
-  return Status::ok();
+  graphs.push_back(captured);
+  return captured;
 }
 
-Status Device::replayGraph() {
-  if (!graphExec)
-    return Status::error("no step graph was captured on this device");
-  return call(driver.api().cuGraphLaunch(graphExec, stream), "cuGraphLaunch");
+Status Device::replayGraph(const StepGraph &graph) {
+  if (!graph.executable)
+    return Status::error("no step graph was captured");
+  return call(driver.api().cuGraphLaunch(graph.executable, stream),
+              "cuGraphLaunch");
 }
 
 } // namespace cuda

@@ -63,6 +63,8 @@ constexpr int kPinnedApiVersion = 12000;
   X(cuCtxSetCurrent, ContextHandle)                                            \
   X(cuMemAlloc, DevicePtr *, size_t)                                           \
   X(cuMemFree, DevicePtr)                                                      \
+  X(cuMemAllocHost, void **, size_t)                                           \
+  X(cuMemFreeHost, void *)                                                     \
   X(cuMemcpyHtoDAsync, DevicePtr, const void *, size_t, StreamHandle)          \
   X(cuMemcpyDtoHAsync, void *, DevicePtr, size_t, StreamHandle)                \
   X(cuModuleLoadData, ModuleHandle *, const void *)                            \
@@ -129,6 +131,20 @@ struct DeviceBuffer {
   size_t bytes = 0;
 };
 
+/// Page-locked host memory (the staging buffers of a step's inputs and
+/// outputs: a copy a step graph replays must read and write fixed host
+/// addresses, and only page-locked ones may be copied asynchronously).
+struct PinnedBuffer {
+  void *address = nullptr;
+  size_t bytes = 0;
+};
+
+/// A captured step, ready to replay: the graph and its executable.
+struct StepGraph {
+  GraphHandle graph = nullptr;
+  GraphExecHandle executable = nullptr;
+};
+
 /// A kernel's launch: grid and block extents, dynamic shared memory and the
 /// addresses of its parameters (cuLaunchKernel's kernelParams).
 struct KernelLaunch {
@@ -159,12 +175,18 @@ public:
   /// Frees a buffer `allocate` returned, after the work queued on the
   /// stream so far (which may still use it) has finished.
   Status free(DevicePtr address);
+  Result<PinnedBuffer> allocatePinned(size_t bytes, const std::string &purpose);
+  /// Frees a buffer `allocatePinned` returned, after the queued work.
+  Status freePinned(void *address);
   /// Makes the device's context the calling thread's (a session may be used
   /// from several threads, one at a time); every call here but launch does
   /// it first.
   Status makeCurrent() const;
   Status copyToDevice(DevicePtr to, const void *from, size_t bytes);
+  /// Copies and waits for the copy (and everything queued before it).
   Status copyToHost(void *to, DevicePtr from, size_t bytes);
+  /// Enqueues a copy to (page-locked) host memory without waiting for it.
+  Status enqueueCopyToHost(void *to, DevicePtr from, size_t bytes);
   Status synchronize();
 
   /// Loads a PTX or cubin image and finds the named kernels in it.
@@ -175,10 +197,14 @@ public:
   Status launch(const KernelLaunch &launch);
 
   /// Records what `record` enqueues on the stream (launches, copies) as one
-  /// graph, instead of running it; then ready to replay.
-  Status captureGraph(const std::function<Status()> &record);
-  bool hasGraph() const { return graphExec != nullptr; }
-  Status replayGraph();
+  /// graph, instead of running it; then ready to replay. The capture is
+  /// relaxed: the step's first device allocations may happen inside it
+  /// (they are made once, at capture; the graph keeps their addresses).
+  /// The graph lives until `releaseGraph` or the device goes.
+  Result<StepGraph> captureGraph(const std::function<Status()> &record);
+  Status replayGraph(const StepGraph &graph);
+  /// Destroys a graph `captureGraph` returned (after the queued work).
+  void releaseGraph(StepGraph &graph);
 
 private:
   Device(const Driver &driver) : driver(driver) {}
@@ -187,7 +213,6 @@ private:
   }
   /// "<name> (cuda:N)", for messages.
   std::string label() const;
-  void releaseGraph();
 
   const Driver &driver;
   int deviceOrdinal = 0;
@@ -197,9 +222,9 @@ private:
   ContextHandle context = nullptr;
   StreamHandle stream = nullptr;
   std::vector<DeviceBuffer> buffers;
+  std::vector<PinnedBuffer> pinnedBuffers;
   std::vector<ModuleHandle> modules;
-  GraphHandle graph = nullptr;
-  GraphExecHandle graphExec = nullptr;
+  std::vector<StepGraph> graphs;
 };
 
 } // namespace cuda

@@ -53,15 +53,21 @@ KernelRunner::create(Device &device, std::shared_ptr<CompiledModel> model) {
 KernelRunner::~KernelRunner() {
   // The blocks go back to the device (the model's code freed them all
   // unless a step failed half-way; those are freed too).
+  graphBlocks.clear();
   releaseCachedBlocks();
   for (const auto &[address, bytes] : liveBlocks)
     (void)device.free(address);
 }
 
 void KernelRunner::releaseCachedBlocks() {
-  for (const auto &[bytes, address] : freeBlocks)
-    (void)device.free(address);
-  freeBlocks.clear();
+  for (auto it = freeBlocks.begin(); it != freeBlocks.end();) {
+    if (graphBlocks.count(it->second)) {
+      ++it;
+      continue;
+    }
+    (void)device.free(it->second);
+    it = freeBlocks.erase(it);
+  }
 }
 
 Status KernelRunner::call(EntryKind kind,
@@ -180,7 +186,9 @@ void *KernelRunner::allocate(uint64_t bytes) {
   } else {
     Result<DeviceBuffer> buffer =
         device.allocate(size, "the step's intermediate buffers");
-    if (!buffer && !freeBlocks.empty()) {
+    // (Not while capturing: freeing waits for the stream, which a capture
+    // refuses.)
+    if (!buffer && !freeBlocks.empty() && !capturingGraph) {
       // Blocks kept for other sizes (another batch size's arena) go back
       // to the device before the step gives up.
       releaseCachedBlocks();
@@ -194,6 +202,8 @@ void *KernelRunner::allocate(uint64_t bytes) {
   }
   liveBlocks.emplace(address, size);
   usedBytes += size;
+  if (capturingGraph)
+    graphBlocks.insert(address);
   return reinterpret_cast<void *>(static_cast<uintptr_t>(address));
 }
 

@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,12 @@ public:
   /// calls it and keeps its first failure for the call.
   Status launch(int32_t kernel, const int64_t grid[3], const int64_t block[3],
                 int32_t sharedBytes, void **parameters, int32_t count);
+
+  /// While set, the blocks handed out are taken into the step graphs being
+  /// captured: a graph replays with their addresses, so they are never
+  /// given back to the device (only reused by later calls, which the one
+  /// stream orders after the replays), until the runner goes.
+  void setCapturing(bool capturing) { capturingGraph = capturing; }
 
   /// Launches enqueued so far.
   size_t launches() const { return launchCount; }
@@ -95,6 +102,8 @@ private:
   // Blocks handed out (address -> bytes) and blocks kept for reuse.
   std::unordered_map<DevicePtr, size_t> liveBlocks;
   std::multimap<size_t, DevicePtr> freeBlocks;
+  std::unordered_set<DevicePtr> graphBlocks;
+  bool capturingGraph = false;
   size_t usedBytes = 0;
   Status firstError = Status::ok();
 };

@@ -1,5 +1,7 @@
 #include "Module.h"
 
+#include "DeviceSteps.h"
+
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -24,13 +26,38 @@ void setSeed(int64_t seed) {
 }
 int64_t getSeed() { return globalSeed; }
 
+Module::~Module() {
+  // The device's values go back to the state before the state is left.
+  device.reset();
+  if (checkpoint)
+    --checkpoint->sessions.count;
+}
+
+Status Module::checkStateAvailable(const CheckpointState &state,
+                                   bool onDevice) {
+  // A session on a device keeps the state's values there: another session
+  // on the same state would read and write stale host values.
+  if (state.sessions.deviceMirror)
+    return Status::error("the checkpoint state is used by a training session "
+                         "on a device; a second session cannot share it "
+                         "(load the checkpoint again for another session)");
+  if (onDevice && state.sessions.count > 0)
+    return Status::error("the checkpoint state is used by another training "
+                         "session; a session on a device needs a state of "
+                         "its own (load the checkpoint again)");
+  return Status::ok();
+}
+
 Result<std::unique_ptr<Module>>
-Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
+Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state,
+               std::unique_ptr<cuda::DeviceSteps> device) {
   if (!model || !state)
-    return Status::error("Module needs a compiled model and a checkpoint state");
+    return Status::error(
+        "Module needs a compiled model and a checkpoint state");
+  ODT_RETURN_IF_ERROR(checkStateAvailable(*state, device != nullptr));
   // Its code launches kernels through a launcher only a cuda device
   // installs: on the CPU its steps would compute nothing.
-  if (model->isGPUBuild())
+  if (model->isGPUBuild() && !device)
     return Status::error(
         "the compiled model '" + model->origin() +
         "' is a GPU build (kernels for " + model->gpuChips() +
@@ -39,6 +66,7 @@ Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
   std::unique_ptr<Module> module(new Module());
   module->compiled = model;
   module->checkpoint = state;
+  ++state->sessions.count;
 
   // The model's parameters, matched by name against the state.
   for (const ParameterSpec &spec : model->parameters()) {
@@ -89,8 +117,7 @@ Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
     const int64_t *savedStep = std::get_if<int64_t>(&stepProperty->second);
     if (!savedSeed || !savedStep || *savedStep < 0)
       return Status::error(std::string("the checkpoint's properties ") +
-                           kRandomSeedProperty + " and " +
-                           kRandomStepProperty +
+                           kRandomSeedProperty + " and " + kRandomStepProperty +
                            " must be integers (a step count >= 0)");
     module->seed = *savedSeed;
     module->counter = *savedStep;
@@ -103,6 +130,7 @@ Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
     if (!entry)
       continue;
     auto step = std::make_unique<Step>();
+    step->kind = kind;
     step->call = EntryCall(*entry);
     for (size_t i = 0; i < entry->arguments.size(); ++i) {
       if (entry->arguments[i].role == ArgumentRole::UserInput)
@@ -121,6 +149,10 @@ Module::create(std::shared_ptr<CompiledModel> model, CheckpointState *state) {
   if (!module->train && !module->eval)
     return Status::error("the model '" + model->origin() +
                          "' has neither a train nor an eval step");
+  if (device) {
+    ODT_RETURN_IF_ERROR(device->attach(*state, module->params));
+    module->device = std::move(device);
+  }
   ODT_RETURN_IF_ERROR(module->setThreads(0));
   return module;
 }
@@ -216,11 +248,14 @@ Status checkParameterBuffer(const char *what, const Tensor &buffer,
 
 } // namespace
 
-Status Module::copyParametersToBuffer(Tensor &buffer, bool trainableOnly) const {
+Status Module::copyParametersToBuffer(Tensor &buffer,
+                                      bool trainableOnly) const {
   const char *what = "CopyParametersToBuffer";
   ODT_RETURN_IF_ERROR(checkParameterBuffer(what, buffer, compiled->parameters(),
                                            trainableOnly,
                                            getParametersSize(trainableOnly)));
+  if (Status synced = checkpoint->synchronizeHost(); !synced)
+    return synced.withContext(what);
   auto *out = static_cast<char *>(buffer.data());
   for (const auto &param : params) {
     if (trainableOnly && !param->requiresGrad)
@@ -234,7 +269,8 @@ Status Module::copyParametersToBuffer(Tensor &buffer, bool trainableOnly) const 
   return Status::ok();
 }
 
-Status Module::copyBufferToParameters(const Tensor &buffer, bool trainableOnly) {
+Status Module::copyBufferToParameters(const Tensor &buffer,
+                                      bool trainableOnly) {
   const char *what = "CopyBufferToParameters";
   ODT_RETURN_IF_ERROR(checkParameterBuffer(what, buffer, compiled->parameters(),
                                            trainableOnly,
@@ -265,7 +301,8 @@ Status Module::copyBufferToParameters(const Tensor &buffer, bool trainableOnly) 
   return Status::ok();
 }
 
-std::shared_ptr<Parameter> Module::findParameter(const std::string &name) const {
+std::shared_ptr<Parameter>
+Module::findParameter(const std::string &name) const {
   for (const auto &param : params)
     if (param->name == name)
       return param;
@@ -362,10 +399,13 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
     for (size_t index : step.inputArgs)
       names += (names.empty() ? "" : ", ") + entry.arguments[index].name;
     return Status::error(std::string(what) + ": expected " +
-                         std::to_string(step.inputArgs.size()) +
-                         " inputs (" + names + "), got " +
-                         std::to_string(inputs.size()));
+                         std::to_string(step.inputArgs.size()) + " inputs (" +
+                         names + "), got " + std::to_string(inputs.size()));
   }
+  // A shape function may read parameter values: on a device they must be
+  // the current ones. (No GPU build has one today; the check costs a copy.)
+  if (device && entry.shapeFunction)
+    ODT_RETURN_IF_ERROR(checkpoint->synchronizeHost());
   ODT_RETURN_IF_ERROR(bindStateArguments(step));
   for (size_t i = 0; i < inputs.size(); ++i) {
     Status status = step.call.set(step.inputArgs[i], inputs[i]);
@@ -417,7 +457,13 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   status = step.call.checkOtherShapes(step.bindings);
   if (!status)
     return status.withContext(what);
-  step.call.invoke(pool.get(), flushDenormals);
+  if (device) {
+    status = device->run(step.kind, step.call);
+    if (!status)
+      return status;
+  } else {
+    step.call.invoke(pool.get(), flushDenormals);
+  }
   // Only a step that ran draws from the sequence (a refused one does not).
   commitRandomState();
   for (PanelUse &use : step.panels)
@@ -431,7 +477,8 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
 Status Module::setThreads(int count) {
   if (count < 0)
     return Status::error("the thread count must be 0 (one per core) or "
-                         "positive, got " + std::to_string(count));
+                         "positive, got " +
+                         std::to_string(count));
   int total = count ? count : defaultThreadCount();
   if (!pool || pool->size() != total) {
     pool.reset(); // its workers stop before the new ones start
@@ -476,8 +523,7 @@ Status Module::evalStep(std::vector<Tensor> &inputs,
   return run(*eval, "EvalStep", inputs, outputs);
 }
 
-std::vector<std::string> Module::argumentNames(const Step *step,
-                                               bool outputs) {
+std::vector<std::string> Module::argumentNames(const Step *step, bool outputs) {
   std::vector<std::string> names;
   if (!step)
     return names;
@@ -498,6 +544,5 @@ std::vector<std::string> Module::evalInputNames() const {
 std::vector<std::string> Module::evalOutputNames() const {
   return argumentNames(eval.get(), true);
 }
-
 
 } // namespace odt

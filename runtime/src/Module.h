@@ -6,6 +6,7 @@
 
 #include "Checkpoint.h"
 #include "CompiledModel.h"
+#include "DeviceSteps.h"
 #include "ThreadPool.h"
 
 #include <map>
@@ -20,9 +21,22 @@ public:
   /// Binds `model` to the parameters of `state` (which must outlive the
   /// Module). Fails if a parameter the model uses is missing from the state
   /// or has another dtype, shape or trainability. Allocates the gradient
-  /// buffers of trainable parameters.
+  /// buffers of trainable parameters. With `device` (a GPU build's steps on
+  /// a CUDA device), the steps run there and the state lives there too; the
+  /// state must then have no other session.
   static Result<std::unique_ptr<Module>>
-  create(std::shared_ptr<CompiledModel> model, CheckpointState *state);
+  create(std::shared_ptr<CompiledModel> model, CheckpointState *state,
+         std::unique_ptr<cuda::DeviceSteps> device = nullptr);
+  ~Module();
+  /// Whether a new session may use `state`: a session on a device needs it
+  /// to itself, and no session may join one that is on a device.
+  static Status checkStateAvailable(const CheckpointState &state,
+                                    bool onDevice);
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+
+  /// The steps on a device, or null when they run on the CPU.
+  cuda::DeviceSteps *deviceSteps() const { return device.get(); }
 
   /// Forward and backward: `inputs` in the training model's user-input order.
   /// Gradients overwrite the buffers after construction or LazyResetGrad,
@@ -39,8 +53,9 @@ public:
 
   /// Writes an ONNX inference model: the eval graph pruned to `outputNames`,
   /// the parameters as initializers holding their current values.
-  Status exportModelForInferencing(const std::string &path,
-                                   const std::vector<std::string> &outputNames) const;
+  Status
+  exportModelForInferencing(const std::string &path,
+                            const std::vector<std::string> &outputNames) const;
 
   bool hasTrainStep() const { return train != nullptr; }
   bool hasEvalStep() const { return eval != nullptr; }
@@ -58,10 +73,12 @@ public:
   /// Copies the parameters, in training-graph input order, into one flat
   /// buffer of exactly getParametersSize(trainableOnly) elements. All the
   /// parameters copied must share one dtype, the buffer's.
-  Status copyParametersToBuffer(Tensor &buffer, bool trainableOnly = true) const;
+  Status copyParametersToBuffer(Tensor &buffer,
+                                bool trainableOnly = true) const;
   /// The reverse. On a nominal state, allocates the parameters it fills;
   /// with trainableOnly = false that completes the state.
-  Status copyBufferToParameters(const Tensor &buffer, bool trainableOnly = true);
+  Status copyBufferToParameters(const Tensor &buffer,
+                                bool trainableOnly = true);
 
   std::vector<std::string> trainingInputNames() const;
   std::vector<std::string> trainingOutputNames() const;
@@ -115,6 +132,7 @@ private:
     bool boundStale = false;
   };
   struct Step {
+    EntryKind kind = EntryKind::Train;
     EntryCall call;
     std::vector<PanelUse> panels;
     std::vector<size_t> inputArgs;  // argument index of each user input
@@ -130,8 +148,7 @@ private:
   Status addPanelUse(Step &step, const EntryPointSpec &entry, size_t panelsArg);
   Status run(Step &step, const char *what, std::vector<Tensor> &inputs,
              std::vector<Tensor> &outputs);
-  static std::vector<std::string> argumentNames(const Step *step,
-                                                bool outputs);
+  static std::vector<std::string> argumentNames(const Step *step, bool outputs);
 
   std::shared_ptr<CompiledModel> compiled;
   CheckpointState *checkpoint = nullptr;
@@ -152,6 +169,7 @@ private:
   uint64_t seedGeneration = 0;
   bool randomStatePending = false;
   std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<cuda::DeviceSteps> device;
 };
 
 /// ORT's SetSeed: the seed of odt's random number generation (Dropout

@@ -7,7 +7,11 @@
 namespace odt {
 
 Status Module::exportModelForInferencing(
-    const std::string &path, const std::vector<std::string> &outputNames) const {
+    const std::string &path,
+    const std::vector<std::string> &outputNames) const {
+  // The parameters as they are now, wherever the session keeps them.
+  if (Status synced = checkpoint->synchronizeHost(); !synced)
+    return synced.withContext("ExportModelForInferencing");
   return exportInferenceModel(*compiled, params, path, outputNames);
 }
 

@@ -1,5 +1,7 @@
 #include "Optimizer.h"
 
+#include "DeviceSteps.h"
+
 #include <cmath>
 
 namespace odt {
@@ -55,13 +57,11 @@ Result<std::unique_ptr<Optimizer>> Optimizer::create(Module &module) {
         continue;
       }
       if (it->second.dtype() != spec.dtype || it->second.shape() != spec.shape)
-        return Status::error("the checkpoint's " + std::string(name) +
-                             " of '" + spec.name + "' is " +
-                             dataTypeName(it->second.dtype()) +
-                             formatShape(it->second.shape()) +
-                             ", the parameter is " +
-                             dataTypeName(spec.dtype) +
-                             formatShape(spec.shape));
+        return Status::error(
+            "the checkpoint's " + std::string(name) + " of '" + spec.name +
+            "' is " + dataTypeName(it->second.dtype()) +
+            formatShape(it->second.shape()) + ", the parameter is " +
+            dataTypeName(spec.dtype) + formatShape(spec.shape));
     }
   }
 
@@ -85,8 +85,9 @@ Status Optimizer::bindArguments() {
   const EntryPointSpec &entry = call.spec();
   for (size_t i = 0; i < entry.arguments.size(); ++i) {
     const ArgumentSpec &arg = entry.arguments[i];
-    Parameter *param =
-        arg.parameter >= 0 ? module->parameters()[arg.parameter].get() : nullptr;
+    Parameter *param = arg.parameter >= 0
+                           ? module->parameters()[arg.parameter].get()
+                           : nullptr;
     Status status;
     switch (arg.role) {
     case ArgumentRole::LearningRate:
@@ -107,9 +108,9 @@ Status Optimizer::bindArguments() {
     case ArgumentRole::FirstMoment:
     case ArgumentRole::SecondMoment: {
       auto &moments = group->parameterStates[param->name].momentums;
-      status = call.set(i, moments[arg.role == ArgumentRole::FirstMoment
-                                       ? "momentum0"
-                                       : "momentum1"]);
+      status = call.set(
+          i, moments[arg.role == ArgumentRole::FirstMoment ? "momentum0"
+                                                           : "momentum1"]);
       break;
     }
     default:
@@ -132,11 +133,17 @@ Status Optimizer::step() {
   Status status = bindArguments();
   if (!status)
     return status.withContext("OptimizerStep");
-  call.invoke(module->threadPool(), module->flushesDenormals());
-  // The update wrote the trainable parameters in place.
-  for (const auto &param : module->parameters())
-    if (param->requiresGrad)
-      ++param->version;
+  if (cuda::DeviceSteps *device = module->deviceSteps()) {
+    // The device copies of the parameters it wrote get their new versions
+    // there.
+    ODT_RETURN_IF_ERROR(device->run(EntryKind::Optimizer, call));
+  } else {
+    call.invoke(module->threadPool(), module->flushesDenormals());
+    // The update wrote the trainable parameters in place.
+    for (const auto &param : module->parameters())
+      if (param->requiresGrad)
+        ++param->version;
+  }
   if (updatedFlag.data<uint8_t>()[0])
     ++group->step;
   return Status::ok();

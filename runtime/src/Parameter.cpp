@@ -12,7 +12,8 @@ Status checkSameLayout(const std::string &what, const std::string &name,
                        DataType expectedType, int64_t expectedCount,
                        const Tensor &tensor) {
   if (tensor.empty() || tensor.data() == nullptr)
-    return Status::error(what + " of parameter '" + name + "': no buffer given");
+    return Status::error(what + " of parameter '" + name +
+                         "': no buffer given");
   if (tensor.dtype() != expectedType)
     return Status::error(what + " of parameter '" + name + "': expected " +
                          dataTypeName(expectedType) + ", got " +
@@ -31,6 +32,7 @@ Status Parameter::resetGrad() {
   if (!requiresGrad || gradient.empty())
     return Status::ok();
   std::memset(gradient.data(), 0, gradient.byteSize());
+  ++gradientVersion;
   return Status::ok();
 }
 
@@ -44,6 +46,7 @@ Status Parameter::setGrad(const Tensor &value) {
   ODT_RETURN_IF_ERROR(
       checkSameLayout("SetGrad", name, dtype, gradient.size(), value));
   std::memcpy(gradient.data(), value.data(), gradient.byteSize());
+  ++gradientVersion;
   return Status::ok();
 }
 

@@ -1,5 +1,7 @@
 #include "TrainingSession.h"
 
+#include "DeviceSteps.h"
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -24,7 +26,8 @@ const T *findProperty(const CheckpointState &state, const char *name) {
 /// The scheduler recorded in `state`, if any.
 Result<std::optional<LRSchedulerConfig>>
 readSchedulerConfig(const CheckpointState &state) {
-  const std::string *kind = findProperty<std::string>(state, kSchedulerProperty);
+  const std::string *kind =
+      findProperty<std::string>(state, kSchedulerProperty);
   if (!kind)
     return std::optional<LRSchedulerConfig>();
   const int64_t *warmup = findProperty<int64_t>(state, kWarmupProperty);
@@ -65,6 +68,7 @@ Result<std::unique_ptr<TrainingSession>>
 TrainingSession::create(CheckpointState &state,
                         std::shared_ptr<CompiledModel> model,
                         const cuda::DeviceSpec &device) {
+  std::unique_ptr<cuda::DeviceSteps> onDevice;
   if (device.kind == cuda::DeviceSpec::Kind::CUDA) {
     // The device first: a machine without a usable driver or device says so
     // whatever the model is.
@@ -87,20 +91,17 @@ TrainingSession::create(CheckpointState &state,
                            " or an older chip: compile it with odt-compile "
                            "--gpu-arch=" +
                            gpu.chip());
-    // A step's kernels run through cuda::KernelRunner (launches, the
-    // step's device memory), but a session's state does not live on the
-    // device yet: parameters, gradients, moments, inputs and outputs in
-    // device buffers, synchronized for checkpoints and parameter access,
-    // and the step as one CUDA graph.
-    return Status::error("the compiled model has kernels for " + where +
-                         ", but this runtime cannot run a GPU build yet "
-                         "(a training session's parameters and buffers do "
-                         "not live on the device yet); use a CPU build on "
-                         "the cpu device");
+    ODT_RETURN_IF_ERROR(Module::checkStateAvailable(state, true));
+    Result<std::unique_ptr<cuda::DeviceSteps>> steps =
+        cuda::DeviceSteps::create(opened.take(), model);
+    if (!steps)
+      return steps.getStatus().withContext("preparing the steps on " + where);
+    onDevice = steps.take();
   }
   std::unique_ptr<TrainingSession> session(new TrainingSession());
   session->state = &state;
-  Result<std::unique_ptr<Module>> module = Module::create(model, &state);
+  Result<std::unique_ptr<Module>> module =
+      Module::create(model, &state, std::move(onDevice));
   if (!module)
     return module.getStatus();
   session->trainingModule = module.take();

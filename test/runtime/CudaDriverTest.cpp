@@ -231,17 +231,17 @@ TEST_F(MockCudaTest, StepCapturedOnceAndReplayedInOrder) {
     return odt::Status::ok();
   };
   size_t mark = std::strlen(mock.log());
-  ASSERT_TRUE(device->captureGraph(recordStep));
+  auto graph = device->captureGraph(recordStep);
+  ASSERT_TRUE(graph) << graph.getStatus().message();
   // Captured, not run: nothing reached the device between begin and end.
   EXPECT_EQ(eventsSince(mark), "capture begin\ncapture end 3 nodes\n");
-  ASSERT_TRUE(device->hasGraph());
 
   // A replay runs the copy and both kernels, in the captured order; the
   // copy reads the host values at replay time (the staging buffer's role).
   staged[0] = 42;
   for (int replay = 0; replay < 2; ++replay) {
     mark = std::strlen(mock.log());
-    ASSERT_TRUE(device->replayGraph());
+    ASSERT_TRUE(device->replayGraph(*graph));
     EXPECT_EQ(eventsSince(mark),
               "graph launch\ncopy to device 16\n"
               "launch step_kernel_0 grid 3x1x1 block 256x1x1 shared 0\n"
@@ -259,10 +259,9 @@ TEST_F(MockCudaTest, FailedCaptureLeavesNoGraphAndAUsableStream) {
   auto status = device->captureGraph(
       [] { return odt::Status::error("the step refused"); });
   ASSERT_FALSE(status);
-  EXPECT_THAT(status.message(),
+  EXPECT_THAT(status.getStatus().message(),
               HasSubstr("capturing the step's graph: the step refused"));
-  EXPECT_FALSE(device->hasGraph());
-  auto replay = device->replayGraph();
+  auto replay = device->replayGraph(odt::cuda::StepGraph());
   ASSERT_FALSE(replay);
   EXPECT_THAT(replay.message(), HasSubstr("no step graph was captured"));
   // The capture was ended: synchronizing (refused while capturing) works.
@@ -270,7 +269,7 @@ TEST_F(MockCudaTest, FailedCaptureLeavesNoGraphAndAUsableStream) {
   // Synchronizing inside a capture is the driver's error, passed on.
   auto inside = device->captureGraph([&] { return device->synchronize(); });
   ASSERT_FALSE(inside);
-  EXPECT_THAT(inside.message(),
+  EXPECT_THAT(inside.getStatus().message(),
               HasSubstr("cuStreamSynchronize: "
                         "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"));
   EXPECT_TRUE(device->synchronize());

@@ -58,10 +58,14 @@ struct Kernel {
 /// An operation enqueued on a stream: run now, or kept by a capture.
 struct Operation {
   std::string event;
-  // A host-to-device copy is done at replay from the same host address.
+  // A copy is done at replay between the same host and device addresses:
+  // to the device from `from`, or from the device at `deviceFrom` to
+  // `toHost`.
   DevicePtr to = 0;
   const void *from = nullptr;
   size_t bytes = 0;
+  DevicePtr deviceFrom = 0;
+  void *toHost = nullptr;
 };
 
 struct State {
@@ -70,12 +74,13 @@ struct State {
   std::string log;
   std::map<DevicePtr, std::vector<unsigned char>> allocations;
   long long liveBytes = 0;
+  std::map<void *, std::vector<unsigned char>> pinned;
   int contextRefs = 0;
   int contextTag = 0; // its address is the context handle
   std::map<ModuleHandle, std::string> modules;
   std::vector<std::unique_ptr<Kernel>> kernels;
-  int streamTag = 0;
-  bool streamAlive = false;
+  int streamTag = 0; // every stream's handle (they share one queue)
+  int liveStreams = 0;
   bool capturing = false;
   std::vector<Operation> captured;
   std::map<GraphHandle, std::vector<Operation>> graphs;
@@ -138,13 +143,17 @@ void perform(const Operation &operation) {
   if (operation.from)
     std::memcpy(deviceBytes(operation.to, operation.bytes), operation.from,
                 operation.bytes);
+  if (operation.toHost)
+    std::memcpy(operation.toHost,
+                deviceBytes(operation.deviceFrom, operation.bytes),
+                operation.bytes);
   record(operation.event);
 }
 
 /// Runs `operation` now, or keeps it for the graph being captured.
 Result_t enqueue(StreamHandle stream, Operation operation) {
   if (stream != reinterpret_cast<StreamHandle>(&state().streamTag) ||
-      !state().streamAlive)
+      state().liveStreams == 0)
     return kInvalidHandle;
   if (state().capturing) {
     state().captured.push_back(std::move(operation));
@@ -274,6 +283,25 @@ Result_t mockMemFree(DevicePtr address) {
   return kSuccess;
 }
 
+Result_t mockMemAllocHost(void **address, size_t bytes) {
+  if (bytes == 0)
+    return kInvalidValue;
+  std::vector<unsigned char> memory(bytes, 0xCD);
+  *address = memory.data();
+  state().pinned.emplace(*address, std::move(memory));
+  record("alloc host " + std::to_string(bytes));
+  return kSuccess;
+}
+
+Result_t mockMemFreeHost(void *address) {
+  auto it = state().pinned.find(address);
+  if (it == state().pinned.end())
+    return kInvalidValue;
+  record("free host " + std::to_string(it->second.size()));
+  state().pinned.erase(it);
+  return kSuccess;
+}
+
 Result_t mockMemcpyHtoDAsync(DevicePtr to, const void *from, size_t bytes,
                              StreamHandle stream) {
   if (!deviceBytes(to, bytes))
@@ -284,14 +312,14 @@ Result_t mockMemcpyHtoDAsync(DevicePtr to, const void *from, size_t bytes,
 
 Result_t mockMemcpyDtoHAsync(void *to, DevicePtr from, size_t bytes,
                              StreamHandle stream) {
-  const unsigned char *source = deviceBytes(from, bytes);
-  if (!source)
+  if (!deviceBytes(from, bytes))
     return kInvalidValue;
-  // Device-to-host copies are not captured by odt; the mock does them now.
-  if (state().capturing)
-    return kCaptureUnsupported;
-  std::memcpy(to, source, bytes);
-  return enqueue(stream, {"copy to host " + std::to_string(bytes)});
+  Operation copy;
+  copy.event = "copy to host " + std::to_string(bytes);
+  copy.deviceFrom = from;
+  copy.toHost = to;
+  copy.bytes = bytes;
+  return enqueue(stream, copy);
 }
 
 Result_t mockModuleLoadData(ModuleHandle *module, const void *image) {
@@ -340,16 +368,16 @@ Result_t mockLaunchKernel(FunctionHandle function, unsigned gridX,
 }
 
 Result_t mockStreamCreate(StreamHandle *stream, unsigned) {
-  if (state().streamAlive)
-    return kIllegalState; // one stream is all odt needs per device
-  state().streamAlive = true;
+  ++state().liveStreams;
   *stream = reinterpret_cast<StreamHandle>(&state().streamTag);
   record("stream create");
   return kSuccess;
 }
 
 Result_t mockStreamDestroy(StreamHandle) {
-  state().streamAlive = false;
+  if (state().liveStreams == 0)
+    return kInvalidHandle;
+  --state().liveStreams;
   record("stream destroy");
   return kSuccess;
 }
@@ -428,6 +456,8 @@ const DriverFunctions &mockFunctions() {
     functions.cuCtxSetCurrent = mockCtxSetCurrent;
     functions.cuMemAlloc = mockMemAlloc;
     functions.cuMemFree = mockMemFree;
+    functions.cuMemAllocHost = mockMemAllocHost;
+    functions.cuMemFreeHost = mockMemFreeHost;
     functions.cuMemcpyHtoDAsync = mockMemcpyHtoDAsync;
     functions.cuMemcpyDtoHAsync = mockMemcpyDtoHAsync;
     functions.cuModuleLoadData = mockModuleLoadData;
