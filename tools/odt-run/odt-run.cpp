@@ -90,9 +90,9 @@ const char *kUsage =
     "  every command takes [--threads N]: threads of the compiled parallel\n"
     "      loops (default: one per core), [--keep-denormals]: IEEE\n"
     "      denormal floats in the steps (default: flushed to zero), and\n"
-    "      [--device cpu|cuda|cuda:N]: where the steps run (default cpu; no\n"
-    "      compiled model runs on a GPU yet: cuda checks the driver and the\n"
-    "      device, then says so)\n"
+    "      [--device cpu|cuda|cuda:N]: where the steps run (default cpu;\n"
+    "      cuda runs a GPU build, odt-compile --gpu-arch, with the session's\n"
+    "      state on the device)\n"
     "  flags take their value as the next argument or after '='\n";
 
 struct Options {
