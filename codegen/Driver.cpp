@@ -153,15 +153,22 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
   if (failed(runLLVMPipeline(*module, *cpu, options.verification)))
     return failure();
   reportArenas(*module, progress);
+  if (options.gpu && !options.ptxas.empty() &&
+      failed(assembleKernelImages(*module, options.ptxas, error)))
+    return failure();
   FailureOr<ModelDescriptor> descriptor = buildDescriptor(
       *module, options.prefix, exportTemplate ? &*exportTemplate : nullptr);
   if (failed(descriptor))
     return failure();
 
   if (auto images = (*module)->getAttrOfType<ArrayAttr>(kGPUImagesAttr))
-    for (auto image : images.getAsRange<DictionaryAttr>())
+    for (auto image : images.getAsRange<DictionaryAttr>()) {
       model.gpuImages.emplace_back(image.getAs<StringAttr>("chip").str(),
                                    image.getAs<StringAttr>("ptx").str());
+      if (auto cubin = image.getAs<StringAttr>("cubin"))
+        model.gpuCubins.emplace_back(image.getAs<StringAttr>("chip").str(),
+                                     cubin.str());
+    }
 
   progress.phase("codegen");
   llvm::LLVMContext llvmContext;

@@ -52,6 +52,9 @@ struct CompileOptions {
   /// descriptor) and host code that launches them through the runtime's
   /// launcher, in place of the CPU's code.
   bool gpu = false;
+  /// A GPU build: the CUDA toolkit's ptxas, which assembles each chip's PTX
+  /// into a cubin the descriptor carries too (empty: PTX only).
+  std::string ptxas;
   /// A CPU object whose loops are the GPU backend's (blocks and threads,
   /// run one after another; buildGPULoops) instead of the CPU's, without
   /// the CPU's kernels: trained, it checks the GPU distribution's numerics
@@ -69,6 +72,8 @@ struct CompileOutput {
   std::string header, json; ///< the descriptor's model.h and model.json
   /// A GPU build's kernels: (chip, PTX) for each chip, as in the descriptor.
   std::vector<std::pair<std::string, std::string>> gpuImages;
+  /// (chip, cubin) for each chip, when ptxas assembled them.
+  std::vector<std::pair<std::string, std::string>> gpuCubins;
   /// A plain forward model's initializers: its parameters' initial values.
   std::vector<ParameterValue> forwardParameters;
   CodegenSummary summary;

@@ -315,20 +315,28 @@ LogicalResult DescriptorBuilder::addGPUKernels(
                            {"parameter_bytes", std::move(bytes)}});
   }
   std::vector<flatbuffers::Offset<fb::GpuImage>> imageOffsets;
-  llvm::json::Array chips;
+  llvm::json::Array chips, cubinChips;
   for (auto image : imageList.getAsRange<DictionaryAttr>()) {
     StringRef chip = image.getAs<StringAttr>("chip").getValue();
     StringRef ptx = image.getAs<StringAttr>("ptx").getValue();
     // cuModuleLoadData reads PTX as a C string.
     std::vector<uint8_t> text(ptx.begin(), ptx.end());
     text.push_back(0);
-    imageOffsets.push_back(fb::CreateGpuImage(fbb, fbb.CreateString(chip.str()),
-                                              fbb.CreateVector(text)));
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> cubinBytes;
+    if (auto cubin = image.getAs<StringAttr>("cubin"))
+      cubinBytes = fbb.CreateVector(
+          reinterpret_cast<const uint8_t *>(cubin.getValue().data()),
+          cubin.getValue().size());
+    imageOffsets.push_back(fb::CreateGpuImage(
+        fbb, fbb.CreateString(chip.str()), fbb.CreateVector(text), cubinBytes));
     chips.push_back(chip.str());
+    if (image.getAs<StringAttr>("cubin"))
+      cubinChips.push_back(chip.str());
   }
   kernels = fbb.CreateVector(kernelOffsets);
   images = fbb.CreateVector(imageOffsets);
   json["gpu"] = llvm::json::Object{{"chips", std::move(chips)},
+                                   {"cubin_chips", std::move(cubinChips)},
                                    {"kernels", std::move(jsonKernels)}};
 
   std::string setLauncher = prefix + "_set_launcher";

@@ -89,6 +89,14 @@ mlir::FailureOr<std::vector<GPUKernelImage>>
 compileGPUKernels(mlir::ModuleOp module, const GPUPipelineOptions &options,
                   Verification verification = Verification::AtEnd);
 
+/// Assembles the PTX of each image of a GPU build (the module's
+/// odt.gpu_images) for its chip with `ptxas`, adding the cubin to the image
+/// as "cubin". An error (ptxas's message, the chip) when one does not
+/// assemble.
+mlir::LogicalResult assembleKernelImages(mlir::ModuleOp module,
+                                         llvm::StringRef ptxas,
+                                         std::string &error);
+
 } // namespace odt
 
 #endif // ODT_CODEGEN_GPU_GPUBACKEND_H

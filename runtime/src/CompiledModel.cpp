@@ -8,8 +8,8 @@
 #include "ThreadPool.h"
 #include "model_generated.h"
 
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
 #include <elf.h>
@@ -103,8 +103,8 @@ Result<ArgumentRole> convertRole(fb::ArgumentRole role) {
 Status checkSharedLibrary(const uint8_t *data, size_t size,
                           const std::string &origin) {
   auto fail = [&](const std::string &why) {
-    return Status::error("'" + origin + "' is not a usable model library: " +
-                         why);
+    return Status::error("'" + origin +
+                         "' is not a usable model library: " + why);
   };
   Elf64_Ehdr header;
   if (size < sizeof header)
@@ -249,11 +249,10 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
     return Status::error("the model descriptor is corrupt");
   const fb::Model *model = fb::GetModel(data);
   if (model->abi_version() != kModelABIVersion)
-    return Status::error("made for ABI version " +
-                         std::to_string(model->abi_version()) +
-                         ", this runtime calls version " +
-                         std::to_string(kModelABIVersion) +
-                         "; recompile it with this odt-compile");
+    return Status::error(
+        "made for ABI version " + std::to_string(model->abi_version()) +
+        ", this runtime calls version " + std::to_string(kModelABIVersion) +
+        "; recompile it with this odt-compile");
   modelName = model->name() ? model->name()->str() : "odt_model";
   // Names become symbols looked up in the library: a name that is not a C
   // identifier (an embedded NUL above all) would look up another symbol.
@@ -320,18 +319,19 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
         return Status::error("an entry point has no symbol");
       spec.symbol = entry->symbol()->str();
       if (!isCIdentifier(spec.symbol) ||
-          (entry->shape_symbol() && !isCIdentifier(entry->shape_symbol()->str())))
+          (entry->shape_symbol() &&
+           !isCIdentifier(entry->shape_symbol()->str())))
         return Status::error("an entry point's symbol is not a C identifier");
-      spec.function =
-          reinterpret_cast<EntryFunction>(resolve(context, spec.symbol.c_str()));
+      spec.function = reinterpret_cast<EntryFunction>(
+          resolve(context, spec.symbol.c_str()));
       if (!spec.function)
         return Status::error("entry point '" + spec.symbol + "' is missing");
       if (entry->shape_symbol()) {
         spec.shapeFunction = reinterpret_cast<EntryFunction>(
             resolve(context, entry->shape_symbol()->c_str()));
         if (!spec.shapeFunction)
-          return Status::error("shape function '" + entry->shape_symbol()->str() +
-                               "' is missing");
+          return Status::error("shape function '" +
+                               entry->shape_symbol()->str() + "' is missing");
       }
       if (entry->divisibility())
         for (const fb::Divisibility *requirement : *entry->divisibility()) {
@@ -390,11 +390,10 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
       entries.push_back(std::move(spec));
     }
   if (const fb::OptimizerInfo *optimizer = model->optimizer()) {
-    optimizerSpec.kind = optimizer->kind() == fb::OptimizerKind::AdamW
-                             ? OptimizerKind::AdamW
-                         : optimizer->kind() == fb::OptimizerKind::SGD
-                             ? OptimizerKind::SGD
-                             : OptimizerKind::None;
+    optimizerSpec.kind =
+        optimizer->kind() == fb::OptimizerKind::AdamW ? OptimizerKind::AdamW
+        : optimizer->kind() == fb::OptimizerKind::SGD ? OptimizerKind::SGD
+                                                      : OptimizerKind::None;
     optimizerSpec.alpha = optimizer->alpha();
     optimizerSpec.beta = optimizer->beta();
     optimizerSpec.epsilon = optimizer->epsilon();
@@ -433,9 +432,21 @@ Status CompiledModel::parseDescriptor(const uint8_t *data, uint64_t size,
           image->ptx()->Get(image->ptx()->size() - 1) != 0)
         return Status::error("a GPU kernel image in the model descriptor is "
                              "not NUL-terminated PTX for a named chip");
-      gpuImageSpecs.push_back(
-          {image->chip()->str(),
-           std::vector<uint8_t>(image->ptx()->begin(), image->ptx()->end())});
+      GPUImageSpec spec{
+          image->chip()->str(),
+          std::vector<uint8_t>(image->ptx()->begin(), image->ptx()->end()),
+          {}};
+      if (const flatbuffers::Vector<uint8_t> *cubin = image->cubin()) {
+        // An ELF object (the driver checks the rest when it loads it).
+        if (cubin->size() < 4 || cubin->Get(0) != 0x7f ||
+            cubin->Get(1) != 'E' || cubin->Get(2) != 'L' ||
+            cubin->Get(3) != 'F')
+          return Status::error("the " + spec.chip +
+                               " cubin in the model descriptor is not an "
+                               "ELF object");
+        spec.cubin.assign(cubin->begin(), cubin->end());
+      }
+      gpuImageSpecs.push_back(std::move(spec));
     }
   }
   return Status::ok();
@@ -603,10 +614,10 @@ Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {
       const DimSpec &dim = arg.dims[d];
       if (dim.size >= 0) {
         if (shape[d] != dim.size)
-          return Status::error(
-              "input '" + arg.name + "' has shape " + formatShape(shape) +
-              ", but dim " + std::to_string(d) + " must be " +
-              std::to_string(dim.size));
+          return Status::error("input '" + arg.name + "' has shape " +
+                               formatShape(shape) + ", but dim " +
+                               std::to_string(d) + " must be " +
+                               std::to_string(dim.size));
         continue;
       }
       if (shape[d] == 0)
@@ -617,12 +628,11 @@ Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {
             "examples is 0/0)");
       int64_t previous = -1;
       if (!bindings.bind(dim.symbol, shape[d], previous))
-        return Status::error("input '" + arg.name + "' has shape " +
-                             formatShape(shape) + ": dim " + std::to_string(d) +
-                             " ('" + dim.symbol + "') is " +
-                             std::to_string(shape[d]) +
-                             ", but another input set it to " +
-                             std::to_string(previous));
+        return Status::error(
+            "input '" + arg.name + "' has shape " + formatShape(shape) +
+            ": dim " + std::to_string(d) + " ('" + dim.symbol + "') is " +
+            std::to_string(shape[d]) + ", but another input set it to " +
+            std::to_string(previous));
     }
   }
   // What the symbols cannot say (a Reshape's -1 holds only for some sizes).
@@ -635,9 +645,9 @@ Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {
       bound &= value >= 0;
       if (!bound)
         break;
-      remainder = static_cast<int64_t>(
-          static_cast<__int128>(remainder) * (value % requirement.multipleOf) %
-          requirement.multipleOf);
+      remainder = static_cast<int64_t>(static_cast<__int128>(remainder) *
+                                       (value % requirement.multipleOf) %
+                                       requirement.multipleOf);
     }
     if (!bound || remainder == 0)
       continue;
@@ -647,10 +657,9 @@ Status EntryCall::bindInputShapes(SymbolBindings &bindings) const {
       values += (values.empty() ? "" : ", ") + symbol + " = " +
                 std::to_string(bindings.lookup(symbol));
     }
-    return Status::error(requirement.reason + ", so " + names +
-                         " must be a multiple of " +
-                         std::to_string(requirement.multipleOf) +
-                         "; the inputs give " + values);
+    return Status::error(
+        requirement.reason + ", so " + names + " must be a multiple of " +
+        std::to_string(requirement.multipleOf) + "; the inputs give " + values);
   }
   return Status::ok();
 }
@@ -689,11 +698,11 @@ Status checkValues(const ArgumentSpec &arg, const T *values, int64_t count) {
     if (arg.hasValueException)
       allowed += " or " + std::to_string(arg.valueException);
     std::string user = arg.valueRangeReason.empty() ? std::string("its op")
-                                                     : arg.valueRangeReason;
+                                                    : arg.valueRangeReason;
     return Status::error("input '" + arg.name + "' holds " +
                          std::to_string(value) + " at flat index " +
-                         std::to_string(i) + "; " + user +
-                         " takes values in " + allowed);
+                         std::to_string(i) + "; " + user + " takes values in " +
+                         allowed);
   }
   return Status::ok();
 }
@@ -706,9 +715,10 @@ Status EntryCall::checkInputValues() const {
     if (arg.role != ArgumentRole::UserInput || !arg.hasValueRange)
       continue;
     const Tensor &tensor = *tensors[i];
-    Status status = arg.dtype == DataType::Int32
-                        ? checkValues(arg, tensor.data<int32_t>(), tensor.size())
-                        : checkValues(arg, tensor.data<int64_t>(), tensor.size());
+    Status status =
+        arg.dtype == DataType::Int32
+            ? checkValues(arg, tensor.data<int32_t>(), tensor.size())
+            : checkValues(arg, tensor.data<int64_t>(), tensor.size());
     ODT_RETURN_IF_ERROR(status);
   }
   return Status::ok();

@@ -123,6 +123,9 @@ struct GPUKernelSpec {
 struct GPUImageSpec {
   std::string chip;
   std::vector<uint8_t> ptx;
+  /// The same kernels assembled for `chip` (SASS; empty when odt-compile
+  /// had no ptxas): what a device of exactly that chip loads.
+  std::vector<uint8_t> cubin;
 };
 
 /// The image a device of `chip` ("sm_87") loads: the one for its chip, else

@@ -41,11 +41,15 @@ KernelRunner::create(Device &device, std::shared_ptr<CompiledModel> model) {
   for (const GPUKernelSpec &kernel : model->gpuKernels())
     names.push_back(kernel.name);
   std::unique_ptr<KernelRunner> runner(new KernelRunner(device, model));
+  // SASS for exactly this chip when the build has it; else the PTX, which
+  // the driver compiles for the device as it loads it.
+  bool sass = !image->cubin.empty() && image->chip == device.chip();
   Result<std::vector<FunctionHandle>> functions =
-      device.loadKernels(image->ptx.data(), names);
+      device.loadKernels(sass ? image->cubin.data() : image->ptx.data(), names);
   if (!functions)
-    return functions.getStatus().withContext("loading the " + image->chip +
-                                             " kernels");
+    return functions.getStatus().withContext(
+        "loading the " + image->chip + (sass ? " cubin" : " PTX") + " kernels");
+  runner->loadedSASS = sass;
   runner->functions = functions.take();
   return runner;
 }

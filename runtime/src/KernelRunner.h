@@ -65,6 +65,10 @@ public:
   /// stream orders after the replays), until the runner goes.
   void setCapturing(bool capturing) { capturingGraph = capturing; }
 
+  /// Whether the kernels were loaded as SASS (the build's cubin for the
+  /// device's chip) rather than compiled from PTX by the driver.
+  bool loadedCubin() const { return loadedSASS; }
+
   /// Launches enqueued so far.
   size_t launches() const { return launchCount; }
   /// Device bytes the host code holds now (allocated and not yet freed).
@@ -99,6 +103,7 @@ private:
   std::vector<void *> pointers;
   std::vector<std::pair<const std::string *, int64_t>> symbolValues;
   size_t launchCount = 0;
+  bool loadedSASS = false;
   // Blocks handed out (address -> bytes) and blocks kept for reuse.
   std::unordered_map<DevicePtr, size_t> liveBlocks;
   std::multimap<size_t, DevicePtr> freeBlocks;

@@ -125,6 +125,34 @@ TEST_F(GpuRunnerTest, LoadsTheImageForTheDevicesChip) {
   EXPECT_EQ(logLines("module load").size(), 1u);
 }
 
+TEST_F(GpuRunnerTest, LoadsTheCubinOfItsChipElseThePTX) {
+  // (The build's cubins come from ptxas, found where odt-compile looks.)
+  if (selectGPUImage(*model, "sm_90")->cubin.empty())
+    GTEST_SKIP() << "the model was compiled without ptxas (no CUDA toolkit "
+                    "here): no cubin to load";
+  // The sm_90 device: the sm_90 cubin, nothing compiled from PTX.
+  EXPECT_TRUE(runner->loadedCubin());
+  EXPECT_EQ(logLines("module load cubin").size(), 1u);
+  // An sm_89 device: no cubin of its chip, so the sm_80 PTX (a cubin for
+  // sm_80 is not loaded on another chip).
+  runner.reset();
+  device.reset();
+  mock.reset();
+  mock.set("major", 8);
+  mock.set("minor", 9);
+  auto spec = cuda::parseDeviceSpec("cuda:0");
+  auto opened = Device::open(*spec, ODT_MOCK_CUDA_DRIVER);
+  ASSERT_TRUE(opened) << opened.getStatus().message();
+  device = opened.take();
+  auto made = KernelRunner::create(*device, model);
+  ASSERT_TRUE(made) << made.getStatus().message();
+  runner = made.take();
+  EXPECT_FALSE(runner->loadedCubin());
+  EXPECT_EQ(logLines("module load cubin").size(), 0u);
+  EXPECT_EQ(logLines("module load").size(), 1u);
+  checkStep(EntryKind::Train, "train_", 2);
+}
+
 TEST_F(GpuRunnerTest, TrainStepLaunchesEachOfItsKernels) {
   checkStep(EntryKind::Train, "train_", 4);
 }

@@ -50,6 +50,15 @@ if config.odt_cuda_stub:
     config.substitutions.append(("%cuda_stub", config.odt_cuda_stub))
     config.available_features.add("cuda-stub")
 
+# The CUDA toolkit's ptxas, where odt-compile finds it by default: a GPU
+# build then carries cubins. Tests of them say `REQUIRES: ptxas`.
+import shutil  # noqa: E402
+_ptxas = shutil.which("ptxas") or next(
+    (p for p in (os.path.join(os.environ.get("CUDA_HOME", "/nonexistent"), "bin", "ptxas"),
+                 "/usr/local/cuda/bin/ptxas") if os.access(p, os.X_OK)), None)
+if _ptxas:
+    config.available_features.add("ptxas")
+
 llvm_config.add_tool_substitutions(
     ["odt-opt", "odt-compile"], [config.odt_tools_dir])
 llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])

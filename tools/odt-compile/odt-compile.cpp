@@ -85,6 +85,47 @@ static cl::list<std::string>
                      "runtime; with --emit=ptx, only the kernels (default "
                      "sm_80)"),
             cl::CommaSeparated, cl::cat(category));
+static cl::opt<std::string> ptxasOption(
+    "ptxas",
+    cl::desc("A GPU build: the ptxas that assembles each chip's PTX into a "
+             "cubin (SASS) the model carries too, so the driver does not "
+             "compile PTX when a session starts: a path, or 'off' for PTX "
+             "only (default: ptxas on PATH, in $CUDA_HOME/bin or "
+             "/usr/local/cuda/bin, else PTX only)"),
+    cl::init(""), cl::cat(category));
+/// The ptxas a GPU build uses, resolved from --ptxas (empty: none).
+static std::string resolvedPtxas;
+
+/// The ptxas --ptxas names or the default finds; false with `error` set
+/// when a named one is not an executable.
+static bool resolvePtxas(std::string &error) {
+  resolvedPtxas.clear();
+  if (ptxasOption == "off")
+    return true;
+  if (!ptxasOption.empty()) {
+    if (!llvm::sys::fs::can_execute(ptxasOption)) {
+      error = "--ptxas: '" + ptxasOption + "' is not an executable";
+      return false;
+    }
+    resolvedPtxas = ptxasOption;
+    return true;
+  }
+  if (auto found = llvm::sys::findProgramByName("ptxas")) {
+    resolvedPtxas = *found;
+    return true;
+  }
+  std::vector<std::string> candidates;
+  if (const char *home = std::getenv("CUDA_HOME"))
+    candidates.push_back(std::string(home) + "/bin/ptxas");
+  candidates.push_back("/usr/local/cuda/bin/ptxas");
+  for (const std::string &candidate : candidates)
+    if (llvm::sys::fs::can_execute(candidate)) {
+      resolvedPtxas = candidate;
+      return true;
+    }
+  return true;
+}
+
 static cl::opt<bool> gpuLoopsOnCPU(
     "gpu-loops-on-cpu",
     cl::desc("A CPU build whose loops are the GPU backend's blocks and "
@@ -548,6 +589,11 @@ computeCacheKey(const odt::ArtifactPaths &paths,
   key.addText("convolution-kernel", kernels.convolutionKernel);
   key.addText("gpu-loops-on-cpu", gpuLoopsOnCPU ? "1" : "0");
   key.addText("gpu-arch", llvm::join(gpuArch, ","));
+  // The cubins are ptxas's: another ptxas (or none) makes other bytes.
+  if (gpuArch.empty() || resolvedPtxas.empty())
+    key.addText("ptxas", "none");
+  else if (!key.addFile("ptxas", resolvedPtxas, error))
+    return std::nullopt;
   for (auto [label, path] :
        {std::pair<const char *, const std::string *>{"train", &paths.train},
         {"eval", &paths.eval},
@@ -668,6 +714,8 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   if (!gpuArch.empty())
     options.gpuChips.assign(gpuArch.begin(), gpuArch.end());
   options.gpu = !gpuArch.empty() && emit != "ptx";
+  if (options.gpu)
+    options.ptxas = resolvedPtxas;
   odt::CompileOutput model;
   if (failed(odt::compileArtifacts(session.context, paths, options, model,
                                    error, llvm::outs(), &progress)))
@@ -691,6 +739,8 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
     // (ptxas) or disassemble without the runtime.
     for (auto &[chip, ptx] : model.gpuImages)
       files.push_back({"model." + chip + ".ptx", ptx});
+    for (auto &[chip, cubin] : model.gpuCubins)
+      files.push_back({"model." + chip + ".cubin", cubin});
   }
   for (auto &[name, bytes] : files)
     if (!writeFileAtomically(joinPath(staging, name), bytes, error)) {
@@ -1033,6 +1083,11 @@ int main(int argc, char **argv) {
   if (!gpuArch.empty() && simpleCodegen)
     return fail("--simple-codegen chooses the CPU's reference code; a GPU "
                 "build (--gpu-arch) has none");
+  if (!ptxasOption.empty() && gpuArch.empty())
+    return fail("--ptxas assembles a GPU build's kernels: give --gpu-arch");
+  std::string ptxasError;
+  if (!resolvePtxas(ptxasError))
+    return fail(ptxasError);
   bool printsOnly = !emit.empty() && emit != "obj";
   if (!printsOnly && outDir.empty())
     return fail("no output folder (-o OUT_DIR)");

@@ -895,7 +895,8 @@ struct GpuImage FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   typedef GpuImageBuilder Builder;
   enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
     VT_CHIP = 4,
-    VT_PTX = 6
+    VT_PTX = 6,
+    VT_CUBIN = 8
   };
   const flatbuffers::String *chip() const {
     return GetPointer<const flatbuffers::String *>(VT_CHIP);
@@ -903,12 +904,17 @@ struct GpuImage FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   const flatbuffers::Vector<uint8_t> *ptx() const {
     return GetPointer<const flatbuffers::Vector<uint8_t> *>(VT_PTX);
   }
+  const flatbuffers::Vector<uint8_t> *cubin() const {
+    return GetPointer<const flatbuffers::Vector<uint8_t> *>(VT_CUBIN);
+  }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
            VerifyOffset(verifier, VT_CHIP) &&
            verifier.VerifyString(chip()) &&
            VerifyOffset(verifier, VT_PTX) &&
            verifier.VerifyVector(ptx()) &&
+           VerifyOffset(verifier, VT_CUBIN) &&
+           verifier.VerifyVector(cubin()) &&
            verifier.EndTable();
   }
 };
@@ -922,6 +928,9 @@ struct GpuImageBuilder {
   }
   void add_ptx(flatbuffers::Offset<flatbuffers::Vector<uint8_t>> ptx) {
     fbb_.AddOffset(GpuImage::VT_PTX, ptx);
+  }
+  void add_cubin(flatbuffers::Offset<flatbuffers::Vector<uint8_t>> cubin) {
+    fbb_.AddOffset(GpuImage::VT_CUBIN, cubin);
   }
   explicit GpuImageBuilder(flatbuffers::FlatBufferBuilder &_fbb)
         : fbb_(_fbb) {
@@ -937,8 +946,10 @@ struct GpuImageBuilder {
 inline flatbuffers::Offset<GpuImage> CreateGpuImage(
     flatbuffers::FlatBufferBuilder &_fbb,
     flatbuffers::Offset<flatbuffers::String> chip = 0,
-    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> ptx = 0) {
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> ptx = 0,
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> cubin = 0) {
   GpuImageBuilder builder_(_fbb);
+  builder_.add_cubin(cubin);
   builder_.add_ptx(ptx);
   builder_.add_chip(chip);
   return builder_.Finish();
@@ -947,13 +958,16 @@ inline flatbuffers::Offset<GpuImage> CreateGpuImage(
 inline flatbuffers::Offset<GpuImage> CreateGpuImageDirect(
     flatbuffers::FlatBufferBuilder &_fbb,
     const char *chip = nullptr,
-    const std::vector<uint8_t> *ptx = nullptr) {
+    const std::vector<uint8_t> *ptx = nullptr,
+    const std::vector<uint8_t> *cubin = nullptr) {
   auto chip__ = chip ? _fbb.CreateString(chip) : 0;
   auto ptx__ = ptx ? _fbb.CreateVector<uint8_t>(*ptx) : 0;
+  auto cubin__ = cubin ? _fbb.CreateVector<uint8_t>(*cubin) : 0;
   return odt::fb::CreateGpuImage(
       _fbb,
       chip__,
-      ptx__);
+      ptx__,
+      cubin__);
 }
 
 struct Model FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {

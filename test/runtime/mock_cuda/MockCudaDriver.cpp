@@ -324,9 +324,37 @@ Result_t mockMemcpyDtoHAsync(void *to, DevicePtr from, size_t bytes,
 
 Result_t mockModuleLoadData(ModuleHandle *module, const void *image) {
   const char *text = static_cast<const char *>(image);
+  if (!text)
+    return kInvalidImage;
+  // A cubin: a 64-bit ELF object for the CUDA machine (EM_CUDA, 190). Its
+  // size is in its section headers; the mock reads up to the end of the
+  // section header table.
+  if (std::memcmp(text,
+                  "\x7f"
+                  "ELF",
+                  4) == 0) {
+    const unsigned char *bytes = static_cast<const unsigned char *>(image);
+    if (bytes[4] != 2) // not a 64-bit ELF (then not a 64-byte header either)
+      return kInvalidImage;
+    uint16_t machine = 0;
+    uint64_t sectionTable = 0;
+    uint16_t sectionSize = 0, sections = 0;
+    std::memcpy(&machine, bytes + 18, 2);
+    std::memcpy(&sectionTable, bytes + 40, 8);
+    std::memcpy(&sectionSize, bytes + 58, 2);
+    std::memcpy(&sections, bytes + 60, 2);
+    if (machine != 190)
+      return kInvalidImage;
+    *module = newHandle<ModuleHandle>();
+    state().modules.emplace(
+        *module,
+        std::string(text, sectionTable + uint64_t(sectionSize) * sections));
+    record("module load cubin");
+    return kSuccess;
+  }
   // PTX text, as odt-compile --emit=ptx writes it.
-  if (!text || (std::strncmp(text, "//", 2) != 0 &&
-                std::strncmp(text, ".version", 8) != 0))
+  if (std::strncmp(text, "//", 2) != 0 &&
+      std::strncmp(text, ".version", 8) != 0)
     return kInvalidImage;
   *module = newHandle<ModuleHandle>();
   state().modules.emplace(*module, text);
@@ -346,7 +374,14 @@ Result_t mockModuleGetFunction(FunctionHandle *function, ModuleHandle module,
   auto it = state().modules.find(module);
   if (it == state().modules.end())
     return kInvalidHandle;
-  if (it->second.find(std::string(".entry ") + name) == std::string::npos)
+  // A PTX module declares its kernels as .entry; a cubin names them in its
+  // string table.
+  bool ptx = it->second.compare(0, 4,
+                                "\x7f"
+                                "ELF") != 0;
+  std::string wanted = ptx ? std::string(".entry ") + name
+                           : std::string(1, '\0') + name + std::string(1, '\0');
+  if (it->second.find(wanted) == std::string::npos)
     return kNotFound;
   state().kernels.push_back(std::make_unique<Kernel>(Kernel{name}));
   *function = reinterpret_cast<FunctionHandle>(state().kernels.back().get());
