@@ -8,7 +8,8 @@
 #
 # OUT (default build/gpu-check) gets:
 #   bin/odt-run                      (the runtime linked in; no LLVM)
-#   models/<name>/gpu/               the GPU build (odt-compile --gpu-arch)
+#   models/<name>/gpu/               the GPU build (odt-compile --gpu-arch):
+#                                    libmodel.so and model.json
 #   models/<name>/checkpoint, input.npy, labels.npy
 #   models/<name>/manifest.json      the steps, the learning rate and the
 #                                    losses to match: ORT's golden losses for
@@ -147,6 +148,10 @@ EOF
     manifest "$dest" 8 0.001 "odt's CPU build" "$work/$name.losses" "$name" "$batch"
   fi
   echo "$input_name" > "$dest/input_name"
+  # libmodel.so holds the kernels (PTX and cubin) and the descriptor; the
+  # rest of the build is for reading, and the folder must stay small (the
+  # device tool carries 64 MiB).
+  rm -f "$dest/gpu/model.o" "$dest/gpu/model.h" "$dest/gpu/"*.ptx "$dest/gpu/"*.cubin
 done
 rm -rf "$out"
 mv "$staging" "$out"

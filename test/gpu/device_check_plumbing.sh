@@ -13,7 +13,7 @@ rm -rf "$work"
 ODT_PEERS_PYTHON=$python bash "$root/scripts/gpu-check.sh" --build "$build" \
   --models ort_mlp --out "$work/check"
 for file in bin/odt-run gpu-check-device.py python/bench/zoo.py \
-            models/ort_mlp/gpu/libmodel.so models/ort_mlp/gpu/model.sm_90.ptx \
+            models/ort_mlp/gpu/libmodel.so models/ort_mlp/gpu/model.json \
             models/ort_mlp/checkpoint models/ort_mlp/manifest.json; do
   [ -s "$work/check/$file" ] || { echo "FAIL: no $file in the prepared folder"; exit 1; }
 done
