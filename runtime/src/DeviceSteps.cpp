@@ -178,7 +178,9 @@ Status DeviceSteps::stage(ShapedStep &step, size_t index,
     staged.capacity = capacity;
   }
   staged.bytes = bytes;
-  if (isStagedIn(argument) && bytes)
+  staged.copiedIn = isStagedIn(argument);
+  staged.copiedOut = isStagedOut(argument);
+  if (staged.copiedIn && bytes)
     std::memcpy(staged.pinned.address, host.data(), bytes);
   return Status::ok();
 }
@@ -242,21 +244,15 @@ Status DeviceSteps::run(EntryKind kind, const EntryCall &call) {
 
   // The whole step as the stream sees it: copies in, launches, copies out.
   auto enqueue = [&]() -> Status {
-    for (size_t i = 0; i < argumentCount; ++i) {
-      const Staged &staged = shaped.staged[i];
-      if (staged.bytes && isStagedIn(entry.arguments[i]) &&
-          !isStateRole(entry.arguments[i].role))
+    for (const Staged &staged : shaped.staged)
+      if (staged.bytes && staged.copiedIn)
         ODT_RETURN_IF_ERROR(gpu->copyToDevice(
             staged.device.address, staged.pinned.address, staged.bytes));
-    }
     ODT_RETURN_IF_ERROR(runner->call(kind, shaped.arguments));
-    for (size_t i = 0; i < argumentCount; ++i) {
-      const Staged &staged = shaped.staged[i];
-      if (staged.bytes && isStagedOut(entry.arguments[i]) &&
-          !isStateRole(entry.arguments[i].role))
+    for (const Staged &staged : shaped.staged)
+      if (staged.bytes && staged.copiedOut)
         ODT_RETURN_IF_ERROR(gpu->enqueueCopyToHost(
             staged.pinned.address, staged.device.address, staged.bytes));
-    }
     return Status::ok();
   };
 
@@ -291,8 +287,7 @@ Status DeviceSteps::run(EntryKind kind, const EntryCall &call) {
 
   for (size_t i = 0; i < argumentCount; ++i) {
     const Staged &staged = shaped.staged[i];
-    if (staged.bytes && isStagedOut(entry.arguments[i]) &&
-        !isStateRole(entry.arguments[i].role))
+    if (staged.bytes && staged.copiedOut)
       std::memcpy(call.argument(i)->data(), staged.pinned.address,
                   staged.bytes);
   }

@@ -96,6 +96,9 @@ private:
     PinnedBuffer pinned;
     size_t capacity = 0;
     size_t bytes = 0;
+    /// Copied in before the step (it reads the argument), out after it
+    /// (it writes it). A state argument has neither: it is not staged.
+    bool copiedIn = false, copiedOut = false;
   };
   /// A step's calls with one set of shapes: their staging buffers, and
   /// the graph once captured (whose copies use those buffers).

@@ -20,7 +20,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -62,18 +61,11 @@ protected:
     return inputs;
   }
 
-  /// The mock's log lines after line `from` that start with `prefix`.
   std::vector<std::string> logLines(const std::string &prefix,
                                     size_t from = 0) {
-    std::vector<std::string> lines;
-    std::istringstream log(mock.log());
-    std::string line;
-    for (size_t i = 0; std::getline(log, line); ++i)
-      if (i >= from && line.compare(0, prefix.size(), prefix) == 0)
-        lines.push_back(line);
-    return lines;
+    return mock.logLines(prefix, from);
   }
-  size_t logLength() { return logLines("").size(); }
+  size_t logLength() { return mock.logLength(); }
 
   /// The device memory (host memory, in the mock) of a state tensor.
   float *deviceValues(TrainingSession &session, ArgumentRole role,

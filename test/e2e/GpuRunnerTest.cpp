@@ -14,7 +14,6 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,6 +35,13 @@ protected:
     ASSERT_TRUE(loaded) << loaded.getStatus().message();
     model = loaded.take();
     ASSERT_TRUE(model->isGPUBuild());
+    openDevice();
+  }
+
+  /// The mock's device 0 (its chip as the mock is set) and a runner on it.
+  void openDevice() {
+    runner.reset();
+    device.reset();
     auto spec = cuda::parseDeviceSpec("cuda:0");
     ASSERT_TRUE(spec);
     auto opened = Device::open(*spec, ODT_MOCK_CUDA_DRIVER);
@@ -65,18 +71,11 @@ protected:
     return arguments;
   }
 
-  /// The mock's log lines that start with `prefix`, after line `from`.
   std::vector<std::string> logLines(const std::string &prefix,
                                     size_t from = 0) {
-    std::vector<std::string> lines;
-    std::istringstream log(mock.log());
-    std::string line;
-    for (size_t i = 0; std::getline(log, line); ++i)
-      if (i >= from && line.compare(0, prefix.size(), prefix) == 0)
-        lines.push_back(line);
-    return lines;
+    return mock.logLines(prefix, from);
   }
-  size_t logLength() { return logLines("").size(); }
+  size_t logLength() { return mock.logLength(); }
 
   /// The kernels of the table whose names start with `step` ("train_").
   size_t kernelsOf(const std::string &step) {
@@ -140,13 +139,7 @@ TEST_F(GpuRunnerTest, LoadsTheCubinOfItsChipElseThePTX) {
   mock.reset();
   mock.set("major", 8);
   mock.set("minor", 9);
-  auto spec = cuda::parseDeviceSpec("cuda:0");
-  auto opened = Device::open(*spec, ODT_MOCK_CUDA_DRIVER);
-  ASSERT_TRUE(opened) << opened.getStatus().message();
-  device = opened.take();
-  auto made = KernelRunner::create(*device, model);
-  ASSERT_TRUE(made) << made.getStatus().message();
-  runner = made.take();
+  openDevice();
   EXPECT_FALSE(runner->loadedCubin());
   EXPECT_EQ(logLines("module load cubin").size(), 0u);
   EXPECT_EQ(logLines("module load").size(), 1u);

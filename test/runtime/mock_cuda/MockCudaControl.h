@@ -6,7 +6,9 @@
 
 #include <dlfcn.h>
 
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace odt {
 namespace test {
@@ -41,6 +43,19 @@ struct MockCudaControl {
     }
     return true;
   }
+
+  /// The log's lines from line `from` on that start with `prefix`.
+  std::vector<std::string> logLines(const std::string &prefix,
+                                    size_t from = 0) const {
+    std::vector<std::string> lines;
+    std::istringstream text(log());
+    std::string line;
+    for (size_t i = 0; std::getline(text, line); ++i)
+      if (i >= from && line.compare(0, prefix.size(), prefix) == 0)
+        lines.push_back(line);
+    return lines;
+  }
+  size_t logLength() const { return logLines("").size(); }
 };
 
 } // namespace test
