@@ -185,9 +185,43 @@ Status DeviceSteps::stage(ShapedStep &step, size_t index,
   return Status::ok();
 }
 
-Status DeviceSteps::run(EntryKind kind, const EntryCall &call) {
+void DeviceSteps::deliverPending() {
+  if (!pending)
+    return;
+  for (auto &[host, staged] : pending->outputs)
+    std::memcpy(host->data(), staged->pinned.address, staged->bytes);
+  if (pending->finished)
+    pending->finished();
+  pending.reset();
+}
+
+Status DeviceSteps::finishPending() {
+  if (pending) {
+    ++count.waits;
+    Status waited = gpu->synchronize();
+    if (waited)
+      deliverPending();
+    else
+      pendingFailure = waited.withContext(
+          std::string(entryName(pending->kind)) + " (finished later)");
+    pending.reset();
+  }
+  Status failure = std::move(pendingFailure);
+  pendingFailure = Status::ok();
+  return failure;
+}
+
+Status DeviceSteps::run(EntryKind kind, const EntryCall &call,
+                        std::function<void()> finished) {
   if (!state)
     return Status::error("the device steps are not attached to a state");
+  // A step of the same kind left running reads the staging buffers this
+  // call is about to fill, and only one step is left running at a time:
+  // those finish first. (Another kind's is ordered before this one on the
+  // stream and finishes with its wait.)
+  if ((pending && (pending->kind == kind || finished)) ||
+      !pendingFailure.isOk())
+    ODT_RETURN_IF_ERROR(finishPending());
   const EntryPointSpec &entry = call.spec();
   const char *what = entryName(kind);
   Step &step = steps[static_cast<int>(kind)];
@@ -280,16 +314,33 @@ Status DeviceSteps::run(EntryKind kind, const EntryCall &call) {
     shaped.ranEagerly = ran.isOk();
     ++count.eagerRuns;
   }
-  if (ran)
-    ran = gpu->synchronize();
-  if (!ran)
-    return ran.withContext(what);
-
+  // This step's outputs, delivered now or when it has been waited for.
+  Pending done;
+  done.kind = kind;
+  done.finished = std::move(finished);
   for (size_t i = 0; i < argumentCount; ++i) {
     const Staged &staged = shaped.staged[i];
     if (staged.bytes && staged.copiedOut)
-      std::memcpy(call.argument(i)->data(), staged.pinned.address,
-                  staged.bytes);
+      done.outputs.emplace_back(call.argument(i), &staged);
+  }
+  if (ran && done.finished) {
+    // Waited for by the next call or reader.
+    pending = std::move(done);
+  } else {
+    if (ran) {
+      ++count.waits;
+      ran = gpu->synchronize();
+    }
+    if (!ran) {
+      // A step left running before this one shared the wait: its outputs
+      // are lost with it.
+      pending.reset();
+      return ran.withContext(what);
+    }
+    // The wait covered the step left running before this one, if any.
+    deliverPending();
+    pending = std::move(done);
+    deliverPending();
   }
   // A parameter the step updated has a new version (what a host-side copy
   // derived from it must follow); the device holds that version.
@@ -316,6 +367,8 @@ Result<DevicePtr> DeviceSteps::stateBuffer(ArgumentRole role,
 }
 
 Status DeviceSteps::copyToHost() {
+  // A step left running may still write the state (and owes its outputs).
+  ODT_RETURN_IF_ERROR(finishPending());
   for (Mirror &mirror : mirrors) {
     if (!mirror.deviceNewer)
       continue;

@@ -27,7 +27,9 @@
 #include "CudaDriver.h"
 #include "KernelRunner.h"
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -57,7 +59,24 @@ public:
   /// Runs entry point `kind` with the host tensors `call` holds, bound as a
   /// CPU call would be: the state's tensors are replaced by their device
   /// copies, the others staged in and (when the step writes them) out.
-  Status run(EntryKind kind, const EntryCall &call);
+  ///
+  /// With `finished` given, the call does not wait for the step: its
+  /// outputs reach `call`'s tensors, and `finished` runs, when the next
+  /// call waits anyway (a step of another kind waits for both at once) or
+  /// when someone needs them (finishPending). OptimizerStep uses it: its
+  /// only output, the updated flag, is wanted at the next OptimizerStep,
+  /// so a training iteration waits once, in TrainStep.
+  Status run(EntryKind kind, const EntryCall &call,
+             std::function<void()> finished = nullptr);
+  /// Waits for a step `run` left running and delivers its outputs; its
+  /// failure, if it failed, comes back here (and from the next call).
+  Status finishPending();
+  /// For a caller that cannot return finishPending's failure: the next
+  /// call returns it.
+  void keepPendingFailure(Status failure) {
+    if (!failure.isOk() && pendingFailure.isOk())
+      pendingFailure = std::move(failure);
+  }
 
   Status copyToHost() override;
 
@@ -71,6 +90,8 @@ public:
   struct Counters {
     size_t stateBytesUploaded = 0, stateBytesDownloaded = 0;
     size_t eagerRuns = 0, graphCaptures = 0, graphReplays = 0;
+    /// Waits for the stream at a step's end (a deferred step's included).
+    size_t waits = 0;
   };
   const Counters &counters() const { return count; }
 
@@ -118,6 +139,16 @@ private:
     std::vector<int64_t> shapes;
   };
 
+  /// A step left running: its staged outputs to copy to the host, and
+  /// what to do then.
+  struct Pending {
+    EntryKind kind = EntryKind::Train;
+    std::vector<std::pair<Tensor *, const Staged *>> outputs;
+    std::function<void()> finished;
+  };
+  /// Delivers the pending step's outputs once the stream has finished it.
+  void deliverPending();
+
   Result<Mirror *> stateArgument(const ArgumentSpec &argument, Tensor &host);
   Status stage(ShapedStep &step, size_t index, const ArgumentSpec &argument,
                const Tensor &host);
@@ -132,6 +163,8 @@ private:
   std::vector<Mirror> mirrors;
   static int mirrorSlot(ArgumentRole role);
   Step steps[3];
+  std::optional<Pending> pending;
+  Status pendingFailure = Status::ok();
   Counters count;
 };
 

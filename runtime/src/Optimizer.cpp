@@ -79,6 +79,11 @@ Result<std::unique_ptr<Optimizer>> Optimizer::create(Module &module) {
   return optimizer;
 }
 
+Optimizer::~Optimizer() {
+  if (cuda::DeviceSteps *device = module ? module->deviceSteps() : nullptr)
+    device->keepPendingFailure(device->finishPending());
+}
+
 Status Optimizer::bindArguments() {
   // Rebound before every step: a parameter's buffer may have been replaced
   // (a nominal state completed, a parameter updated).
@@ -127,23 +132,32 @@ Status Optimizer::step() {
   if (module->state().isNominal)
     return Status::error("OptimizerStep: the checkpoint state is nominal; "
                          "complete it with CopyBufferToParameters first");
+  cuda::DeviceSteps *device = module->deviceSteps();
+  // The step count includes the previous step's update (on a device, it
+  // may still be running).
+  if (device)
+    ODT_RETURN_IF_ERROR(device->finishPending());
   learningRateTensor.data<float>()[0] = learningRate;
   stepTensor.data<int64_t>()[0] = group->step + 1;
   updatedFlag.data<uint8_t>()[0] = 0;
   Status status = bindArguments();
   if (!status)
     return status.withContext("OptimizerStep");
-  if (cuda::DeviceSteps *device = module->deviceSteps()) {
-    // The device copies of the parameters it wrote get their new versions
-    // there.
-    ODT_RETURN_IF_ERROR(device->run(EntryKind::Optimizer, call));
-  } else {
-    call.invoke(module->threadPool(), module->flushesDenormals());
-    // The update wrote the trainable parameters in place.
-    for (const auto &param : module->parameters())
-      if (param->requiresGrad)
-        ++param->version;
+  if (device) {
+    // Not waited for: the updated flag counts the step when the step is
+    // next waited for (TrainStep's wait, or a reader of the count or the
+    // state). The device copies of the parameters it wrote get their new
+    // versions there.
+    return device->run(EntryKind::Optimizer, call, [this] {
+      if (updatedFlag.data<uint8_t>()[0])
+        ++group->step;
+    });
   }
+  call.invoke(module->threadPool(), module->flushesDenormals());
+  // The update wrote the trainable parameters in place.
+  for (const auto &param : module->parameters())
+    if (param->requiresGrad)
+      ++param->version;
   if (updatedFlag.data<uint8_t>()[0])
     ++group->step;
   return Status::ok();
@@ -158,6 +172,12 @@ Status Optimizer::setLearningRate(float value) {
   return Status::ok();
 }
 
-int64_t Optimizer::stepCount() const { return group->step; }
+int64_t Optimizer::stepCount() const {
+  // An optimizer step still running on a device counts once it is done.
+  // (Its failure, if any, comes back from the session's next call.)
+  if (cuda::DeviceSteps *device = module->deviceSteps())
+    device->keepPendingFailure(device->finishPending());
+  return group->step;
+}
 
 } // namespace odt

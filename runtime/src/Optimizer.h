@@ -25,6 +25,9 @@ public:
   /// learning rate is the state's odt.learning_rate property if present,
   /// else 0.001 (ORT's default, which ORT also uses after a resume).
   static Result<std::unique_ptr<Optimizer>> create(Module &module);
+  /// Waits for its step if one is still running on a device (the step
+  /// delivers into this object).
+  ~Optimizer() override;
 
   Status step();
   /// Sets the learning rate of the next steps (also kept in the state's

@@ -148,6 +148,51 @@ TEST_F(DeviceSessionTest, StepsAreCapturedOnceAndReplayed) {
   EXPECT_EQ(steps.counters().graphCaptures, 3u);
 }
 
+TEST_F(DeviceSessionTest, ATrainingIterationWaitsOnce) {
+  auto session = open(state);
+  ASSERT_TRUE(session);
+  const cuda::DeviceSteps &steps = *session->module().deviceSteps();
+  std::vector<Tensor> inputs = batch(4), outputs;
+  auto iteration = [&] {
+    ASSERT_TRUE(session->trainStep(inputs, outputs));
+    ASSERT_TRUE(session->optimizerStep());
+    ASSERT_TRUE(session->lazyResetGrad());
+  };
+  for (int i = 0; i < 3; ++i)
+    iteration();
+  // TrainStep waits (for the loss), and with it for the optimizer step
+  // left running before it; OptimizerStep does not wait.
+  size_t waits = steps.counters().waits;
+  for (int i = 0; i < 4; ++i)
+    iteration();
+  EXPECT_EQ(steps.counters().waits, waits + 4);
+  // The optimizer step left running is waited for by whoever needs it:
+  // the state's values...
+  waits = steps.counters().waits;
+  ASSERT_TRUE(session->getLearningRate());
+  EXPECT_EQ(steps.counters().waits, waits) << "the learning rate is the host's";
+  ASSERT_TRUE(state.synchronizeHost());
+  EXPECT_EQ(steps.counters().waits, waits + 1);
+  ASSERT_TRUE(state.synchronizeHost());
+  EXPECT_EQ(steps.counters().waits, waits + 1) << "nothing left to wait for";
+  // ...the step count a scheduler reads...
+  LRSchedulerConfig linear;
+  linear.kind = "linear";
+  linear.warmupSteps = 2;
+  linear.totalSteps = 100;
+  linear.initialLearningRate = 0.01f;
+  ASSERT_TRUE(session->registerScheduler(linear));
+  ASSERT_TRUE(session->optimizerStep());
+  EXPECT_EQ(steps.counters().waits, waits + 1);
+  ASSERT_TRUE(session->schedulerStep());
+  EXPECT_EQ(steps.counters().waits, waits + 2);
+  // ...and the next optimizer step (the count it is given includes this
+  // one's update).
+  ASSERT_TRUE(session->optimizerStep());
+  ASSERT_TRUE(session->optimizerStep());
+  EXPECT_EQ(steps.counters().waits, waits + 3);
+}
+
 TEST_F(DeviceSessionTest, ShapesPastTheLimitRunEagerly) {
   auto session = open(state);
   ASSERT_TRUE(session);
