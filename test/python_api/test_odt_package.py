@@ -81,6 +81,41 @@ class OdtBehaviourTest(unittest.TestCase):
         module = api.Module(path("training_model.onnx"), load_state(), device="cpu:0")
         self.assertEqual(module.input_names(), ["input-0", "labels"])
 
+    def test_a_gpu_build_trains_on_a_cuda_device(self):
+        # A GPU build on the tests' mock driver (sm_90): the session's state
+        # lives on the device; the mock's kernels compute nothing, so only
+        # the path is checked: steps run, parameters and checkpoints come
+        # back through the host, and the losses are not compared.
+        saved = os.environ.get("ODT_CUDA_DRIVER")
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = odt.compile(path("training_model.onnx"), path("eval_model.onnx"),
+                                 path("adamw.onnx"), output_dir=os.path.join(tmp, "gpu"),
+                                 extra_args=["--gpu-arch=sm_90"])
+            try:
+                os.environ["ODT_CUDA_DRIVER"] = os.environ["ODT_TEST_MOCK_CUDA"]
+                state = load_state()
+                module = api.Module(folder, state, device="cuda")
+                opt = api.Optimizer(folder, module)
+                before = module.get_contiguous_parameters().numpy().copy()
+                x, y = batch()
+                for _ in range(3):
+                    module(x, y)
+                    opt.step()
+                    module.lazy_reset_grad()
+                after = module.get_contiguous_parameters().numpy()
+                self.assertEqual(after.shape, before.shape)
+                saved_path = os.path.join(tmp, "on_device.ckpt")
+                api.CheckpointState.save_checkpoint(state, saved_path)
+                self.assertTrue(os.path.getsize(saved_path) > 0)
+                with self.assertRaisesRegex(odt.OdtError,
+                                            "used by a training session on a device"):
+                    api.Module(folder, state, device="cuda")
+            finally:
+                if saved is None:
+                    os.environ.pop("ODT_CUDA_DRIVER", None)
+                else:
+                    os.environ["ODT_CUDA_DRIVER"] = saved
+
     def test_odt_properties_are_hidden_and_reserved(self):
         state, module, opt = make_module()
         api.LinearLRScheduler(opt, 2, 4, 0.1)  # records odt.lr_scheduler.*
