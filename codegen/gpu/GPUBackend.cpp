@@ -30,6 +30,7 @@ const std::vector<std::string> &getSupportedGPUChips() {
 void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
   pm.addNestedPass<func::FuncOp>(createCopiesAsLoops());
   pm.addNestedPass<func::FuncOp>(createParallelDimsOutermost());
+  pm.addNestedPass<func::FuncOp>(createAccumulateInRegisters());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   // Adjacent loops over the same elements become one kernel where each
   // element's reads of the first loop's writes are at its own index (a

@@ -17,6 +17,26 @@ def CopiesAsLoops : Pass<"odt-gpu-copies-as-loops", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def AccumulateInRegisters
+    : Pass<"odt-gpu-accumulate-in-registers", "mlir::func::FuncOp"> {
+  let summary = "Lower reductions with each output element summed in a register";
+  let description = [{
+    After odt-gpu-parallel-dims-outermost, before
+    convert-linalg-to-parallel-loops. A linalg.generic on buffers whose
+    reductions follow its parallel dims (one or more, not all of static
+    size 1: a full reduction is odt-gpu-device-scalar-work's one-thread
+    kernel), whose outputs are indexed by the
+    parallel dims alone and are buffers distinct from every input
+    (different allocations or entry arguments), becomes an scf.parallel
+    over the parallel dims whose body loads each output element once,
+    carries it through the reduction loops (scf.for iter_args) and stores it
+    once, instead of a load and a store per term. The terms are added in the
+    same order: the results are bit-identical.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
 def ParallelDimsOutermost
     : Pass<"odt-gpu-parallel-dims-outermost", "mlir::func::FuncOp"> {
   let summary = "Order each linalg.generic's loops parallel dims first";

@@ -3,7 +3,8 @@
 // A fill and the reduction into the filled buffer (a bias gradient: the
 // sum over rows of a [?, 64] gradient) are one kernel: one loop over the
 // 64 outputs spread over blocks and threads, each thread storing the fill
-// value, then summing its column in order. The elementwise op that reads
+// value, then summing its column in order in a register
+// (odt-gpu-accumulate-in-registers) and storing the sum once. The elementwise op that reads
 // the sum at the same index joins them (the entry point's arguments, with
 // odt.role, never overlap). Without fusion this was three kernels, and
 // without the parallel dims first, a host loop launching one kernel per
@@ -13,12 +14,13 @@
 // CHECK-NEXT:      scf.parallel
 // CHECK:             scf.if
 // CHECK-NEXT:          memref.store %{{.*}}, %[[SUM:.*]][%[[AT:.*]]] : memref<64xf32>
-// CHECK-NEXT:          scf.for
+// CHECK-NEXT:          %[[INIT:.*]] = memref.load %[[SUM]][%[[AT]]]
+// CHECK-NEXT:          %[[TOTAL:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
 // CHECK-NEXT:            memref.load %{{.*}}[%{{.*}}, %[[AT]]] : memref<?x64xf32>
-// CHECK-NEXT:            memref.load %[[SUM]][%[[AT]]]
-// CHECK-NEXT:            arith.addf
-// CHECK-NEXT:            memref.store %{{.*}}, %[[SUM]][%[[AT]]]
+// CHECK-NEXT:            arith.addf %[[ACC]]
+// CHECK-NEXT:            scf.yield
 // CHECK-NEXT:          }
+// CHECK-NEXT:          memref.store %[[TOTAL]], %[[SUM]][%[[AT]]]
 // CHECK-NEXT:          memref.load %[[SUM]][%[[AT]]]
 // CHECK-NEXT:          arith.mulf
 // CHECK-NEXT:          memref.store %{{.*}}, %{{.*}}[%[[AT]]]
