@@ -323,15 +323,15 @@ LogicalResult DescriptorBuilder::addGPUKernels(
     std::vector<uint8_t> text(ptx.begin(), ptx.end());
     text.push_back(0);
     flatbuffers::Offset<flatbuffers::Vector<uint8_t>> cubinBytes;
-    if (auto cubin = image.getAs<StringAttr>("cubin"))
+    if (auto cubin = image.getAs<StringAttr>("cubin")) {
       cubinBytes = fbb.CreateVector(
           reinterpret_cast<const uint8_t *>(cubin.getValue().data()),
           cubin.getValue().size());
+      cubinChips.push_back(chip.str());
+    }
     imageOffsets.push_back(fb::CreateGpuImage(
         fbb, fbb.CreateString(chip.str()), fbb.CreateVector(text), cubinBytes));
     chips.push_back(chip.str());
-    if (image.getAs<StringAttr>("cubin"))
-      cubinChips.push_back(chip.str());
   }
   kernels = fbb.CreateVector(kernelOffsets);
   images = fbb.CreateVector(imageOffsets);

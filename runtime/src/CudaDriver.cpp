@@ -425,21 +425,6 @@ std::string Device::label() const {
          DeviceSpec{DeviceSpec::Kind::CUDA, deviceOrdinal}.text() + ")";
 }
 
-void Device::releaseGraph(StepGraph &graph) {
-  auto it = std::find_if(graphs.begin(), graphs.end(), [&](const StepGraph &g) {
-    return g.executable == graph.executable;
-  });
-  if (it == graphs.end())
-    return;
-  const DriverFunctions &api = driver.api();
-  // A replay still queued keeps using the executable.
-  (void)synchronize();
-  api.cuGraphExecDestroy(it->executable);
-  api.cuGraphDestroy(it->graph);
-  graphs.erase(it);
-  graph = StepGraph();
-}
-
 Result<StepGraph> Device::captureGraph(const std::function<Status()> &record) {
   if (Status status = makeCurrent(); !status)
     return status;

@@ -200,11 +200,9 @@ public:
   /// graph, instead of running it; then ready to replay. The capture is
   /// relaxed: the step's first device allocations may happen inside it
   /// (they are made once, at capture; the graph keeps their addresses).
-  /// The graph lives until `releaseGraph` or the device goes.
+  /// The graph lives as long as the device.
   Result<StepGraph> captureGraph(const std::function<Status()> &record);
   Status replayGraph(const StepGraph &graph);
-  /// Destroys a graph `captureGraph` returned (after the queued work).
-  void releaseGraph(StepGraph &graph);
 
 private:
   Device(const Driver &driver) : driver(driver) {}

@@ -132,6 +132,7 @@ DeviceSteps::stateArgument(const ArgumentSpec &argument, Tensor &host) {
                          std::to_string(bytes) +
                          " bytes on the host since the session started");
   }
+  mirror.role = argument.role;
   mirror.host = &host;
   mirror.version = argument.role == ArgumentRole::Parameter ? &param.version
                    : argument.role == ArgumentRole::GradientBuffer
@@ -186,25 +187,25 @@ Status DeviceSteps::stage(ShapedStep &step, size_t index,
 }
 
 void DeviceSteps::deliverPending() {
-  if (!pending)
+  if (!pending.active)
     return;
-  for (auto &[host, staged] : pending->outputs)
+  pending.active = false;
+  for (auto &[host, staged] : pending.outputs)
     std::memcpy(host->data(), staged->pinned.address, staged->bytes);
-  if (pending->finished)
-    pending->finished();
-  pending.reset();
+  if (pending.finished)
+    pending.finished();
 }
 
 Status DeviceSteps::finishPending() {
-  if (pending) {
+  if (pending.active) {
     ++count.waits;
     Status waited = gpu->synchronize();
     if (waited)
       deliverPending();
     else
-      pendingFailure = waited.withContext(
-          std::string(entryName(pending->kind)) + " (finished later)");
-    pending.reset();
+      pendingFailure = waited.withContext(std::string(entryName(pending.kind)) +
+                                          " (finished later)");
+    pending.active = false;
   }
   Status failure = std::move(pendingFailure);
   pendingFailure = Status::ok();
@@ -219,7 +220,7 @@ Status DeviceSteps::run(EntryKind kind, const EntryCall &call,
   // call is about to fill, and only one step is left running at a time:
   // those finish first. (Another kind's is ordered before this one on the
   // stream and finishes with its wait.)
-  if ((pending && (pending->kind == kind || finished)) ||
+  if ((pending.active && (pending.kind == kind || finished)) ||
       !pendingFailure.isOk())
     ODT_RETURN_IF_ERROR(finishPending());
   const EntryPointSpec &entry = call.spec();
@@ -257,7 +258,7 @@ Status DeviceSteps::run(EntryKind kind, const EntryCall &call,
   shaped.arguments.resize(argumentCount);
 
   ODT_RETURN_IF_ERROR(gpu->makeCurrent());
-  std::vector<Mirror *> written;
+  written.clear();
   for (size_t i = 0; i < argumentCount; ++i) {
     const ArgumentSpec &argument = entry.arguments[i];
     Tensor &host = *call.argument(i);
@@ -314,18 +315,16 @@ Status DeviceSteps::run(EntryKind kind, const EntryCall &call,
     shaped.ranEagerly = ran.isOk();
     ++count.eagerRuns;
   }
-  // This step's outputs, delivered now or when it has been waited for.
-  Pending done;
-  done.kind = kind;
-  done.finished = std::move(finished);
-  for (size_t i = 0; i < argumentCount; ++i) {
-    const Staged &staged = shaped.staged[i];
-    if (staged.bytes && staged.copiedOut)
-      done.outputs.emplace_back(call.argument(i), &staged);
-  }
-  if (ran && done.finished) {
-    // Waited for by the next call or reader.
-    pending = std::move(done);
+  if (ran && finished) {
+    // Waited for by the next call or reader: its outputs and `finished`
+    // are delivered then.
+    pending.active = true;
+    pending.kind = kind;
+    pending.finished = std::move(finished);
+    pending.outputs.clear();
+    for (size_t i = 0; i < argumentCount; ++i)
+      if (shaped.staged[i].bytes && shaped.staged[i].copiedOut)
+        pending.outputs.emplace_back(call.argument(i), &shaped.staged[i]);
   } else {
     if (ran) {
       ++count.waits;
@@ -334,24 +333,23 @@ Status DeviceSteps::run(EntryKind kind, const EntryCall &call,
     if (!ran) {
       // A step left running before this one shared the wait: its outputs
       // are lost with it.
-      pending.reset();
+      pending.active = false;
       return ran.withContext(what);
     }
     // The wait covered the step left running before this one, if any.
     deliverPending();
-    pending = std::move(done);
-    deliverPending();
+    for (size_t i = 0; i < argumentCount; ++i)
+      if (shaped.staged[i].bytes && shaped.staged[i].copiedOut)
+        std::memcpy(call.argument(i)->data(), shaped.staged[i].pinned.address,
+                    shaped.staged[i].bytes);
   }
   // A parameter the step updated has a new version (what a host-side copy
   // derived from it must follow); the device holds that version.
-  for (size_t i = 0; i < argumentCount; ++i) {
-    const ArgumentSpec &argument = entry.arguments[i];
-    if (argument.role == ArgumentRole::Parameter && argument.writes) {
-      Mirror &mirror = mirrors[4 * argument.parameter];
-      ++*mirror.version;
-      mirror.uploadedVersion = *mirror.version;
+  for (Mirror *mirror : written)
+    if (mirror->role == ArgumentRole::Parameter) {
+      ++*mirror->version;
+      mirror->uploadedVersion = *mirror->version;
     }
-  }
   return Status::ok();
 }
 

@@ -29,7 +29,6 @@
 
 #include <functional>
 #include <memory>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -71,10 +70,11 @@ public:
   /// Waits for a step `run` left running and delivers its outputs; its
   /// failure, if it failed, comes back here (and from the next call).
   Status finishPending();
-  /// For a caller that cannot return finishPending's failure: the next
-  /// call returns it.
-  void keepPendingFailure(Status failure) {
-    if (!failure.isOk() && pendingFailure.isOk())
+  /// finishPending for a caller that cannot return its failure (a
+  /// destructor, the step count): the next call returns it instead.
+  void finishPendingLater() {
+    Status failure = finishPending();
+    if (!failure.isOk())
       pendingFailure = std::move(failure);
   }
 
@@ -100,6 +100,7 @@ private:
 
   /// The device copy of one tensor of the state.
   struct Mirror {
+    ArgumentRole role = ArgumentRole::Parameter;
     DeviceBuffer buffer;
     Tensor *host = nullptr;
     /// The host's write counter of the tensor (null: the host never writes
@@ -142,6 +143,7 @@ private:
   /// A step left running: its staged outputs to copy to the host, and
   /// what to do then.
   struct Pending {
+    bool active = false;
     EntryKind kind = EntryKind::Train;
     std::vector<std::pair<Tensor *, const Staged *>> outputs;
     std::function<void()> finished;
@@ -163,7 +165,10 @@ private:
   std::vector<Mirror> mirrors;
   static int mirrorSlot(ArgumentRole role);
   Step steps[3];
-  std::optional<Pending> pending;
+  /// Kept, like the buffers below, so that a step allocates nothing once
+  /// warm.
+  Pending pending;
+  std::vector<Mirror *> written;
   Status pendingFailure = Status::ok();
   Counters count;
 };

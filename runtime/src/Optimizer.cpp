@@ -81,7 +81,7 @@ Result<std::unique_ptr<Optimizer>> Optimizer::create(Module &module) {
 
 Optimizer::~Optimizer() {
   if (cuda::DeviceSteps *device = module ? module->deviceSteps() : nullptr)
-    device->keepPendingFailure(device->finishPending());
+    device->finishPendingLater();
 }
 
 Status Optimizer::bindArguments() {
@@ -176,7 +176,7 @@ int64_t Optimizer::stepCount() const {
   // An optimizer step still running on a device counts once it is done.
   // (Its failure, if any, comes back from the session's next call.)
   if (cuda::DeviceSteps *device = module->deviceSteps())
-    device->keepPendingFailure(device->finishPending());
+    device->finishPendingLater();
   return group->step;
 }
 

@@ -110,18 +110,17 @@ static bool resolvePtxas(std::string &error) {
     resolvedPtxas = ptxasOption;
     return true;
   }
-  if (auto found = llvm::sys::findProgramByName("ptxas")) {
-    resolvedPtxas = *found;
-    return true;
-  }
-  std::vector<std::string> candidates;
-  if (const char *home = std::getenv("CUDA_HOME"))
-    candidates.push_back(std::string(home) + "/bin/ptxas");
-  candidates.push_back("/usr/local/cuda/bin/ptxas");
-  for (const std::string &candidate : candidates)
-    if (llvm::sys::fs::can_execute(candidate)) {
-      resolvedPtxas = candidate;
-      return true;
+  // PATH first, then the toolkit's usual homes.
+  std::string cudaBin;
+  std::vector<llvm::StringRef> homes;
+  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+    homes.push_back(cudaBin = std::string(home) + "/bin");
+  homes.push_back("/usr/local/cuda/bin");
+  for (const std::vector<llvm::StringRef> &paths :
+       {std::vector<llvm::StringRef>{}, homes})
+    if (auto found = llvm::sys::findProgramByName("ptxas", paths)) {
+      resolvedPtxas = *found;
+      break;
     }
   return true;
 }
