@@ -352,25 +352,22 @@ Status Device::copyToDevice(DevicePtr to, const void *from, size_t bytes) {
   if (Status status = makeCurrent(); !status)
     return status;
   const DriverFunctions &api = driver.api();
-  return call(api.cuMemcpyHtoDAsync(to, from, bytes, stream),
-              "copying " + std::to_string(bytes) + " bytes to the device");
+  return call(api.cuMemcpyHtoDAsync(to, from, bytes, stream), [&] {
+    return "copying " + std::to_string(bytes) + " bytes to the device";
+  });
 }
 
 Status Device::copyToHost(void *to, DevicePtr from, size_t bytes) {
   if (Status status = makeCurrent(); !status)
     return status;
-  const DriverFunctions &api = driver.api();
-  if (Status status =
-          call(api.cuMemcpyDtoHAsync(to, from, bytes, stream),
-               "copying " + std::to_string(bytes) + " bytes from the device");
-      !status)
-    return status;
+  ODT_RETURN_IF_ERROR(enqueueCopyToHost(to, from, bytes));
   return synchronize();
 }
 
 Status Device::enqueueCopyToHost(void *to, DevicePtr from, size_t bytes) {
-  return call(driver.api().cuMemcpyDtoHAsync(to, from, bytes, stream),
-              "copying " + std::to_string(bytes) + " bytes from the device");
+  return call(driver.api().cuMemcpyDtoHAsync(to, from, bytes, stream), [&] {
+    return "copying " + std::to_string(bytes) + " bytes from the device";
+  });
 }
 
 Status Device::synchronize() {

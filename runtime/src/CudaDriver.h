@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace odt {
@@ -206,8 +207,16 @@ public:
 
 private:
   Device(const Driver &driver) : driver(driver) {}
-  Status call(Result_t code, const std::string &what) const {
-    return driver.check(code, what);
+  /// OK, or the driver's error for `what`: text, or a function making it.
+  /// The text is made only on failure, so that a step's calls (copies,
+  /// launches, waits) allocate nothing.
+  template <typename What> Status call(Result_t code, What &&what) const {
+    if (code == 0) // CUDA_SUCCESS
+      return Status::ok();
+    if constexpr (std::is_invocable_v<What>)
+      return driver.check(code, what());
+    else
+      return driver.check(code, std::string(what));
   }
   /// "<name> (cuda:N)", for messages.
   std::string label() const;
