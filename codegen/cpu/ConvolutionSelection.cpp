@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace odt::cpu {
@@ -255,6 +257,30 @@ static int64_t chooseChunkRows(const ConvolutionForm &form, std::string &why) {
   return chunk;
 }
 
+/// The images per chunk of a forward product, or of a transposed filter
+/// gradient, whose images have at most kFilterGradientChunkPositions output
+/// positions each: as many as fill a chunk, or 0 (one at a time) when that
+/// is one. One image of 4x4 positions (resnet's last stage) is a product of
+/// 16 columns: the forward's filter (2.4 MB for 256 filters of 256
+/// channels, more than L2) was read from memory for every image, once per
+/// 16 multiply-adds of each element; the filter gradient's sums, as large,
+/// went to memory and back for every 16 terms.
+static int64_t chooseChunkImages(const ConvolutionForm &form,
+                                 int64_t &positions) {
+  // [N, F, OH, OW]: the output, or the output's gradient.
+  auto outType =
+      cast<RankedTensorType>(form.kind == ConvolutionForm::Kind::Forward
+                                 ? form.init.getType()
+                                 : form.filterOrGradient.getType());
+  if (outType.getRank() != 4 || outType.isDynamicDim(2) ||
+      outType.isDynamicDim(3))
+    return 0;
+  positions = outType.getDimSize(2) * outType.getDimSize(3);
+  int64_t images =
+      kFilterGradientChunkPositions / std::max<int64_t>(positions, 1);
+  return images < 2 ? 0 : images;
+}
+
 /// An image_columns filter gradient's layout: transposed or not, and then
 /// its chunks.
 static void chooseFilterGradientLayout(const ConvolutionForm &form,
@@ -264,16 +290,39 @@ static void chooseFilterGradientLayout(const ConvolutionForm &form,
   config.transposed = prefersTransposedFilterGradient(form, vectorWidth, why);
   if (config.transposed)
     config.chunkRows = chooseChunkRows(form, why);
+  if (config.transposed && config.chunkRows == 0) {
+    int64_t positions = 0;
+    config.chunkImages = chooseChunkImages(form, positions);
+    if (config.chunkImages > 0)
+      why += " " + std::to_string(config.chunkImages) + " images (" +
+             std::to_string(config.chunkImages * positions) +
+             " positions) at a time.";
+  }
 }
 
-/// Panels for a forward image_columns config where the shape allows them.
+/// Panels for a forward image_columns config where the shape allows them,
+/// else chunks of images where they are small.
 static void choosePanels(const ConvolutionForm &form, int64_t vectorWidth,
                          ConvolutionConfig &config, std::string &why) {
+  if (config.kernel != ConvolutionKernel::ImageColumns)
+    return;
   // The panels the product kernels read: two vectors of the target.
   int64_t panelWidth = 2 * vectorWidth;
-  if (config.kernel != ConvolutionKernel::ImageColumns ||
-      !canLayOutPanels(form, panelWidth))
+  if (!canLayOutPanels(form, panelWidth)) {
+    int64_t positions = 0;
+    config.chunkImages = chooseChunkImages(form, positions);
+    if (config.chunkImages == 0)
+      return;
+    std::string perImage = "a product per image";
+    size_t at = why.find(perImage);
+    if (at != std::string::npos)
+      why.replace(at, perImage.size(),
+                  "a product per " + std::to_string(config.chunkImages) +
+                      " images (their " +
+                      std::to_string(config.chunkImages * positions) +
+                      " positions side by side)");
     return;
+  }
   config.panelColumns = panelWidth;
   why += " Its columns are laid out as panels of " +
          std::to_string(panelWidth) + " positions, read where they are.";
@@ -368,6 +417,9 @@ DictionaryAttr getConvolutionConfigAttr(MLIRContext *context,
   if (config.chunkRows > 0)
     fields.push_back(
         b.getNamedAttr("chunk_rows", b.getI64IntegerAttr(config.chunkRows)));
+  if (config.chunkImages > 0)
+    fields.push_back(b.getNamedAttr("chunk_images",
+                                    b.getI64IntegerAttr(config.chunkImages)));
   return b.getDictionaryAttr(fields);
 }
 
@@ -386,7 +438,8 @@ readConvolutionConfig(const ConvolutionForm &form) {
     return fail("expected a dictionary");
   for (NamedAttribute field : dictionary)
     if (!llvm::is_contained({"kernel", "image_groups", "epilogue",
-                             "panel_columns", "transposed", "chunk_rows"},
+                             "panel_columns", "transposed", "chunk_rows",
+                             "chunk_images"},
                             field.getName().strref()))
       return fail("unknown field '" + field.getName().strref() + "'");
   auto kernel = dictionary.getAs<StringAttr>("kernel");
@@ -435,6 +488,21 @@ readConvolutionConfig(const ConvolutionForm &form) {
                   "rows, with static output rows");
     config.chunkRows = value.getInt();
   }
+  if (Attribute chunk = dictionary.get("chunk_images")) {
+    auto value = dyn_cast<IntegerAttr>(chunk);
+    if (config.kernel != ConvolutionKernel::ImageColumns ||
+        (!forward && (!config.transposed || config.chunkRows > 0)))
+      return fail("chunk_images applies to forward image_columns and to "
+                  "transposed filter gradients without chunk_rows");
+    // [N, F, OH, OW]: the output, or the output's gradient.
+    auto outType = cast<RankedTensorType>(
+        forward ? form.init.getType() : form.filterOrGradient.getType());
+    if (!value || value.getInt() < 1 || outType.getRank() != 4 ||
+        outType.isDynamicDim(2) || outType.isDynamicDim(3))
+      return fail("chunk_images must be a positive integer, with static "
+                  "output positions");
+    config.chunkImages = value.getInt();
+  }
   if (Attribute epilogue = dictionary.get("epilogue")) {
     auto name = dyn_cast<StringAttr>(epilogue);
     if (!forward || !name || name.getValue() != "relu")
@@ -454,6 +522,8 @@ readConvolutionConfig(const ConvolutionForm &form) {
                   "whole rows or of parts of one row");
     config.panelColumns = value.getInt();
   }
+  if (config.panelColumns > 0 && config.chunkImages > 0)
+    return fail("panel_columns and chunk_images exclude each other");
   return std::optional<ConvolutionConfig>(config);
 }
 

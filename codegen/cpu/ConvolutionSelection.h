@@ -29,6 +29,11 @@
 //       the forward's layout (copied as vector rows) times dY^T, and the
 //       total transposed back; with chunk_rows, an image's columns and dY^T
 //       are built and multiplied that many output rows at a time
+//   odt.convolution = {kernel = "image_columns", image_groups = 4,
+//                      transposed = true, chunk_images = 4}
+//       the transposed sums with that many images' columns side by side
+//       in one product ([C*KH*KW, 4*OH*OW] times [4*OH*OW, F]): small
+//       images make a product of few terms per accumulator load otherwise
 //   odt.convolution = {kernel = "image_partials"}
 //       a filter gradient summed over each image's positions (one partial
 //       per image and filter element), then over the images
@@ -89,6 +94,10 @@ struct ConvolutionConfig {
   /// Transposed: > 0 builds and multiplies an image's columns this many
   /// output rows at a time (a divisor of the output's rows).
   int64_t chunkRows = 0;
+  /// Transposed, without chunkRows: > 1 builds and multiplies this many
+  /// images' columns at a time (the images of a group that do not fill a
+  /// chunk go one by one).
+  int64_t chunkImages = 0;
   /// Forward: the Relu reading the result is applied in the kernel.
   bool reluEpilogue = false;
   /// Forward ImageColumns: > 0 lays the columns out as panels of this

@@ -169,3 +169,37 @@ func.func @chunks_not_dividing(%dy: tensor<?x4x8x8xf32>, %x: tensor<?x3x10x10xf3
   } -> tensor<4x3x3x3xf32>
   return %0 : tensor<4x3x3x3xf32>
 }
+
+// -----
+
+func.func @image_chunks_with_row_chunks(%dy: tensor<?x4x8x8xf32>, %x: tensor<?x3x10x10xf32>) -> tensor<4x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x3x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+  // expected-error @+1 {{'odt.convolution': chunk_images applies to forward image_columns and to transposed filter gradients without chunk_rows}}
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, c, kh, kw, n, oh, ow) -> (n, m, oh, ow)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (m, c, kh, kw)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<?x4x8x8xf32>, tensor<?x3x10x10xf32>) outs(%init : tensor<4x3x3x3xf32>) attrs = {odt.convolution = {kernel = "image_columns", image_groups = 4 : i64, transposed = true, chunk_rows = 2 : i64, chunk_images = 2 : i64}} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+func.func @image_chunks_not_positive(%dy: tensor<?x4x8x8xf32>, %x: tensor<?x3x10x10xf32>) -> tensor<4x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x3x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+  // expected-error @+1 {{'odt.convolution': chunk_images must be a positive integer, with static output positions}}
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, c, kh, kw, n, oh, ow) -> (n, m, oh, ow)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (m, c, kh, kw)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<?x4x8x8xf32>, tensor<?x3x10x10xf32>) outs(%init : tensor<4x3x3x3xf32>) attrs = {odt.convolution = {kernel = "image_columns", image_groups = 4 : i64, transposed = true, chunk_images = 0 : i64}} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}

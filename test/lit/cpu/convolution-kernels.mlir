@@ -46,21 +46,37 @@ func.func @forward(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?
 
 // -----
 
-// 5 x 5 output positions do not split into panels: the image's columns
-// [C*KH*KW, OH*OW] as one matrix, the filter [F, C*KH*KW] times them into
-// the image's slice of the output. The output starts at zero: each
-// image's slice is filled in the loop, where the product starts from the
-// constant (not a shared zero buffer copied into the output).
+// 5 x 5 output positions do not split into panels: 2 images' columns side
+// by side ([C*KH*KW, 2*OH*OW], chunk_images = 2), the filter [F, C*KH*KW]
+// times them into a [F, 2*OH*OW] buffer filled with the output's start
+// (zero: filled there, not a shared zero buffer copied into the output),
+// then copied into the 2 images' slice of the output: a forall over the
+// whole chunks (none for a batch under 4), then one over the images left
+// over, each its own product of [1, C*KH*KW, OH*OW] columns.
 // CHECK-LABEL: func.func @forward_one_matrix
 // CHECK:         %[[EMPTY:.*]] = tensor.empty(%{{.*}}) : tensor<?x4x5x5xf32>
 // CHECK:         %[[FILTER:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
-// CHECK:         scf.forall (%[[N:.*]]) in (%{{.*}}) shared_outs(%[[OUT:.*]] = %[[EMPTY]]) -> (tensor<?x4x5x5xf32>)
-// CHECK:           %[[IMAGE:.*]] = tensor.extract_slice %{{.*}}[%[[N]], 0, 0, 0] [1, 3, 7, 7]
-// CHECK:           %[[COLS:.*]] = linalg.generic {{.*}} ins(%[[IMAGE]] : tensor<1x3x7x7xf32>) outs(%{{.*}} : tensor<1x3x3x3x5x5xf32>)
-// CHECK:           tensor.collapse_shape %[[COLS]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x5x5xf32> into tensor<1x27x25xf32>
-// CHECK:           %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x25xf32>)
-// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[FILTER]], %{{.*}} : tensor<4x27xf32>, tensor<1x27x25xf32>) outs(%[[ZEROS]] : tensor<1x4x25xf32>)
-// CHECK:           tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[N]], 0, 0, 0] [1, 4, 5, 5]
+// CHECK:         %[[ENOUGH:.*]] = arith.cmpi uge, %[[N:.*]], %c4
+// CHECK:         %[[HALF:.*]] = arith.divui %[[N]], %c2
+// CHECK:         %[[CHUNKS:.*]] = arith.select %[[ENOUGH]], %[[HALF]], %c0
+// CHECK:         %[[CHUNKED:.*]] = arith.muli %[[CHUNKS]], %c2
+// CHECK:         %[[BYCHUNKS:.*]] = scf.forall (%[[C:.*]]) in (%[[CHUNKS]]) shared_outs(%[[OUT:.*]] = %[[EMPTY]]) -> (tensor<?x4x5x5xf32>)
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[C]], %c2
+// CHECK:           %[[OUTCHUNK:.*]] = tensor.extract_slice %[[OUT]][%[[FIRST]], 0, 0, 0] [2, 4, 5, 5]
+// CHECK:           %[[IMAGES:.*]] = tensor.extract_slice %{{.*}}[%[[FIRST]], 0, 0, 0] [2, 3, 7, 7]
+// CHECK:           %[[COLS:.*]] = linalg.generic {{.*}} ins(%[[IMAGES]] : tensor<2x3x7x7xf32>) outs(%{{.*}} : tensor<3x3x3x2x5x5xf32>)
+// CHECK:           %[[COLMAT:.*]] = tensor.collapse_shape %[[COLS]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<3x3x3x2x5x5xf32> into tensor<27x50xf32>
+// CHECK:           %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x50xf32>)
+// CHECK:           %[[PRODUCT:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[FILTER]], %[[COLMAT]] : tensor<4x27xf32>, tensor<27x50xf32>) outs(%[[ZEROS]] : tensor<4x50xf32>)
+// CHECK:           %[[STAGED:.*]] = tensor.expand_shape %[[PRODUCT]] {{.*}} into tensor<4x2x5x5xf32>
+// CHECK:           %[[COPIED:.*]] = linalg.generic {{.*}} ins(%[[STAGED]] : tensor<4x2x5x5xf32>) outs(%[[OUTCHUNK]] : tensor<2x4x5x5xf32>)
+// CHECK:           tensor.parallel_insert_slice %[[COPIED]] into %[[OUT]][%[[FIRST]], 0, 0, 0] [2, 4, 5, 5]
+// CHECK:         %[[LEFT:.*]] = arith.subi %[[N]], %[[CHUNKED]]
+// CHECK:         scf.forall (%[[I:.*]]) in (%[[LEFT]]) shared_outs(%[[OUT2:.*]] = %[[BYCHUNKS]]) -> (tensor<?x4x5x5xf32>)
+// CHECK:           %[[IMAGE:.*]] = arith.addi %[[CHUNKED]], %[[I]]
+// CHECK:           tensor.extract_slice %{{.*}}[%[[IMAGE]], 0, 0, 0] [1, 3, 7, 7]
+// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[FILTER]], %{{.*}} : tensor<4x27xf32>, tensor<1x27x25xf32>) outs(%{{.*}} : tensor<1x4x25xf32>)
+// CHECK:           tensor.parallel_insert_slice %{{.*}} into %[[OUT2]][%[[IMAGE]], 0, 0, 0] [1, 4, 5, 5]
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
 func.func @forward_one_matrix(%x: tensor<?x3x5x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x5x5xf32> {
   %none = onnx.NoValue
@@ -148,6 +164,46 @@ func.func @chunked_filter_gradient(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x3x8x8x
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(m, c, kh, kw, n, oh, ow) -> (n, m, oh, ow)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (m, c, kh, kw)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%dy, %x : tensor<?x4x6x6xf32>, tensor<?x3x8x8xf32>) outs(%init : tensor<4x3x3x3xf32>) attrs = {odt.convolution = {kernel = "image_columns", image_groups = 4 : i64, transposed = true, chunk_rows = 2 : i64}} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+// The transposed filter gradient with chunk_images = 2: within each group,
+// an scf.for over its whole chunks of 2 images builds their columns side
+// by side ([27, 2*9]) and their stacked dY^T ([2*9, 4]) into buffers the
+// loop carries and adds their product; a second scf.for takes the images
+// left over one at a time.
+// CHECK-LABEL: func.func @filter_gradient_by_images
+// CHECK:         scf.forall
+// CHECK:           %[[COLBUF:.*]] = tensor.empty() : tensor<3x3x3x2x3x3xf32>
+// CHECK:           %[[DYBUF:.*]] = tensor.empty() : tensor<2x3x3x4xf32>
+// CHECK:           %[[CHUNKS:.*]] = arith.divui %{{.*}}, %c2
+// CHECK:           %[[WHOLE:.*]] = arith.muli %[[CHUNKS]], %c2
+// CHECK:           %[[END:.*]] = arith.addi %[[FIRST:.*]], %[[WHOLE]]
+// CHECK:           %[[BYCHUNK:.*]]:3 = scf.for %[[N:.*]] = %[[FIRST]] to %[[END]] step %c2 iter_args(%[[ACC:.*]] = %{{.*}}, %[[COLS:.*]] = %[[COLBUF]], %[[DYT:.*]] = %[[DYBUF]]) -> (tensor<27x4xf32>, tensor<3x3x3x2x3x3xf32>, tensor<2x3x3x4xf32>)
+// CHECK:             %[[IN:.*]] = tensor.extract_slice %{{.*}}[%[[N]], 0, 0, 0] [2, 3, 5, 5] [1, 1, 1, 1]
+// CHECK:             %[[DY:.*]] = tensor.extract_slice %{{.*}}[%[[N]], 0, 0, 0] [2, 4, 3, 3] [1, 1, 1, 1]
+// CHECK:             %[[NEWCOLS:.*]] = linalg.generic {{.*}} ins(%[[IN]] : tensor<2x3x5x5xf32>) outs(%[[COLS]] : tensor<3x3x3x2x3x3xf32>)
+// CHECK:             %[[COLMAT:.*]] = tensor.collapse_shape %[[NEWCOLS]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<3x3x3x2x3x3xf32> into tensor<27x18xf32>
+// CHECK:             %[[NEWDYT:.*]] = linalg.generic {{.*}} ins(%[[DY]] : tensor<2x4x3x3xf32>) outs(%[[DYT]] : tensor<2x3x3x4xf32>)
+// CHECK:             %[[DYTMAT:.*]] = tensor.collapse_shape %[[NEWDYT]] {{\[}}[0, 1, 2], [3]] : tensor<2x3x3x4xf32> into tensor<18x4xf32>
+// CHECK:             %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[COLMAT]], %[[DYTMAT]] : tensor<27x18xf32>, tensor<18x4xf32>) outs(%[[ACC]] : tensor<27x4xf32>)
+// CHECK:             scf.yield %[[SUM]], %[[NEWCOLS]], %[[NEWDYT]]
+// CHECK:           scf.for %{{.*}} = %[[END]] to %{{.*}} step %c1 iter_args(%{{.*}} = %[[BYCHUNK]]#0) -> (tensor<27x4xf32>)
+// CHECK:             tensor.extract_slice %{{.*}} [1, 3, 5, 5] [1, 1, 1, 1]
+// CHECK:             linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<27x9xf32>, tensor<9x4xf32>) outs(%{{.*}} : tensor<27x4xf32>)
+func.func @filter_gradient_by_images(%dy: tensor<?x4x3x3xf32>, %x: tensor<?x3x5x5xf32>) -> tensor<4x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x3x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, c, kh, kw, n, oh, ow) -> (n, m, oh, ow)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (m, c, kh, kw)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<?x4x3x3xf32>, tensor<?x3x5x5xf32>) outs(%init : tensor<4x3x3x3xf32>) attrs = {odt.convolution = {kernel = "image_columns", image_groups = 4 : i64, transposed = true, chunk_images = 2 : i64}} {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %p : f32

@@ -38,15 +38,21 @@ func.func @conv_relu(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor
 // -----
 
 // Positions that do not split into whole panels (5 x 5) or make only one
-// (4 x 4): the columns as one matrix.
+// (4 x 4): the columns as one matrix, several small images side by side
+// (up to 64 positions), and 9 x 9 positions (81) one image at a time.
 // CHECK-LABEL: func.func @conv_without_panels
+// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {chunk_images = 2 : i64, kernel = "image_columns"}
+// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {chunk_images = 4 : i64, kernel = "image_columns"}
 // CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {kernel = "image_columns"}
-// CHECK:         linalg.conv_2d_nchw_fchw {{{.*}}odt.convolution = {kernel = "image_columns"}
-func.func @conv_without_panels(%x: tensor<?x3x5x5xf32>, %y: tensor<?x3x4x4xf32>, %w: tensor<4x3x3x3xf32>) -> (tensor<?x4x5x5xf32>, tensor<?x4x4x4xf32>) {
+// WHY:           remark: convolution: image_columns: a product per 2 images (their 50 positions side by side).
+// WHY:           remark: convolution: image_columns: a product per 4 images (their 64 positions side by side).
+// WHY:           remark: convolution: image_columns: a product per image.{{$}}
+func.func @conv_without_panels(%x: tensor<?x3x5x5xf32>, %y: tensor<?x3x4x4xf32>, %z: tensor<?x3x9x9xf32>, %w: tensor<4x3x3x3xf32>) -> (tensor<?x4x5x5xf32>, tensor<?x4x4x4xf32>, tensor<?x4x9x9xf32>) {
   %none = onnx.NoValue
   %0 = onnx.Conv(%x, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x5x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x5x5xf32>
   %1 = onnx.Conv(%y, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x4x4xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x4x4xf32>
-  return %0, %1 : tensor<?x4x5x5xf32>, tensor<?x4x4x4xf32>
+  %2 = onnx.Conv(%z, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x9x9xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x9x9xf32>
+  return %0, %1, %2 : tensor<?x4x5x5xf32>, tensor<?x4x4x4xf32>, tensor<?x4x9x9xf32>
 }
 
 // -----
