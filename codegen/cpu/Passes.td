@@ -107,9 +107,9 @@ def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
     - a summed row (the last loop a reduction, the body yielding a
       reassociable `addf(out, x)` for every output: a depthwise filter
       gradient's sum over an image's positions, BatchNorm's gradient
-      summing dY and dY * x-hat along each row): a vector of partial sums
-      per output is carried through the reduced loops and reduced once per
-      output element.
+      summing dY and dY * x-hat along each row, a loss summed over a whole
+      tensor into a scalar): a vector of partial sums per output is carried
+      through the reduced loops and reduced once per output element.
     An output that a run of fills right before the op wrote (not read
     through any input, every element written by the op) starts from the
     fill's value (a window's row, a summed row's total) and the fill is

@@ -195,8 +195,10 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     for (OpOperand &init : op.getDpsInitsMutable()) {
       AffineMap outMap = op.getMatchingIndexingMap(&init);
       auto outType = cast<MemRefType>(init.get().getType());
+      // A summed row may sum into a scalar (a loss summed over a whole
+      // tensor: its sum carried through every loop).
       if (!outType.getElementType().isIntOrFloat() || !isWholeBytes(outType) ||
-          outMap.getNumResults() == 0)
+          (!rowSum && outMap.getNumResults() == 0))
         return std::nullopt;
       if (rowSum &&
           (outMap.isFunctionOfDim(row) ||

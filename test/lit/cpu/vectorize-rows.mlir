@@ -209,6 +209,36 @@ func.func @summed_row(%a: memref<4x8xf32>, %s: memref<4xf32>) {
 
 // -----
 
+// A sum into a scalar (a loss summed over a whole tensor, which LLVM left
+// scalar with the sum stored at every element): a vector of partial sums
+// carried through every loop, reduced once and added to the scalar; the
+// squared difference added is one FMA.
+// CHECK-LABEL: func.func @summed_into_scalar
+// CHECK:         %[[SUMS:.*]] = scf.for {{.*}} -> (vector<8xf32>)
+// CHECK:           scf.for {{.*}} -> (vector<8xf32>)
+// CHECK:             %[[A:.*]] = vector.transfer_read %arg0{{.*}} : memref<6x6x8xf32>, vector<8xf32>
+// CHECK:             %[[B:.*]] = vector.transfer_read %arg1{{.*}} : memref<6x6x8xf32, strided<[?, ?, 1], offset: ?>>, vector<8xf32>
+// CHECK:             %[[D:.*]] = arith.subf %[[A]], %[[B]] : vector<8xf32>
+// CHECK:             vector.fma %[[D]], %[[D]], %{{.*}} : vector<8xf32>
+// CHECK:         %[[TOTAL:.*]] = vector.reduction <add>, %[[SUMS]] fastmath<reassoc> : vector<8xf32> into f32
+// CHECK:         %[[OLD:.*]] = memref.load %arg2[] : memref<f32>
+// CHECK:         %[[NEW:.*]] = arith.addf %[[OLD]], %[[TOTAL]] fastmath<reassoc> : f32
+// CHECK:         memref.store %[[NEW]], %arg2[] : memref<f32>
+func.func @summed_into_scalar(%a: memref<6x6x8xf32>, %b: memref<6x6x8xf32, strided<[?, ?, 1], offset: ?>>, %out: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j, k)>, affine_map<(i, j, k) -> (i, j, k)>, affine_map<(i, j, k) -> ()>],
+                  iterator_types = ["reduction", "reduction", "reduction"]}
+      ins(%a, %b : memref<6x6x8xf32>, memref<6x6x8xf32, strided<[?, ?, 1], offset: ?>>) outs(%out : memref<f32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %d = arith.subf %x, %y : f32
+    %m = arith.mulf %d, %d : f32
+    %s = arith.addf %acc, %m fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // Left to LLVM: a sum that is not marked reassociable, a row known only
 // at run time, a row longer than max-length, a body that reads its
 // position, and an output whose rows are not contiguous.
