@@ -12,6 +12,12 @@ backward, AdamW step, zero_grad), each after the warm-up runs, timed with
 time.perf_counter. Both start from the same weights (zoo.py's seed) and data
 as odt.
 
+With --flops it prints {"model", "batch", "flops"} instead: the floating-point
+operations of one forward, loss and backward of the eager module at that
+batch as PyTorch's FlopCounterMode counts them (2 per multiply-add of the
+matrix products and convolutions, a convolution's gradients counted with
+its groups; elementwise work is not counted).
+
 With --serve the process sets both peers up once (ORT first, and times it
 once for its memory figures), prints "ready", then reads commands from
 stdin: "ort", "pytorch" or "compile" times that peer again (warm-up runs, then the
@@ -136,6 +142,29 @@ def setup_torch(name, x, y, threads, compiled=False):
     return step
 
 
+def step_flops(name, x, y):
+    """The FLOPs FlopCounterMode counts in one forward, loss and backward.
+    Its rule for a convolution's backward ignores groups (a depthwise
+    layer's gradients counted as a dense convolution's, 100 times too
+    many): here each gradient asked for (input, weight) counts as much as
+    the forward convolution, whose rule does take groups."""
+    from torch.utils.flop_counter import FlopCounterMode, conv_flop_count
+
+    def convolution_backward(grad_out_shape, x_shape, w_shape, _bias, _stride,
+                             _padding, _dilation, transposed, _output_padding,
+                             _groups, output_mask, out_shape=None, **kwargs):
+        forward = conv_flop_count(x_shape, w_shape, grad_out_shape, transposed)
+        return forward * (int(output_mask[0]) + int(output_mask[1]))
+
+    model = zoo.build(name).train()
+    loss_fn = torch.nn.CrossEntropyLoss()
+    counter = FlopCounterMode(display=False, custom_mapping={
+        torch.ops.aten.convolution_backward: convolution_backward})
+    with counter:
+        loss_fn(model(torch.from_numpy(x)), torch.from_numpy(y)).backward()
+    return counter.get_total_flops()
+
+
 def serve(args, folder, x, y):
     """--serve: set up both peers, then time them on request (stdin)."""
     def emit(peer, result):
@@ -190,12 +219,17 @@ def main():
     parser.add_argument("--peers", default="ort,pytorch,compile",
                         help="ort, pytorch (eager) and compile (torch.compile)")
     parser.add_argument("--serve", action="store_true")
+    parser.add_argument("--flops", action="store_true")
     args = parser.parse_args()
     folder = os.path.join(args.zoo_dir, args.model)
     x = np.load(os.path.join(folder, "input_b%d.npy" % args.batch))
     y = np.load(os.path.join(folder, "labels_b%d.npy" % args.batch))
     if args.serve:
         return serve(args, folder, x, y)
+    if args.flops:
+        print(json.dumps({"model": args.model, "batch": args.batch,
+                          "flops": step_flops(args.model, x, y)}), flush=True)
+        return 0
     for peer in args.peers.split(","):
         if peer == "ort":
             if not ort_artifacts(folder):

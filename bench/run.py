@@ -16,6 +16,9 @@ writes them into their section of --out). The chart is a PNG bar chart of the sa
 Then matrix products alone (odt-gemm-bench): GFLOP/s of the generated code,
 of OpenBLAS and the machine's FMA peak, for 1024^3 and the zoo's shapes; and
 convolutions alone (bench/conv_bench.py) against PyTorch and that peak.
+Each row's step is also put against that peak: its FLOPs (bench/peers.py
+--flops, counted after all timing) over each time, and the share of the
+peak odt would need to take half the best peer's time.
 """
 
 import argparse
@@ -267,6 +270,50 @@ def gemm_times(build, work, args):
     return rows
 
 
+def limit_section(venv_python, work, rows, gemms):
+    """Each row's step against the FMA peak: the step's FLOPs (bench/peers.py
+    --flops, counted after every timing, so that no count runs beside one)
+    over each time, and the share of the peak odt would need to take half
+    the best peer's time."""
+    flops = {}
+    for r in rows:
+        key = (r["name"], r["batch"])
+        if key not in flops:
+            out = run([venv_python, os.path.join(ROOT, "bench", "peers.py"), work,
+                       r["name"], str(r["batch"]), "1", "--flops"])
+            flops[key] = json.loads(out.strip().splitlines()[-1])["flops"]
+    peaks = {t: middle([g["peak_gflops"] for g in gemms if g["threads"] == t])
+             for t in THREADS}
+    lines = ["", "## Against the arithmetic limit", "",
+             "Each model's training step in floating-point operations "
+             "(`bench/peers.py --flops`: PyTorch's FlopCounterMode over one "
+             "forward, loss and backward of the same module and batch, 2 per "
+             "multiply-add of its matrix products and convolutions, each "
+             "convolution gradient counted with its groups; elementwise work, "
+             "the loss and the optimizer are not counted) divided by the "
+             "medians above, as a share of the FMA peak measured under Matrix "
+             "products at the same thread count. odt can take half the best "
+             "peer's time only by running at twice the best peer's share of "
+             "the peak (the last column): where that is near or above 100%, "
+             "no code does it on this machine, and the ratio above 0.5 is the "
+             "peer's efficiency, not odt's gap; where it is well below, the "
+             "gap is odt's.", "",
+             "| model | batch | threads | GFLOP per step | FMA peak GFLOP/s | "
+             "odt % of peak | best peer % of peak | odt/best peer | "
+             "0.5x needs % of peak |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        gflop = flops[(r["name"], r["batch"])] / 1e9
+        peak = peaks[r["threads"]]
+        best_ms = min(v for v in (r["ort"], r["torch"], r["compile"]) if v is not None)
+        share = lambda ms: 100.0 * gflop / (ms / 1e3) / peak
+        lines.append("| %s | %d | %d | %.3f | %.1f | %.0f%% | %.0f%% | %.2f | %s |" % (
+            r["name"], r["batch"], r["threads"], gflop, peak, share(r["odt"]),
+            share(best_ms), r["best_ratio"],
+            ("**%.0f%%**" if r["best_ratio"] > 0.5 else "%.0f%%") % (2 * share(best_ms))))
+    return lines
+
+
 def conv_times(venv_python, work, args):
     """bench/conv_bench.py at each thread count: odt's and PyTorch's
     convolutions alone, one process per thread count."""
@@ -467,6 +514,7 @@ def main():
                   "; ".join("%s (%s)" % (n, why.replace("|", "/"))
                             for n, why in sorted(ort_failures.items())) +
                   ". odt trains them from its own generate-artifacts."]
+    limit_at = len(lines)
     lines += ["", "## Threads", "",
               "odt's training step with %s threads against 1: the median over "
               "the rounds of each round's 1-thread time over its time with "
@@ -512,6 +560,8 @@ def main():
                 "%.1f" % blas if blas is not None else "n/a", r["peak_gflops"],
                 100.0 * r["odt_gflops"] / r["peak_gflops"],
                 "%.2f" % (r["odt_gflops"] / blas) if blas else "n/a"))
+    if gemms:
+        lines[limit_at:limit_at] = limit_section(venv_python, args.work, rows, gemms)
     convs = conv_times(venv_python, args.work, args) if not args.only else []
     if convs:
         peaks = {t: middle([r["peak_gflops"] for r in gemms if r["threads"] == t])
