@@ -101,7 +101,11 @@ def VectorizeRows : Pass<"odt-vectorize-rows", "mlir::func::FuncOp"> {
       BatchNorm's and ReLU6's on 8-wide image rows, which LLVM left
       scalar): one vector op per body op, the output read only if the body
       uses it; its input may be the output itself read where it is written
-      (in place); its ops are those of the scalar loop (no FMA);
+      (in place); its ops are those of the scalar loop (no FMA); it may
+      have several outputs with the same map (then none read as an input)
+      and read its loops' positions (linalg.index: the row's lanes, or an
+      outer loop's index for the whole row), as a max pool with indices
+      does with its taps unrolled;
     - a linalg.copy (a padded image's interior written into its slice of
       the padded buffer), taken as the elementwise generic it is;
     - a summed row (the last loop a reduction, the body yielding a

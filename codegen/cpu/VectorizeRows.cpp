@@ -189,9 +189,11 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     // (BatchNorm's gradient sums dY and dY * x-hat along each row). Left to
     // LLVM a row sum stayed scalar, reading and writing its sum in memory
     // at every element.
-    if (!rowSum && op.getNumDpsInits() != 1)
-      return std::nullopt;
     bool elementwise = reductions == 0;
+    // Several outputs of an elementwise op are written side by side (a max
+    // pool's values and indices).
+    if (!rowSum && !elementwise && op.getNumDpsInits() != 1)
+      return std::nullopt;
     for (OpOperand &init : op.getDpsInitsMutable()) {
       AffineMap outMap = op.getMatchingIndexingMap(&init);
       auto outType = cast<MemRefType>(init.get().getType());
@@ -206,16 +208,19 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         return std::nullopt;
     }
     if (!rowSum) {
-      OpOperand *init = op.getDpsInitOperand(0);
-      AffineMap outMap = op.getMatchingIndexingMap(init);
-      if (!hasUnitInnerStride(cast<MemRefType>(init->get().getType())))
-        return std::nullopt;
-      auto innermost = dyn_cast<AffineDimExpr>(outMap.getResults().back());
-      if (!innermost || innermost.getPosition() != row)
-        return std::nullopt;
-      for (AffineExpr outer : outMap.getResults().drop_back())
-        if (outer.isFunctionOfDim(row))
+      AffineMap firstMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+      for (OpOperand &init : op.getDpsInitsMutable()) {
+        AffineMap outMap = op.getMatchingIndexingMap(&init);
+        if (outMap != firstMap ||
+            !hasUnitInnerStride(cast<MemRefType>(init.get().getType())))
           return std::nullopt;
+        auto innermost = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+        if (!innermost || innermost.getPosition() != row)
+          return std::nullopt;
+        for (AffineExpr outer : outMap.getResults().drop_back())
+          if (outer.isFunctionOfDim(row))
+            return std::nullopt;
+      }
     }
     // Inputs: read along their innermost dim (the row's stride there), or
     // not moved by the row (stride 0). One that is the output itself would
@@ -228,7 +233,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       if (!type || !type.getElementType().isIntOrFloat())
         return std::nullopt;
       if (llvm::is_contained(op.getDpsInits(), input->get()) &&
-          !(elementwise &&
+          !(elementwise && op.getNumDpsInits() == 1 &&
             map == op.getMatchingIndexingMap(op.getDpsInitOperand(0))))
         return std::nullopt;
       int64_t inputStride = 0;
@@ -244,14 +249,19 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       }
       inputStrides.push_back(inputStride);
     }
-    // The body: elementwise ops only (no index, no memory).
-    for (Operation &inner : op.getRegion().front().without_terminator())
+    // The body: elementwise ops only (no memory), and in an elementwise op
+    // the loops' positions (linalg.index: a max pool's flat index), which
+    // are the row's lanes along the row and the same for the row otherwise.
+    for (Operation &inner : op.getRegion().front().without_terminator()) {
+      if (elementwise && isa<linalg::IndexOp>(inner))
+        continue;
       if (inner.getNumRegions() != 0 ||
           !inner.hasTrait<OpTrait::Elementwise>() ||
           !isMemoryEffectFree(&inner) ||
           !llvm::all_of(inner.getResultTypes(),
-                        [](Type t) { return t.isIntOrFloat(); }))
+                        [](Type t) { return t.isIntOrFloat() || t.isIndex(); }))
         return std::nullopt;
+    }
     return RowPlan{row, length, rowSum, elementwise && !rowSum, inputStrides};
   }
 
@@ -372,7 +382,6 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
                 nb, loc, AffineMap::get(numLoops, 0, expr), operands)));
       return result;
     };
-    Value outMemref = init->get();
     auto readRow = [&](OpBuilder &nb, Value memref, AffineMap map,
                        int64_t stride) -> Value {
       SmallVector<Value> at = indices(nb, map);
@@ -506,6 +515,18 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         return mapped;
       };
       for (Operation &inner : body.without_terminator()) {
+        if (auto position = dyn_cast<linalg::IndexOp>(inner)) {
+          unsigned dim = position.getDim();
+          Value lanes;
+          if (dim == row) // the row's lanes: 0, 1, ... (its loop is at 0)
+            lanes =
+                vector::StepOp::create(nb, loc, vectorOf(nb.getIndexType()));
+          else
+            lanes = vector::BroadcastOp::create(
+                nb, loc, vectorOf(nb.getIndexType()), ivs[dim]);
+          mapping.map(position.getResult(), lanes);
+          continue;
+        }
         if (fusedProducts.contains(&inner))
           continue; // computed by the FMA of the addition that reads it
         if (arith::MulFOp product = productOfSum.lookup(&inner)) {
@@ -592,24 +613,29 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       // An elementwise op that does not read its output does not load it;
       // one whose output a fill wrote just before starts from the fill's
       // value, and the fill goes.
-      Value acc;
-      BlockArgument outArgument = op.getRegion().front().getArguments().back();
-      if (linalg::FillOp fill = fills.front()) {
-        acc = vector::BroadcastOp::create(
-            nb, loc, vectorOf(fill.getInputs()[0].getType()),
-            fill.getInputs()[0]);
-      } else if (plan.elementwise && outArgument.use_empty()) {
-        Type element = cast<MemRefType>(outMemref.getType()).getElementType();
-        acc = arith::ConstantOp::create(
-            nb, loc,
-            DenseElementsAttr::get(vectorOf(element), nb.getZeroAttr(element)));
-      } else {
-        acc = readRow(nb, outMemref, outMap, 1);
+      SmallVector<Value> accs;
+      for (OpOperand &out : op.getDpsInitsMutable()) {
+        unsigned index = out.getOperandNumber() - op.getNumDpsInputs();
+        BlockArgument outArgument =
+            op.getRegion().front().getArgument(out.getOperandNumber());
+        Type element = cast<MemRefType>(out.get().getType()).getElementType();
+        if (linalg::FillOp fill = fills[index]) {
+          accs.push_back(vector::BroadcastOp::create(
+              nb, loc, vectorOf(fill.getInputs()[0].getType()),
+              fill.getInputs()[0]));
+        } else if (plan.elementwise && outArgument.use_empty()) {
+          accs.push_back(arith::ConstantOp::create(
+              nb, loc,
+              DenseElementsAttr::get(vectorOf(element),
+                                     nb.getZeroAttr(element))));
+        } else {
+          accs.push_back(readRow(nb, out.get(), outMap, 1));
+        }
       }
-      Value result = emitReduced(nb, 0, ValueRange{acc}).front();
-      vector::TransferWriteOp::create(nb, loc, result, outMemref,
-                                      indices(nb, outMap),
-                                      ArrayRef<bool>{true});
+      SmallVector<Value> results = emitReduced(nb, 0, accs);
+      for (auto [result, out] : llvm::zip(results, op.getDpsInits()))
+        vector::TransferWriteOp::create(
+            nb, loc, result, out, indices(nb, outMap), ArrayRef<bool>{true});
     };
     std::function<void(OpBuilder &, unsigned)> emitOuter = [&](OpBuilder &nb,
                                                                unsigned level) {

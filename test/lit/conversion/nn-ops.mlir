@@ -38,6 +38,36 @@ func.func @max_pool(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
+// With Indices: one generic over the outputs' positions, the window's 4
+// taps unrolled in its order (an input each, at its offset), each compared
+// and selected into the max and its flat index in turn.
+// CHECK-DAG:   #[[TAP0:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2, d3 * 2)>
+// CHECK-DAG:   #[[TAP1:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2, d3 * 2 + 1)>
+// CHECK-DAG:   #[[TAP2:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + 1, d3 * 2)>
+// CHECK-DAG:   #[[TAP3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + 1, d3 * 2 + 1)>
+// CHECK-LABEL: func.func @max_pool_with_indices(
+// CHECK:         linalg.generic {indexing_maps = [#[[TAP0]], #[[TAP1]], #[[TAP2]], #[[TAP3]], #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-COUNT-4:   arith.select %{{.*}} : i64
+// CHECK:           linalg.yield
+func.func @max_pool_with_indices(%x: tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xi64>) {
+  %0:2 = onnx.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xi64>)
+  return %0#0, %0#1 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xi64>
+}
+
+// -----
+
+// A window of more than 16 taps (5x5) keeps them as reduction loops.
+// CHECK-LABEL: func.func @max_pool_with_indices_large_window(
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK-COUNT-1:   arith.select %{{.*}} : i64
+// CHECK:           linalg.yield
+func.func @max_pool_with_indices_large_window(%x: tensor<1x2x10x10xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) {
+  %0:2 = onnx.MaxPool(%x) {kernel_shape = array<i64: 5, 5>, strides = array<i64: 5, 5>} : (tensor<1x2x10x10xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+  return %0#0, %0#1 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>
+}
+
+// -----
+
 // AveragePool 2x2 stride 2: a window sum, then divided by the window size.
 // CHECK-LABEL: func.func @average_pool(
 // CHECK:         linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}

@@ -239,6 +239,49 @@ func.func @summed_into_scalar(%a: memref<6x6x8xf32>, %b: memref<6x6x8xf32, strid
 
 // -----
 
+// An elementwise op with two outputs that reads its loops' positions (a max
+// pool's values and flat indices, its taps unrolled): the row's position
+// is a vector of its lanes, an outer loop's a broadcast of its index; the
+// stride-2 taps are read as the row's span and shuffled; both outputs are
+// written as rows.
+// CHECK-LABEL: func.func @pool_rows
+// CHECK:         scf.for %[[A:.*]] =
+// CHECK:           scf.for %[[R:.*]] =
+// CHECK:             %[[X0:.*]] = vector.shuffle
+// CHECK:             %[[X1:.*]] = vector.shuffle
+// CHECK:             %[[ROW:.*]] = vector.broadcast %[[R]] : index to vector<8xindex>
+// CHECK:             %[[LANES:.*]] = vector.step : vector<8xindex>
+// CHECK:             arith.index_cast %{{.*}} : vector<8xindex> to vector<8xi64>
+// CHECK:             %[[TAKE:.*]] = arith.cmpf ogt, %[[X1]], %[[X0]] : vector<8xf32>
+// CHECK:             %[[MAX:.*]] = arith.select %[[TAKE]], %[[X1]], %[[X0]] : vector<8xi1>, vector<8xf32>
+// CHECK:             %[[AT:.*]] = arith.select %[[TAKE]], %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xi64>
+// CHECK:             vector.transfer_write %[[MAX]], %arg1[%[[A]], %[[R]], %{{.*}}] {in_bounds = [true]} : vector<8xf32>, memref<2x4x8xf32>
+// CHECK:             vector.transfer_write %[[AT]], %arg2[%[[A]], %[[R]], %{{.*}}] {in_bounds = [true]} : vector<8xi64>, memref<2x4x8xi64>
+func.func @pool_rows(%x: memref<2x4x16xf32>, %y: memref<2x4x8xf32>, %i: memref<2x4x8xi64>) {
+  %c16 = arith.constant 16 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : i64
+  linalg.generic {indexing_maps = [affine_map<(a, r, j) -> (a, r, j * 2)>, affine_map<(a, r, j) -> (a, r, j * 2 + 1)>, affine_map<(a, r, j) -> (a, r, j)>, affine_map<(a, r, j) -> (a, r, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %x : memref<2x4x16xf32>, memref<2x4x16xf32>) outs(%y, %i : memref<2x4x8xf32>, memref<2x4x8xi64>) {
+  ^bb0(%x0: f32, %x1: f32, %best: f32, %at: i64):
+    %r = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %row = arith.muli %r, %c16 : index
+    %col = arith.muli %j, %c2 : index
+    %flat = arith.addi %row, %col : index
+    %flat64 = arith.index_cast %flat : index to i64
+    %next64 = arith.addi %flat64, %c1 : i64
+    %take = arith.cmpf ogt, %x1, %x0 : f32
+    %m = arith.select %take, %x1, %x0 : f32
+    %k = arith.select %take, %next64, %flat64 : i64
+    linalg.yield %m, %k : f32, i64
+  }
+  return
+}
+
+// -----
+
 // Left to LLVM: a sum that is not marked reassociable, a row known only
 // at run time, a row longer than max-length, a body that reads its
 // position, and an output whose rows are not contiguous.
