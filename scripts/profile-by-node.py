@@ -5,6 +5,7 @@ was made from.
 
     python3 scripts/profile-by-node.py ARTIFACT_DIR --input NAME=FILE.npy ...
         [--bin build/bin] [--threads 1] [--steps 200] [--top 30]
+    python3 scripts/profile-by-node.py ARTIFACT_DIR --list-tasks [--bin DIR]
 
 It compiles ARTIFACT_DIR again (no cache) with
 `--mlir-print-ir-after=odt-outline-parallel-loops --mlir-print-debuginfo`,
@@ -15,6 +16,8 @@ call graphs), and prints each task's share with its nodes, then the shares
 summed per node kind (the op type in the node's name, e.g. Conv_Grad,
 BatchNormalization). A task whose ops came from several nodes counts for
 each of them in the by-kind sums (they can add up to more than 100%).
+--list-tasks prints each task of the training step with its nodes and
+stops (no perf: what the test suite checks).
 Names the merge of entry modules suffixed (`__odt_par_5.1`, an eval-step
 copy) are read as their unsuffixed train-step function.
 Needs perf (linux-perf) and odt-compile/odt-run from --bin.
@@ -66,7 +69,8 @@ def node_kind(name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("artifacts")
-    parser.add_argument("--input", action="append", default=[], required=True)
+    parser.add_argument("--input", action="append", default=[])
+    parser.add_argument("--list-tasks", action="store_true")
     parser.add_argument("--bin", default=os.path.join(
         os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "bin"))
     parser.add_argument("--threads", type=int, default=1)
@@ -82,6 +86,13 @@ def main():
         if result.returncode != 0:
             sys.exit("profile-by-node: odt-compile failed:\n" + result.stderr[-2000:])
         functions = outlined_functions(result.stderr)
+        if args.list_tasks:
+            for name in sorted(functions, key=lambda f: [int(p) if p.isdigit() else p
+                                                         for p in re.split(r"[_.]", f)]):
+                print("%s: %s" % (name, ", ".join(sorted(functions[name])) or "-"))
+            return
+        if not args.input:
+            sys.exit("profile-by-node: --input NAME=FILE.npy is needed to train")
         checkpoint = os.path.join(args.artifacts, "checkpoint")
         record = os.path.join(work, "perf.data")
         command = [os.path.join(args.bin, "odt-run"), "train", compiled,

@@ -33,6 +33,11 @@ config.environment["ODT_CACHE_DIR"] = os.path.join(config.test_exec_root,
 # replace it.
 config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.append(("%shared", config.odt_shared_dir))
+# %odt_bin: the folder of odt-compile and odt-run; %scripts: scripts/.
+config.substitutions.append(("%odt_bin", config.odt_tools_dir))
+config.substitutions.append(
+    ("%scripts", os.path.join(os.path.dirname(os.path.dirname(
+        config.test_source_root)), "scripts")))
 config.substitutions.append(("%python", config.odt_test_python))
 # %peers_python: the peers' venv (scripts/setup-peers.sh: PyTorch 2.15,
 # onnx, onnxscript). Tests that need PyTorch say `REQUIRES: peers`; without
