@@ -29,6 +29,22 @@ Value createZeros(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
       .getResult(0);
 }
 
+/// `to` with `from`'s elements copied into it: every loop is parallel, and
+/// the loops read `from` through `fromMap` and write `to` through `toMap`
+/// (the image columns, panels and transposes below are such copies).
+Value buildMappedCopy(OpBuilder &b, Location loc, Value from, Value to,
+                      AffineMap fromMap, AffineMap toMap) {
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{to.getType()}, ValueRange{from}, ValueRange{to},
+             ArrayRef<AffineMap>{fromMap, toMap},
+             SmallVector<utils::IteratorType>(toMap.getNumDims(),
+                                              utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, args[0]);
+             })
+      .getResult(0);
+}
+
 /// Images `n` .. `n` + `count` - 1 of an [N, ...] tensor, as [count, ...].
 Value sliceImage(OpBuilder &b, Location loc, Value tensor, Value n,
                  int64_t count = 1) {
@@ -49,7 +65,8 @@ Value sliceImage(OpBuilder &b, Location loc, Value tensor, Value n,
 /// forward product); PositionMajor gives [N*OH*OW, C*KH*KW] (one row per
 /// output position, for the filter gradient: its rows are contiguous along
 /// (c, kh, kw)); WindowMajor gives [C*KH*KW, N*OH*OW] (the images' columns
-/// side by side, for a transposed filter gradient over several images).
+/// side by side: a forward product or a transposed filter gradient over
+/// several small images).
 /// `destination`, when given, is the uncollapsed tensor the copy writes.
 enum class ColumnLayout { ImageMajor, PositionMajor, WindowMajor };
 Value buildImageColumns(OpBuilder &b, Location loc, Value input,
@@ -99,14 +116,9 @@ Value buildImageColumns(OpBuilder &b, Location loc, Value input,
       destination
           ? destination
           : tensor::EmptyOp::create(b, loc, sizes, inputType.getElementType());
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{empty.getType()}, ValueRange{input}, ValueRange{empty},
-      ArrayRef<AffineMap>{read, AffineMap::getMultiDimIdentityMap(6, context)},
-      SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-      [](OpBuilder &nb, Location l, ValueRange args) {
-        linalg::YieldOp::create(nb, l, args[0]);
-      });
-  return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), groups);
+  Value copied = buildMappedCopy(b, loc, input, empty, read,
+                                 AffineMap::getMultiDimIdentityMap(6, context));
+  return tensor::CollapseShapeOp::create(b, loc, copied, groups);
 }
 
 /// The shape buildImagePanels writes before collapsing it: (n, a, b, c, kh,
@@ -180,18 +192,13 @@ Value buildImagePanels(OpBuilder &b, Location loc, Value input,
   assert(cast<RankedTensorType>(empty.getType()).getShape() ==
              ArrayRef<int64_t>(resultShape) &&
          "a destination of panelCopyShape");
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{empty.getType()}, ValueRange{input}, ValueRange{empty},
-      ArrayRef<AffineMap>{read, AffineMap::get(7, 0, write, context)},
-      SmallVector<utils::IteratorType>(7, utils::IteratorType::parallel),
-      [](OpBuilder &nb, Location l, ValueRange args) {
-        linalg::YieldOp::create(nb, l, args[0]);
-      });
+  Value copied = buildMappedCopy(b, loc, input, empty, read,
+                                 AffineMap::get(7, 0, write, context));
   SmallVector<ReassociationIndices> groups =
       partsOfRow
           ? SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}, {6}}
           : SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}, {5, 6}};
-  return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), groups);
+  return tensor::CollapseShapeOp::create(b, loc, copied, groups);
 }
 
 /// init += lhs * rhs over `maps` (lhs, rhs, init) and `iterators`.
@@ -286,17 +293,9 @@ Value transposeMatrix(OpBuilder &b, Location loc, Value matrix) {
       tensor::EmptyOp::create(b, loc, {columns, rows}, type.getElementType());
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   auto transpose = [&](OpBuilder &nb, Location l, Value from, Value to) {
-    return linalg::GenericOp::create(
-               nb, l, TypeRange{to.getType()}, ValueRange{from}, ValueRange{to},
-               ArrayRef<AffineMap>{
-                   AffineMap::get(2, 0, {d(1), d(0)}, context),
-                   AffineMap::getMultiDimIdentityMap(2, context)},
-               SmallVector<utils::IteratorType>(2,
-                                                utils::IteratorType::parallel),
-               [](OpBuilder &bb, Location bl, ValueRange args) {
-                 linalg::YieldOp::create(bb, bl, args[0]);
-               })
-        .getResult(0);
+    return buildMappedCopy(nb, l, from, to,
+                           AffineMap::get(2, 0, {d(1), d(0)}, context),
+                           AffineMap::getMultiDimIdentityMap(2, context));
   };
   if (rows <= kTransposeBlockRows || rows % kTransposeBlockRows != 0)
     return transpose(b, loc, matrix, empty);
@@ -343,17 +342,9 @@ Value transposeImageGradient(OpBuilder &b, Location loc, Value image,
                 ArrayRef<OpFoldResult>{sizes[0], sizes[2], sizes[3], sizes[1]},
                 type.getElementType());
   Value transposed =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{empty.getType()}, ValueRange{image},
-          ValueRange{empty},
-          ArrayRef<AffineMap>{
-              AffineMap::get(4, 0, {d(0), d(3), d(1), d(2)}, context),
-              AffineMap::getMultiDimIdentityMap(4, context)},
-          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-          [](OpBuilder &nb, Location l, ValueRange args) {
-            linalg::YieldOp::create(nb, l, args[0]);
-          })
-          .getResult(0);
+      buildMappedCopy(b, loc, image, empty,
+                      AffineMap::get(4, 0, {d(0), d(3), d(1), d(2)}, context),
+                      AffineMap::getMultiDimIdentityMap(4, context));
   return tensor::CollapseShapeOp::create(
       b, loc, transposed, ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
 }
@@ -737,16 +728,6 @@ buildForwardImageChunk(OpBuilder &b, Location loc, const ConvolutionForm &form,
   // [G, F, OH, OW] <-> [F, G, OH, OW]: loops (g, f, oh, ow).
   AffineMap swapped = AffineMap::get(4, 0, {d(1), d(0), d(2), d(3)}, context);
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
-  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
-  auto copy = [&](Value from, Value to, AffineMap fromMap, AffineMap toMap) {
-    return linalg::GenericOp::create(
-               b, loc, TypeRange{to.getType()}, ValueRange{from},
-               ValueRange{to}, ArrayRef<AffineMap>{fromMap, toMap}, parallel,
-               [](OpBuilder &nb, Location l, ValueRange args) {
-                 linalg::YieldOp::create(nb, l, args[0]);
-               })
-        .getResult(0);
-  };
   SmallVector<ReassociationIndices> matrixGroups = {{0}, {1, 2, 3}};
   Value staged = tensor::EmptyOp::create(
       b, loc, ArrayRef<int64_t>{filters, images, outRows, outRow}, element);
@@ -758,7 +739,9 @@ buildForwardImageChunk(OpBuilder &b, Location loc, const ConvolutionForm &form,
                 .getResult(0);
   } else {
     start = tensor::CollapseShapeOp::create(
-        b, loc, copy(outChunk.getResult(), staged, identity, swapped),
+        b, loc,
+        buildMappedCopy(b, loc, outChunk.getResult(), staged, identity,
+                        swapped),
         matrixGroups);
   }
   Value product = buildMatrixProductAccumulate(b, loc, matrix, columns, start);
@@ -768,7 +751,9 @@ buildForwardImageChunk(OpBuilder &b, Location loc, const ConvolutionForm &form,
       b, loc, staged.getType(), product, matrixGroups,
       getAsIndexOpFoldResult(
           context, ArrayRef<int64_t>{filters, images, outRows, outRow}));
-  return {copy(expanded, outChunk.getResult(), swapped, identity), outChunk};
+  return {buildMappedCopy(b, loc, expanded, outChunk.getResult(), swapped,
+                          identity),
+          outChunk};
 }
 
 /// Y[n, f, (oh,ow)] += W[f, (c,kh,kw)] * Col_n[(c,kh,kw), (oh,ow)], one image
