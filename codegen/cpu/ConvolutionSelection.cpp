@@ -257,6 +257,23 @@ static int64_t chooseChunkRows(const ConvolutionForm &form, std::string &why) {
   return chunk;
 }
 
+/// The output [N, F, OH, OW] of a forward convolution, or the output's
+/// gradient a filter gradient reads.
+static RankedTensorType outputOf(const ConvolutionForm &form) {
+  return cast<RankedTensorType>(form.kind == ConvolutionForm::Kind::Forward
+                                    ? form.init.getType()
+                                    : form.filterOrGradient.getType());
+}
+
+/// The output positions of one image, if static.
+static std::optional<int64_t> imagePositions(const ConvolutionForm &form) {
+  RankedTensorType outType = outputOf(form);
+  if (outType.getRank() != 4 || outType.isDynamicDim(2) ||
+      outType.isDynamicDim(3))
+    return std::nullopt;
+  return outType.getDimSize(2) * outType.getDimSize(3);
+}
+
 /// The images per chunk of a forward product, or of a transposed filter
 /// gradient, whose images have at most kFilterGradientChunkPositions output
 /// positions each: as many as fill a chunk, or 0 (one at a time) when that
@@ -265,20 +282,21 @@ static int64_t chooseChunkRows(const ConvolutionForm &form, std::string &why) {
 /// channels, more than L2) was read from memory for every image, once per
 /// 16 multiply-adds of each element; the filter gradient's sums, as large,
 /// went to memory and back for every 16 terms.
-static int64_t chooseChunkImages(const ConvolutionForm &form,
-                                 int64_t &positions) {
-  // [N, F, OH, OW]: the output, or the output's gradient.
-  auto outType =
-      cast<RankedTensorType>(form.kind == ConvolutionForm::Kind::Forward
-                                 ? form.init.getType()
-                                 : form.filterOrGradient.getType());
-  if (outType.getRank() != 4 || outType.isDynamicDim(2) ||
-      outType.isDynamicDim(3))
+static int64_t chooseChunkImages(const ConvolutionForm &form) {
+  std::optional<int64_t> positions = imagePositions(form);
+  if (!positions)
     return 0;
-  positions = outType.getDimSize(2) * outType.getDimSize(3);
   int64_t images =
-      kFilterGradientChunkPositions / std::max<int64_t>(positions, 1);
+      kFilterGradientChunkPositions / std::max<int64_t>(*positions, 1);
   return images < 2 ? 0 : images;
+}
+
+/// "G images (P positions)" of a config with chunkImages.
+static std::string describeChunk(const ConvolutionForm &form,
+                                 const ConvolutionConfig &config) {
+  return std::to_string(config.chunkImages) + " images (" +
+         std::to_string(config.chunkImages * imagePositions(form).value_or(0)) +
+         " positions)";
 }
 
 /// An image_columns filter gradient's layout: transposed or not, and then
@@ -291,41 +309,32 @@ static void chooseFilterGradientLayout(const ConvolutionForm &form,
   if (config.transposed)
     config.chunkRows = chooseChunkRows(form, why);
   if (config.transposed && config.chunkRows == 0) {
-    int64_t positions = 0;
-    config.chunkImages = chooseChunkImages(form, positions);
+    config.chunkImages = chooseChunkImages(form);
     if (config.chunkImages > 0)
-      why += " " + std::to_string(config.chunkImages) + " images (" +
-             std::to_string(config.chunkImages * positions) +
-             " positions) at a time.";
+      why += " " + describeChunk(form, config) + " at a time.";
   }
 }
 
-/// Panels for a forward image_columns config where the shape allows them,
-/// else chunks of images where they are small.
-static void choosePanels(const ConvolutionForm &form, int64_t vectorWidth,
-                         ConvolutionConfig &config, std::string &why) {
-  if (config.kernel != ConvolutionKernel::ImageColumns)
-    return;
+/// A forward image_columns config's layout: its columns as panels where
+/// the shape allows them, else several small images per product.
+static void chooseForwardLayout(const ConvolutionForm &form,
+                                int64_t vectorWidth,
+                                ConvolutionConfig &config) {
   // The panels the product kernels read: two vectors of the target.
   int64_t panelWidth = 2 * vectorWidth;
-  if (!canLayOutPanels(form, panelWidth)) {
-    int64_t positions = 0;
-    config.chunkImages = chooseChunkImages(form, positions);
-    if (config.chunkImages == 0)
-      return;
-    std::string perImage = "a product per image";
-    size_t at = why.find(perImage);
-    if (at != std::string::npos)
-      why.replace(at, perImage.size(),
-                  "a product per " + std::to_string(config.chunkImages) +
-                      " images (their " +
-                      std::to_string(config.chunkImages * positions) +
-                      " positions side by side)");
-    return;
-  }
-  config.panelColumns = panelWidth;
-  why += " Its columns are laid out as panels of " +
-         std::to_string(panelWidth) + " positions, read where they are.";
+  if (canLayOutPanels(form, panelWidth))
+    config.panelColumns = panelWidth;
+  else
+    config.chunkImages = chooseChunkImages(form);
+}
+
+/// What a forward image_columns config's remark says of its layout.
+static std::string describePanels(const ConvolutionConfig &config) {
+  if (config.panelColumns == 0)
+    return "";
+  return " Its columns are laid out as panels of " +
+         std::to_string(config.panelColumns) +
+         " positions, read where they are.";
 }
 
 std::optional<ConvolutionConfig>
@@ -354,7 +363,12 @@ selectConvolutionConfig(const ConvolutionForm &form, StringRef force,
     return selected;
   }
   why = "Forced: " + force.str() + ".";
-  choosePanels(form, vectorWidth, config, why);
+  if (config.kernel == ConvolutionKernel::ImageColumns && forward) {
+    chooseForwardLayout(form, vectorWidth, config);
+    why += describePanels(config);
+    if (config.chunkImages > 0)
+      why += " A product per " + describeChunk(form, config) + ".";
+  }
   if (config.kernel == ConvolutionKernel::ImageColumns && !forward)
     chooseFilterGradientLayout(form, vectorWidth, config, why);
   return config;
@@ -374,11 +388,19 @@ selectUnforced(const ConvolutionForm &form, int64_t vectorWidth,
     // going through memory; the product is odt-vectorize-contractions'.
     config.kernel = ConvolutionKernel::ImageColumns;
     config.reluEpilogue = static_cast<bool>(form.relu);
-    why = config.reluEpilogue
-              ? "image_columns: a product per image; the Relu reading it "
-                "runs on the product's result."
-              : "image_columns: a product per image.";
-    choosePanels(form, vectorWidth, config, why);
+    chooseForwardLayout(form, vectorWidth, config);
+    why = "image_columns: a product per ";
+    if (config.chunkImages > 0)
+      why += std::to_string(config.chunkImages) + " images (their " +
+             std::to_string(config.chunkImages *
+                            imagePositions(form).value_or(0)) +
+             " positions side by side)";
+    else
+      why += "image";
+    why += config.reluEpilogue
+               ? "; the Relu reading it runs on the product's result."
+               : ".";
+    why += describePanels(config);
     return config;
   }
   if (form.productShaped) {
@@ -494,11 +516,7 @@ readConvolutionConfig(const ConvolutionForm &form) {
         (!forward && (!config.transposed || config.chunkRows > 0)))
       return fail("chunk_images applies to forward image_columns and to "
                   "transposed filter gradients without chunk_rows");
-    // [N, F, OH, OW]: the output, or the output's gradient.
-    auto outType = cast<RankedTensorType>(
-        forward ? form.init.getType() : form.filterOrGradient.getType());
-    if (!value || value.getInt() < 1 || outType.getRank() != 4 ||
-        outType.isDynamicDim(2) || outType.isDynamicDim(3))
+    if (!value || value.getInt() < 1 || !imagePositions(form))
       return fail("chunk_images must be a positive integer, with static "
                   "output positions");
     config.chunkImages = value.getInt();
