@@ -214,6 +214,32 @@ func.func @filter_gradient_by_images(%dy: tensor<?x4x3x3xf32>, %x: tensor<?x3x5x
 
 // -----
 
+// The transpose ending a transposed filter gradient whose windows have a
+// multiple of 16 values (8 channels of 2x2: dW^T is [32, 4]) goes 16 rows
+// of dW^T at a time, each block transposed into its 16 columns of dW.
+// CHECK-LABEL: func.func @blocked_transpose
+// CHECK:         %[[TOTAL:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x32x4xf32>) outs(%{{.*}} : tensor<32x4xf32>)
+// CHECK:         scf.for %[[ROW:.*]] = %c0 to %c32 step %c16 iter_args(%[[DW:.*]] = %{{.*}}) -> (tensor<4x32xf32>)
+// CHECK:           %[[BLOCK:.*]] = tensor.extract_slice %[[TOTAL]][%[[ROW]], 0] [16, 4] [1, 1]
+// CHECK:           %[[OUT:.*]] = tensor.extract_slice %[[DW]][0, %[[ROW]]] [4, 16] [1, 1]
+// CHECK:           %[[T:.*]] = linalg.generic {{.*}} ins(%[[BLOCK]] : tensor<16x4xf32>) outs(%[[OUT]] : tensor<4x16xf32>)
+// CHECK:           tensor.insert_slice %[[T]] into %[[DW]][0, %[[ROW]]] [4, 16] [1, 1]
+func.func @blocked_transpose(%dy: tensor<?x4x5x5xf32>, %x: tensor<?x8x6x6xf32>) -> tensor<4x8x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8x2x2xf32>) -> tensor<4x8x2x2xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, c, kh, kw, n, oh, ow) -> (n, m, oh, ow)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (n, c, oh + kh, ow + kw)>, affine_map<(m, c, kh, kw, n, oh, ow) -> (m, c, kh, kw)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<?x4x5x5xf32>, tensor<?x8x6x6xf32>) outs(%init : tensor<4x8x2x2xf32>) attrs = {odt.convolution = {kernel = "image_columns", image_groups = 4 : i64, transposed = true}} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8x2x2xf32>
+  return %0 : tensor<4x8x2x2xf32>
+}
+
+// -----
+
 // A depthwise filter gradient, image_partials: the middle's generic with
 // its image loop parallel ([m, c, kh, kw, n] partials: one running sum per
 // image over its positions), then the images' sums.
