@@ -118,11 +118,18 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
   if (failed(cpu))
     return module->emitError(error);
   cpu->selection = options.kernels;
-  if (options.gpuLoopsOnCPU)
-    cpu->buildLoops = [](OpPassManager &pm) {
+  if (options.gpuLoopsOnCPU) {
+    // Where a GPU build makes them: before deallocation, which frees the
+    // scratch buffers the loops allocate (split sums' partial sums).
+    cpu->buildBufferLoops = [](OpPassManager &pm) {
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
       buildGPULoops(pm, GPUPipelineOptions().blockSize);
+    };
+    cpu->buildLoops = [](OpPassManager &pm) {
       pm.addPass(createParallelForToNestedForsPass());
     };
+  }
   // A GPU build: the CPU backend's buffers, the GPU backend's loops over
   // them, the CPU backend's deallocation and arena plan, then the GPU
   // backend's kernels where the CPU's loops would be; what stays on the

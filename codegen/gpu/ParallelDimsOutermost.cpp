@@ -7,6 +7,11 @@
 // whole op is one parallel loop with the reductions sequential inside each
 // thread: one launch. Each output element sums in the same order as before.
 //
+// Named ops with reductions (convolutions, linalg.reduce, products) become
+// generics first: convert-linalg-to-parallel-loops would lower them with a
+// load and a store of the output per term, where odt-gpu-accumulate-in-
+// registers, which takes generics, keeps each sum in a register.
+//
 //===----------------------------------------------------------------------===//
 
 #include "codegen/gpu/Passes.h"
@@ -42,9 +47,22 @@ SmallVector<unsigned> parallelFirstOrder(linalg::GenericOp op) {
 struct ParallelDimsOutermostPass
     : impl::ParallelDimsOutermostBase<ParallelDimsOutermostPass> {
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> namedReductions;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp>(op) && op.getNumReductionLoops() > 0)
+        namedReductions.push_back(op);
+    });
+    for (linalg::LinalgOp op : namedReductions) {
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::generalizeNamedOp(rewriter, op))) {
+        op.emitError("odt-gpu-parallel-dims-outermost: could not make this "
+                     "op a linalg.generic");
+        return signalPassFailure();
+      }
+    }
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
-    IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : generics) {
       SmallVector<unsigned> order = parallelFirstOrder(op);
       if (order.empty())

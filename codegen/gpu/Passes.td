@@ -32,9 +32,26 @@ def AccumulateInRegisters
     carries it through the reduction loops (scf.for iter_args) and stores it
     once, instead of a load and a store per term. The terms are added in the
     same order: the results are bit-identical.
+
+    A long sum over few outputs (every parallel dim static, at most 4096
+    outputs, terms per output dynamic or at least 4096: a batch norm's
+    statistics, a filter gradient, a loss summed to a scalar; full
+    reductions included) whose outputs are sums, maxima or minima is split
+    instead: a first parallel loop sums slices of the terms, a thread per
+    (slice, output), into a scratch buffer [slices, outputs...] (the slice
+    count chosen at run time from the shapes, see the rule in the source);
+    a second adds each output's slices to it in slice order (a register
+    reduction as above, or a full reduction's one-thread kernel). The terms
+    are added in another order than the one-thread sum's.
   }];
+  let options = [
+    Option<"splitLongSums", "split-long-sums", "bool", "true",
+           "Split long sums over few outputs into slices summed by threads "
+           "of their own">
+  ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
-                           "mlir::affine::AffineDialect"];
+                           "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect"];
 }
 
 def ParallelDimsOutermost

@@ -1,4 +1,5 @@
 // RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-gpu-accumulate-in-registers,canonicalize))' | FileCheck %s
+// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-gpu-accumulate-in-registers{split-long-sums=false},canonicalize))' | FileCheck %s --check-prefix=UNSPLIT
 
 // A product (C = A B, k reducing, the parallel dims first): each output
 // element is loaded once, carried through the k loop in a register and
@@ -118,6 +119,157 @@ func.func @left_alone(%buffer: memref<2x64xf32>, %x: memref<64xf32>,
       ins(%m : memref<8x64xf32>) outs(%cols : memref<64xf32>) {
   ^bb0(%v: f32, %acc: f32):
     %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A long sum over few outputs (a batch norm's per-channel sum over a batch
+// of unknown size) is split: slices = min(ceil(16384 / 16 outputs), ceil(
+// terms / 64), 256, units), at least 1, where the units are the (n, h)
+// pairs, shared out among the slices, and w runs whole in each thread.
+// The first loop, a thread per (slice, channel), sums its slice from
+// zero into a scratch buffer; the second adds each channel's slices to the
+// output, in slice order, in a register.
+// CHECK-LABEL: func.func @channel_sums
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[N:.*]] = memref.dim %{{.*}}, %c0
+// CHECK:         %[[UNITS:.*]] = arith.muli %[[N]], %c32
+// CHECK:         %[[TERMS:.*]] = arith.muli %[[N]], %c1024
+// CHECK:         %[[BY_TERMS:.*]] = arith.ceildivui %[[TERMS]], %c64
+// CHECK:         %[[CAPPED:.*]] = arith.minui %[[BY_TERMS]], %c256
+// CHECK:         %[[AT_MOST_UNITS:.*]] = arith.minui %[[CAPPED]], %[[UNITS]]
+// CHECK:         %[[SLICES:.*]] = arith.maxui %[[AT_MOST_UNITS]], %c1
+// CHECK:         %[[PER_SLICE:.*]] = arith.ceildivui %[[UNITS]], %[[SLICES]]
+// CHECK:         %[[PARTIAL:.*]] = memref.alloc(%[[SLICES]]) : memref<?x16xf32>
+// CHECK:         scf.parallel (%[[S:.*]], %[[C:.*]]) = (%c0, %c0) to (%[[SLICES]], %c16)
+// CHECK:           %[[BEGIN:.*]] = arith.muli %[[S]], %[[PER_SLICE]]
+// CHECK:           %[[END:.*]] = arith.minui %{{.*}}, %[[UNITS]]
+// CHECK:           %[[SLICE_SUM:.*]] = scf.for %[[U:.*]] = %[[BEGIN]] to %[[END]] step %c1 iter_args(%{{.*}} = %[[ZERO]])
+// CHECK-DAG:         %[[H:.*]] = arith.remui %[[U]], %c32
+// CHECK-DAG:         %[[NN:.*]] = arith.divui %[[U]], %c32
+// CHECK:             scf.for %[[W:.*]] = %c0 to %c32
+// CHECK-NEXT:          memref.load %{{.*}}[%[[NN]], %[[C]], %[[H]], %[[W]]]
+// CHECK:           memref.store %[[SLICE_SUM]], %[[PARTIAL]][%[[S]], %[[C]]]
+// CHECK:         scf.parallel (%[[C2:.*]]) = (%c0) to (%c16)
+// CHECK-NEXT:      %[[INIT:.*]] = memref.load %[[OUT:.*]][%[[C2]]]
+// CHECK-NEXT:      %[[TOTAL:.*]] = scf.for %[[S2:.*]] = %c0 to %[[SLICES]] step %c1 iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHECK-NEXT:        %[[PART:.*]] = memref.load %[[PARTIAL]][%[[S2]], %[[C2]]]
+// CHECK-NEXT:        arith.addf %[[ACC]], %[[PART]]
+// CHECK:           memref.store %[[TOTAL]], %[[OUT]][%[[C2]]]
+// CHECK-NOT:     linalg.generic
+// With split-long-sums=false, a thread per channel sums all its terms.
+// UNSPLIT-LABEL: func.func @channel_sums
+// UNSPLIT-NOT:   memref.alloc
+// UNSPLIT:       scf.parallel (%[[C:.*]]) =
+// UNSPLIT-NEXT:    memref.load
+// UNSPLIT-NEXT:    scf.for
+// UNSPLIT-NEXT:      scf.for
+// UNSPLIT-NEXT:        scf.for
+// UNSPLIT-NOT:   scf.parallel
+// UNSPLIT:       return
+func.func @channel_sums(%x: memref<?x16x32x32xf32>, %out: memref<16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(c, n, h, w) -> (n, c, h, w)>,
+                                   affine_map<(c, n, h, w) -> (c)>],
+                  iterator_types = ["parallel", "reduction", "reduction", "reduction"]}
+      ins(%x : memref<?x16x32x32xf32>) outs(%out : memref<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A loss summed to a scalar over a batch of unknown size: the first loop
+// is a thread per slice (of the rows) and the second a full reduction of
+// the slices, left as a generic for odt-gpu-device-scalar-work's
+// one-thread kernel. A maximum starts each slice at -inf.
+// CHECK-LABEL: func.func @scalar_sum
+// CHECK:         %[[PARTIAL:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK:         scf.parallel (%{{.*}}) =
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["reduction"]
+// CHECK-SAME:      ins(%[[PARTIAL]] : memref<?xf32>)
+// CHECK-LABEL: func.func @row_maxima
+// CHECK:         %[[MINUS_INF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:         scf.parallel
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[MINUS_INF]])
+// CHECK:             arith.maximumf
+// CHECK:         scf.parallel
+// CHECK:           scf.for
+// CHECK:             arith.maximumf
+func.func @scalar_sum(%x: memref<?x10xf32>, %out: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>,
+                                   affine_map<(n, k) -> ()>],
+                  iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<?x10xf32>) outs(%out : memref<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @row_maxima(%x: memref<8x8192xf32>, %out: memref<8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(r, k) -> (r, k)>,
+                                   affine_map<(r, k) -> (r)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x8192xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %m = arith.maximumf %acc, %v : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Not split, each a thread per output summing all its terms: outputs of
+// unknown count (rows of a batch), more than 4096 outputs, fewer than 4096
+// terms known statically, and a body that is not a sum of its own
+// (acc * v + v: no combiner takes a neutral start).
+// CHECK-LABEL: func.func @not_split
+// CHECK-NOT:     memref.alloc
+// CHECK-COUNT-4: scf.parallel
+// CHECK-NOT:     memref.alloc
+func.func @not_split(%rows: memref<?x8192xf32>, %row_sums: memref<?xf32>,
+                     %wide: memref<8192x64xf32>, %wide_sums: memref<8192xf32>,
+                     %short: memref<16x200xf32>, %short_sums: memref<16xf32>,
+                     %odd: memref<16x8192xf32>, %odd_out: memref<16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(r, k) -> (r, k)>,
+                                   affine_map<(r, k) -> (r)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%rows : memref<?x8192xf32>) outs(%row_sums : memref<?xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(r, k) -> (r, k)>,
+                                   affine_map<(r, k) -> (r)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%wide : memref<8192x64xf32>) outs(%wide_sums : memref<8192xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(r, k) -> (r, k)>,
+                                   affine_map<(r, k) -> (r)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%short : memref<16x200xf32>) outs(%short_sums : memref<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(r, k) -> (r, k)>,
+                                   affine_map<(r, k) -> (r)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%odd : memref<16x8192xf32>) outs(%odd_out : memref<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %p = arith.mulf %acc, %v : f32
+    %s = arith.addf %p, %v : f32
     linalg.yield %s : f32
   }
   return

@@ -1,7 +1,8 @@
 // RUN: odt-opt %s --odt-gpu-loops | FileCheck %s
 
 // A fill and the reduction into the filled buffer (a bias gradient: the
-// sum over rows of a [?, 64] gradient) are one kernel: one loop over the
+// sum over rows of a [32, 64] gradient; a long one is split, see
+// @long_bias_gradient) are one kernel: one loop over the
 // 64 outputs spread over blocks and threads, each thread storing the fill
 // value, then summing its column in order in a register
 // (odt-gpu-accumulate-in-registers) and storing the sum once. The elementwise op that reads
@@ -16,7 +17,7 @@
 // CHECK-NEXT:          memref.store %{{.*}}, %[[SUM:.*]][%[[AT:.*]]] : memref<64xf32>
 // CHECK-NEXT:          %[[INIT:.*]] = memref.load %[[SUM]][%[[AT]]]
 // CHECK-NEXT:          %[[TOTAL:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
-// CHECK-NEXT:            memref.load %{{.*}}[%{{.*}}, %[[AT]]] : memref<?x64xf32>
+// CHECK-NEXT:            memref.load %{{.*}}[%{{.*}}, %[[AT]]] : memref<32x64xf32>
 // CHECK-NEXT:            arith.addf %[[ACC]]
 // CHECK-NEXT:            scf.yield
 // CHECK-NEXT:          }
@@ -28,10 +29,10 @@
 // CHECK:         } {mapping = [#gpu.loop_dim_map<processor = block_x
 // CHECK-NOT:     scf.parallel
 // CHECK:         return
-func.func @bias_gradient(%grad: memref<?x64xf32> {odt.role = "user_input"},
+func.func @bias_gradient(%grad: memref<32x64xf32> {odt.role = "user_input"},
                          %scaled: memref<64xf32> {odt.role = "user_output"}) -> index {
   %c0 = arith.constant 0 : index
-  %rows = memref.dim %grad, %c0 : memref<?x64xf32>
+  %rows = memref.dim %grad, %c0 : memref<32x64xf32>
   %zero = arith.constant 0.0 : f32
   %half = arith.constant 0.5 : f32
   %sum = memref.alloc() : memref<64xf32>
@@ -39,7 +40,7 @@ func.func @bias_gradient(%grad: memref<?x64xf32> {odt.role = "user_input"},
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                    affine_map<(d0, d1) -> (d1)>],
                   iterator_types = ["reduction", "parallel"]}
-      ins(%grad : memref<?x64xf32>) outs(%sum : memref<64xf32>) {
+      ins(%grad : memref<32x64xf32>) outs(%sum : memref<64xf32>) {
   ^bb0(%in: f32, %acc: f32):
     %s = arith.addf %acc, %in : f32
     linalg.yield %s : f32
@@ -86,7 +87,60 @@ func.func @mirrored(%y: memref<64xf32> {odt.role = "user_output"}) {
 // CHECK-COUNT-2: processor = block_x
 // CHECK-NOT:     processor = block_x
 // CHECK:         return
-func.func @arguments_may_overlap(%grad: memref<?x64xf32>, %scaled: memref<64xf32>) {
+func.func @arguments_may_overlap(%grad: memref<32x64xf32>, %scaled: memref<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %sum = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%grad : memref<32x64xf32>) outs(%sum : memref<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                   affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%sum : memref<64xf32>) outs(%scaled : memref<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %half : f32
+    linalg.yield %m : f32
+  }
+  memref.dealloc %sum : memref<64xf32>
+  return
+}
+
+// -----
+
+// A bias gradient over a batch of unknown size: 64 outputs, each summing
+// one term per row. Its sum is split (odt-gpu-accumulate-in-registers): a
+// kernel whose threads each sum a slice of the rows for one output into a
+// scratch buffer [slices, 64], the number of slices computed on the host
+// from the rows, then a kernel adding each output's slices to its fill
+// value and the elementwise op that reads the sum at its own index fused
+// into it.
+// CHECK-LABEL: func.func @long_bias_gradient
+// CHECK:         %[[SLICES:.*]] = arith.maxui
+// CHECK:         %[[PARTIAL:.*]] = memref.alloc(%[[SLICES]]) : memref<?x64xf32>
+// CHECK:         scf.parallel
+// CHECK:           scf.parallel
+// CHECK:             scf.for
+// CHECK:               memref.load %{{.*}} : memref<?x64xf32>
+// CHECK:             memref.store %{{.*}}, %[[PARTIAL]]
+// CHECK:         processor = block_x
+// CHECK:         scf.parallel
+// CHECK:           scf.parallel
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[SLICES]]
+// CHECK-NEXT:          memref.load %[[PARTIAL]]
+// CHECK-NEXT:          arith.addf
+// CHECK:             arith.mulf
+// CHECK:         processor = block_x
+// CHECK-NOT:     processor = block_x
+// CHECK:         return
+func.func @long_bias_gradient(%grad: memref<?x64xf32> {odt.role = "user_input"},
+                              %scaled: memref<64xf32> {odt.role = "user_output"}) {
   %zero = arith.constant 0.0 : f32
   %half = arith.constant 0.5 : f32
   %sum = memref.alloc() : memref<64xf32>
