@@ -13,17 +13,19 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/gpu/BufferIdentity.h"
 #include "codegen/gpu/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -113,8 +115,8 @@ SmallVector<Value> indicesAt(OpBuilder &builder, Location loc, AffineMap map,
 SmallVector<Value> loopSizes(IRRewriter &rewriter, linalg::GenericOp op) {
   Location loc = op.getLoc();
   SmallVector<Value> sizes;
-  for (Range range :
-       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc))
+  for (Range range : cast<linalg::LinalgOp>(op.getOperation())
+                         .createLoopRanges(rewriter, loc))
     sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
   return sizes;
 }
@@ -188,15 +190,15 @@ SmallVector<Value> emitCarriedLoops(
 //===----------------------------------------------------------------------===//
 //
 // A thread that computes one output element of a product loads two values
-// per multiply-add. A thread that computes a tile of kRegisterTile x
-// kRegisterTile outputs along two parallel dims, one that only the first
+// per multiply-add. A thread that computes a tile of T x
+// T outputs along two parallel dims, one that only the first
 // input's map uses and one that only the second's does (a product's rows
 // and columns, a convolution's filters and output columns), loads
-// kRegisterTile values of each per term and reuses each kRegisterTile
-// times from registers: a quarter of the loads at a tile of 4. Each output
-// still sums its own terms in the same order, so the results are the same
-// to the bit. This is the one place the tile is chosen.
-constexpr int64_t kRegisterTile = 4;
+// T values of each per term and reuses each T
+// times from registers: a quarter of the loads at a tile of 4 (the pass's
+// register-tile option; 1 turns tiling off). Each output still sums its
+// own terms in the same order, so the results are the same to the bit.
+// chooseRegisterTile is the one place the tile is chosen.
 
 /// The two parallel dims a register tile spans, and its extent along each
 /// (1 where a dim is statically shorter than 2).
@@ -209,7 +211,10 @@ struct RegisterTile {
 /// column) such that some input's map uses the row dim and not the column
 /// dim and another's the column dim and not the row dim; none when no pair
 /// has that reuse or both extents would be 1.
-std::optional<RegisterTile> chooseRegisterTile(linalg::GenericOp op) {
+std::optional<RegisterTile> chooseRegisterTile(linalg::GenericOp op,
+                                               int64_t registerTile) {
+  if (registerTile < 2)
+    return std::nullopt;
   unsigned parallel = op.getNumParallelLoops();
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   SmallVector<AffineMap> inputMaps;
@@ -223,15 +228,14 @@ std::optional<RegisterTile> chooseRegisterTile(linalg::GenericOp op) {
   };
   auto extent = [&](unsigned dim) {
     return ShapedType::isDynamic(sizes[dim])
-               ? kRegisterTile
-               : std::min<int64_t>(kRegisterTile, sizes[dim]);
+               ? registerTile
+               : std::min<int64_t>(registerTile, sizes[dim]);
   };
   for (int col = parallel - 1; col > 0; --col)
     for (int row = col - 1; row >= 0; --row) {
       if (!reusedAlong(row, col) || !reusedAlong(col, row))
         continue;
-      RegisterTile tile{unsigned(row), unsigned(col), extent(row),
-                        extent(col)};
+      RegisterTile tile{unsigned(row), unsigned(col), extent(row), extent(col)};
       if (tile.rows < 2 && tile.cols < 2)
         return std::nullopt;
       return tile;
@@ -239,7 +243,121 @@ std::optional<RegisterTile> chooseRegisterTile(linalg::GenericOp op) {
   return std::nullopt;
 }
 
-void lower(linalg::GenericOp op, IRRewriter &rewriter) {
+/// An elementwise op that can run in the reduction's threads, on each sum
+/// as it is stored (an epilogue: a bias, an activation): the next op after
+/// `op` (ops free of memory effects between), a generic with only parallel
+/// dims over the same elements, reading `op`'s single output at the
+/// element the reduction wrote it (the same map, a permutation of the
+/// dims), whose other operands are defined before `op`, whose other inputs
+/// are not `op`'s output and whose outputs are distinct from `op`'s inputs
+/// (no thread writes what another may still read) and are either `op`'s
+/// output at that same element (in place) or buffers of their own. Once
+/// the reduction runs over tiles, the loop fusion cannot join such an op
+/// with it.
+linalg::GenericOp findEpilogue(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return {};
+  // Separate memory as the loop fusion sees it (codegen/gpu/BufferIdentity.h:
+  // allocations and an entry point's arguments).
+  auto separate = [](Value a, Value b) {
+    Value rootA = getUnderlyingBuffer(a), rootB = getUnderlyingBuffer(b);
+    return rootA != rootB && isSeparateBuffer(rootA) && isSeparateBuffer(rootB);
+  };
+  Operation *next = op->getNextNode();
+  while (next && isMemoryEffectFree(next))
+    next = next->getNextNode();
+  auto epilogue = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!epilogue || !epilogue.hasPureBufferSemantics() ||
+      epilogue.getNumReductionLoops() != 0 ||
+      epilogue.getNumLoops() != op.getNumParallelLoops())
+    return {};
+  Value sum = op.getDpsInits().front();
+  AffineMap sumMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  AffineMap written = AffineMap::get(op.getNumParallelLoops(), 0,
+                                     sumMap.getResults(), op.getContext());
+  if (!written.isPermutation())
+    return {};
+  bool readsSum = false;
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    Value value = operand.get();
+    Operation *definition = value.getDefiningOp();
+    if (definition && definition->getBlock() == op->getBlock() &&
+        !definition->isBeforeInBlock(op))
+      return {};
+    if (!isa<MemRefType>(value.getType()))
+      continue;
+    bool isSum = value == sum;
+    if (isSum && epilogue.getMatchingIndexingMap(&operand) != written)
+      return {};
+    if (!isSum && !separate(value, sum))
+      return {};
+    bool isInput = epilogue.isDpsInput(&operand);
+    readsSum |= isSum && isInput;
+    if (!isInput && !isSum)
+      for (Value input : op.getDpsInputs())
+        if (isa<MemRefType>(input.getType()) && !separate(value, input))
+          return {};
+  }
+  if (!readsSum)
+    return {};
+  return epilogue;
+}
+
+/// The epilogue's body for the element at `parallelDims` (the reduction's
+/// parallel dims), `sum` being the reduction's value there: its inputs
+/// loaded (the sum's read taken from the register), its results stored.
+void emitEpilogue(IRRewriter &rewriter, linalg::GenericOp op,
+                  linalg::GenericOp epilogue, ValueRange parallelDims,
+                  Value sum) {
+  Location loc = epilogue.getLoc();
+  Value sumBuffer = op.getDpsInits().front();
+  // The epilogue's dims at this element: its map of the sum and the
+  // reduction's are the same permutation, so its dim d is the reduction's.
+  SmallVector<Value> dims(parallelDims);
+  Block &body = *epilogue.getBlock();
+  IRMapping mapping;
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    BlockArgument argument = body.getArgument(operand.getOperandNumber());
+    Value value = operand.get();
+    if (!isa<MemRefType>(value.getType())) {
+      mapping.map(argument, value);
+      continue;
+    }
+    if (value == sumBuffer) {
+      mapping.map(argument, sum);
+      continue;
+    }
+    if (argument.use_empty())
+      continue;
+    mapping.map(
+        argument,
+        memref::LoadOp::create(
+            rewriter, loc, value,
+            indicesAt(rewriter, loc, epilogue.getMatchingIndexingMap(&operand),
+                      dims)));
+  }
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), dims[index.getDim()]);
+      continue;
+    }
+    rewriter.clone(inner, mapping);
+  }
+  for (auto [yielded, output] : llvm::zip(body.getTerminator()->getOperands(),
+                                          epilogue.getDpsInitsMutable()))
+    memref::StoreOp::create(
+        rewriter, loc, mapping.lookupOrDefault(yielded), output.get(),
+        indicesAt(rewriter, loc, epilogue.getMatchingIndexingMap(&output),
+                  dims));
+}
+
+/// `startValues`: for each output, the value every element holds before
+/// the reduction (a fill's, which the reduction then replaces), or null to
+/// load it.
+/// `epilogue`: an op findEpilogue returned, or null.
+void lower(linalg::GenericOp op, int64_t registerTile,
+           ArrayRef<Value> startValues, linalg::GenericOp epilogue,
+           IRRewriter &rewriter) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   SmallVector<Value> sizes = loopSizes(rewriter, op);
@@ -253,22 +371,23 @@ void lower(linalg::GenericOp op, IRRewriter &rewriter) {
 
   // The parallel loop runs over tiles: along the tile's dims, the number
   // of tiles (the last one partial where the size is not a multiple).
-  RegisterTile tile = chooseRegisterTile(op).value_or(RegisterTile());
+  RegisterTile tile =
+      chooseRegisterTile(op, registerTile).value_or(RegisterTile());
   SmallVector<int64_t> tileExtent(parallel, 1);
   tileExtent[tile.rowDim] = tile.rows;
   tileExtent[tile.colDim] = tile.cols;
   SmallVector<Value> upper;
   for (unsigned dim = 0; dim < parallel; ++dim)
-    upper.push_back(tileExtent[dim] == 1
-                        ? sizes[dim]
-                        : arith::CeilDivUIOp::create(
-                              rewriter, loc, sizes[dim],
-                              arith::ConstantIndexOp::create(
-                                  rewriter, loc, tileExtent[dim]))
-                              .getResult());
-  auto outer = scf::ParallelOp::create(rewriter, loc,
-                                       SmallVector<Value>(parallel, zero),
-                                       upper, SmallVector<Value>(parallel, one));
+    upper.push_back(
+        tileExtent[dim] == 1
+            ? sizes[dim]
+            : arith::CeilDivUIOp::create(rewriter, loc, sizes[dim],
+                                         arith::ConstantIndexOp::create(
+                                             rewriter, loc, tileExtent[dim]))
+                  .getResult());
+  auto outer =
+      scf::ParallelOp::create(rewriter, loc, SmallVector<Value>(parallel, zero),
+                              upper, SmallVector<Value>(parallel, one));
   rewriter.setInsertionPointToStart(outer.getBody());
 
   // Each element of the tile: its parallel dims' indices, clamped to the
@@ -307,10 +426,10 @@ void lower(linalg::GenericOp op, IRRewriter &rewriter) {
             arith::MinUIOp::create(rewriter, loc, position, last));
         Value inside = arith::CmpIOp::create(
             rewriter, loc, arith::CmpIPredicate::ult, position, sizes[dim]);
-        element.inside = element.inside ? arith::AndIOp::create(
-                                              rewriter, loc, element.inside,
-                                              inside)
-                                        : inside;
+        element.inside =
+            element.inside
+                ? arith::AndIOp::create(rewriter, loc, element.inside, inside)
+                : inside;
       }
       elements.push_back(std::move(element));
     }
@@ -318,9 +437,13 @@ void lower(linalg::GenericOp op, IRRewriter &rewriter) {
   SmallVector<Value> initial;
   for (const Element &element : elements)
     for (auto [index, output] : llvm::enumerate(op.getDpsInits()))
-      initial.push_back(memref::LoadOp::create(
-          rewriter, loc, output,
-          indicesAt(rewriter, loc, maps[inputs + index], element.dims)));
+      initial.push_back(startValues[index]
+                            ? startValues[index]
+                            : memref::LoadOp::create(
+                                  rewriter, loc, output,
+                                  indicesAt(rewriter, loc, maps[inputs + index],
+                                            element.dims))
+                                  .getResult());
   // The reduction loops, outermost first, each carrying every element's
   // sums; each iteration computes the tile's elements in turn.
   SmallVector<Value> sums = emitCarriedLoops(
@@ -346,8 +469,12 @@ void lower(linalg::GenericOp op, IRRewriter &rewriter) {
       memref::StoreOp::create(
           rewriter, loc, sums[number * outputs + index], output,
           indicesAt(rewriter, loc, maps[inputs + index], element.dims));
+    if (epilogue)
+      emitEpilogue(rewriter, op, epilogue, element.dims, sums[number]);
   }
   rewriter.eraseOp(op);
+  if (epilogue)
+    rewriter.eraseOp(epilogue);
 }
 
 //===----------------------------------------------------------------------===//
@@ -364,8 +491,12 @@ void lower(linalg::GenericOp op, IRRewriter &rewriter) {
 // each output's slices, in slice order, to the output's value. Every
 // choice of the split is made here, at run time from the shapes:
 //  - it applies where every parallel dim is static and the outputs number
-//    at most kMostOutputsToSplit, and the terms per output are not known to
-//    be fewer than kFewestTermsToSplit (a dynamic count is the batch's);
+//    at most kMostOutputsToSplit, and the terms per output are at least
+//    kFewestTermsToSplit, a dim of unknown size (the batch's) counted as
+//    kAssumedDynamicExtent: a loss or a bias gradient summed over the
+//    batch's rows stays one kernel, where a second launch would cost more
+//    than it saves, and a batch norm's statistics over 32 x 32 images are
+//    split;
 //  - slices = min(ceil(kThreadsWanted / outputs), ceil(terms /
 //    kTermsPerSlice), kMostSlices, units), at least 1, where the units
 //    divided among slices are the iterations of every reduction loop but
@@ -377,6 +508,7 @@ void lower(linalg::GenericOp op, IRRewriter &rewriter) {
 // the second loop's per-output sum stays cheap.
 constexpr int64_t kMostOutputsToSplit = 4096;
 constexpr int64_t kFewestTermsToSplit = 4096;
+constexpr int64_t kAssumedDynamicExtent = 32;
 constexpr int64_t kThreadsWanted = 16384;
 constexpr int64_t kTermsPerSlice = 64;
 constexpr int64_t kMostSlices = 256;
@@ -428,14 +560,9 @@ FailureOr<SmallVector<Operation *>> planSplit(linalg::GenericOp op) {
   if (outputs > kMostOutputsToSplit)
     return failure();
   int64_t terms = 1;
-  for (int64_t size : ArrayRef<int64_t>(sizes).drop_front(parallel)) {
-    if (ShapedType::isDynamic(size)) {
-      terms = ShapedType::kDynamic;
-      break;
-    }
-    terms *= size;
-  }
-  if (!ShapedType::isDynamic(terms) && terms < kFewestTermsToSplit)
+  for (int64_t size : ArrayRef<int64_t>(sizes).drop_front(parallel))
+    terms *= ShapedType::isDynamic(size) ? kAssumedDynamicExtent : size;
+  if (terms < kFewestTermsToSplit)
     return failure();
   // Each output's element type must be the partial sums' too.
   for (Value output : op.getDpsInits())
@@ -448,7 +575,8 @@ FailureOr<SmallVector<Operation *>> planSplit(linalg::GenericOp op) {
 /// partial sums, lowered like any register reduction (or, for a full
 /// reduction, left to odt-gpu-device-scalar-work's one-thread kernel).
 void lowerSplit(linalg::GenericOp op, ArrayRef<Operation *> combiners,
-                IRRewriter &rewriter) {
+                int64_t registerTile, ArrayRef<Value> startValues,
+                linalg::GenericOp epilogue, IRRewriter &rewriter) {
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   rewriter.setInsertionPoint(op);
@@ -464,9 +592,8 @@ void lowerSplit(linalg::GenericOp op, ArrayRef<Operation *> combiners,
   // The units shared out among the slices: the reduction loops but the
   // innermost (a single reduction loop is itself the units).
   ArrayRef<Value> reductionSizes = ArrayRef<Value>(sizes).drop_front(parallel);
-  ArrayRef<Value> unitSizes = reductionSizes.size() == 1
-                                  ? reductionSizes
-                                  : reductionSizes.drop_back();
+  ArrayRef<Value> unitSizes =
+      reductionSizes.size() == 1 ? reductionSizes : reductionSizes.drop_back();
   ArrayRef<Value> innerSizes = reductionSizes.drop_front(unitSizes.size());
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, value);
@@ -477,15 +604,16 @@ void lowerSplit(linalg::GenericOp op, ArrayRef<Operation *> combiners,
   Value terms = units;
   for (Value size : innerSizes)
     terms = arith::MulIOp::create(rewriter, loc, terms, size);
-  Value slices = constant(std::min(
-      kMostSlices, (kThreadsWanted + outputs - 1) / outputs));
+  Value slices =
+      constant(std::min(kMostSlices, (kThreadsWanted + outputs - 1) / outputs));
   slices = arith::MinUIOp::create(
       rewriter, loc, slices,
       arith::CeilDivUIOp::create(rewriter, loc, terms,
                                  constant(kTermsPerSlice)));
   slices = arith::MinUIOp::create(rewriter, loc, slices, units);
   slices = arith::MaxUIOp::create(rewriter, loc, slices, constant(1));
-  Value unitsPerSlice = arith::CeilDivUIOp::create(rewriter, loc, units, slices);
+  Value unitsPerSlice =
+      arith::CeilDivUIOp::create(rewriter, loc, units, slices);
 
   // The partial sums, [slice, parallel dims...] for each output.
   SmallVector<int64_t> partialShape{ShapedType::kDynamic};
@@ -503,7 +631,8 @@ void lowerSplit(linalg::GenericOp op, ArrayRef<Operation *> combiners,
   SmallVector<Value> lowerBounds(parallel + 1, zero), steps(parallel + 1, one);
   SmallVector<Value> upper{slices};
   llvm::append_range(upper, ArrayRef<Value>(sizes).take_front(parallel));
-  auto first = scf::ParallelOp::create(rewriter, loc, lowerBounds, upper, steps);
+  auto first =
+      scf::ParallelOp::create(rewriter, loc, lowerBounds, upper, steps);
   rewriter.setInsertionPointToStart(first.getBody());
   Value slice = first.getInductionVars().front();
   SmallVector<Value> parallelDims(
@@ -528,8 +657,7 @@ void lowerSplit(linalg::GenericOp op, ArrayRef<Operation *> combiners,
       unitDims[dim] = rest;
       break;
     }
-    unitDims[dim] =
-        arith::RemUIOp::create(rewriter, loc, rest, unitSizes[dim]);
+    unitDims[dim] = arith::RemUIOp::create(rewriter, loc, rest, unitSizes[dim]);
     rest = arith::DivUIOp::create(rewriter, loc, rest, unitSizes[dim]);
   }
   SmallVector<Value> sums = emitCarriedLoops(
@@ -580,7 +708,40 @@ void lowerSplit(linalg::GenericOp op, ArrayRef<Operation *> combiners,
       });
   rewriter.eraseOp(op);
   if (isRegisterReduction(second))
-    lower(second, rewriter);
+    lower(second, registerTile, startValues, epilogue, rewriter);
+}
+
+/// The fills of `op`'s outputs that the reduction can replace: a
+/// linalg.fill of exactly an output buffer, before `op` with only ops free
+/// of memory effects (index arithmetic, constants) and the other outputs'
+/// fills between. The reduction then starts each element at the fill's
+/// value and writes every element of the output (its map is a permutation
+/// of the parallel dims), so the fill, a kernel of its own once the
+/// reduction runs over tiles, is not needed. Null where an output has no
+/// such fill.
+SmallVector<linalg::FillOp> replaceableFills(linalg::GenericOp op) {
+  SmallVector<linalg::FillOp> fills(op.getNumDpsInits());
+  for (Operation *before = op->getPrevNode(); before;
+       before = before->getPrevNode()) {
+    if (isMemoryEffectFree(before))
+      continue;
+    auto fill = dyn_cast<linalg::FillOp>(before);
+    if (!fill || !fill.hasPureBufferSemantics())
+      break;
+    auto position = llvm::find(op.getDpsInits(), fill.getDpsInits().front()) -
+                    op.getDpsInits().begin();
+    if (position == int64_t(fills.size()) || fills[position])
+      break;
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(position));
+    if (!map.isProjectedPermutation() ||
+        llvm::any_of(map.getResults(), [&](AffineExpr result) {
+          return cast<AffineDimExpr>(result).getPosition() >=
+                 op.getNumParallelLoops();
+        }))
+      break;
+    fills[position] = fill;
+  }
+  return fills;
 }
 
 struct AccumulateInRegistersPass
@@ -604,10 +765,29 @@ struct AccumulateInRegistersPass
       FailureOr<SmallVector<Operation *>> combiners = failure();
       if (distinct && splitLongSums)
         combiners = planSplit(op);
-      if (succeeded(combiners))
-        lowerSplit(op, *combiners, rewriter);
-      else if (isRegisterReduction(op))
-        lower(op, rewriter);
+      bool split = succeeded(combiners);
+      if (!split && !isRegisterReduction(op))
+        continue;
+      // (A full reduction's second loop stays a generic that loads its
+      // output: its fill stays.)
+      SmallVector<linalg::FillOp> fills =
+          isRegisterReduction(op)
+              ? replaceableFills(op)
+              : SmallVector<linalg::FillOp>(op.getNumDpsInits());
+      SmallVector<Value> startValues;
+      for (linalg::FillOp fill : fills)
+        startValues.push_back(fill ? fill.getDpsInputs().front() : Value());
+      linalg::GenericOp epilogue = fuseEpilogues && isRegisterReduction(op)
+                                       ? findEpilogue(op)
+                                       : linalg::GenericOp();
+      if (split)
+        lowerSplit(op, *combiners, registerTile, startValues, epilogue,
+                   rewriter);
+      else
+        lower(op, registerTile, startValues, epilogue, rewriter);
+      for (linalg::FillOp fill : fills)
+        if (fill)
+          rewriter.eraseOp(fill);
     }
   }
 };

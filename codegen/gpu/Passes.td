@@ -34,7 +34,8 @@ def AccumulateInRegisters
     same order: the results are bit-identical.
 
     A long sum over few outputs (every parallel dim static, at most 4096
-    outputs, terms per output dynamic or at least 4096: a batch norm's
+    outputs, at least 4096 terms per output with a dim of unknown size
+    counted as 32: a batch norm's
     statistics, a filter gradient, a loss summed to a scalar; full
     reductions included) whose outputs are sums, maxima or minima is split
     instead: a first parallel loop sums slices of the terms, a thread per
@@ -43,8 +44,30 @@ def AccumulateInRegisters
     a second adds each output's slices to it in slice order (a register
     reduction as above, or a full reduction's one-thread kernel). The terms
     are added in another order than the one-thread sum's.
+
+    Each thread of a register reduction computes a tile of register-tile x
+    register-tile outputs along the innermost pair of parallel dims of
+    which one input's map uses the first and not the second and another's
+    the second and not the first (a product's rows and columns, a
+    convolution's filters and output columns): per term it loads a column
+    of the tile from one input and a row from the other, each reused from
+    registers. A tile past the end of a dim computes its last element again
+    and does not store it. The sums are the untiled ones, to the bit.
+
+    The elementwise op right after a register reduction that reads each sum
+    at the element the reduction wrote it (a bias, an activation; same
+    elements, other operands defined before the reduction, no output that
+    the reduction reads) runs in the reduction's threads on each sum as it
+    is stored, the sum taken from its register (an epilogue): one kernel
+    where the tiles would otherwise keep the loop fusion from joining them.
   }];
   let options = [
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Run an elementwise op that reads the sums where they are written "
+           "in the reduction's threads">,
+    Option<"registerTile", "register-tile", "int64_t", "4",
+           "Outputs per thread along each of the two dims a tile spans (1: a "
+           "thread per output)">,
     Option<"splitLongSums", "split-long-sums", "bool", "true",
            "Split long sums over few outputs into slices summed by threads "
            "of their own">

@@ -1,25 +1,66 @@
-// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-gpu-accumulate-in-registers,canonicalize))' | FileCheck %s
-// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-gpu-accumulate-in-registers{split-long-sums=false},canonicalize))' | FileCheck %s --check-prefix=UNSPLIT
+// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-gpu-accumulate-in-registers,canonicalize,cse))' | FileCheck %s
+// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-gpu-accumulate-in-registers{split-long-sums=false fuse-epilogues=false},canonicalize))' | FileCheck %s --check-prefix=UNSPLIT
+// RUN: odt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(odt-gpu-accumulate-in-registers{register-tile=1},canonicalize))' | FileCheck %s --check-prefix=UNTILED
 
-// A product (C = A B, k reducing, the parallel dims first): each output
-// element is loaded once, carried through the k loop in a register and
-// stored once; the terms are added in the same order as the load/store
-// lowering's.
+// A product (C = A B, k reducing, the parallel dims first): each thread
+// computes a 4 x 4 tile of C (rows i from A, columns j from B: the
+// innermost pair of parallel dims each reused by the other's input), each
+// element loaded once, carried through the k loop in a register and stored
+// once. Per term it loads 4 values of A and 4 of B for 16 multiply-adds.
+// The rows (a batch of unknown size) run past the end in the last tile:
+// those elements are computed again at the last row and not stored. Each
+// element adds its terms in the same order as the load/store lowering's.
 // CHECK-LABEL: func.func @product
 // CHECK-SAME:    %[[A:.*]]: memref<?x784xf32>, %[[B:.*]]: memref<512x784xf32>
+// CHECK:         %[[N:.*]] = memref.dim %[[A]]
 // CHECK:         %[[C:.*]] = memref.alloc
-// CHECK:         scf.parallel (%[[I:.*]], %[[J:.*]]) =
-// CHECK-NEXT:      %[[INIT:.*]] = memref.load %[[C]][%[[I]], %[[J]]]
-// CHECK-NEXT:      %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
-// CHECK-NEXT:        %[[X:.*]] = memref.load %[[A]][%[[I]], %[[K]]]
-// CHECK-NEXT:        %[[Y:.*]] = memref.load %[[B]][%[[J]], %[[K]]]
-// CHECK-NEXT:        %[[P:.*]] = arith.mulf %[[X]], %[[Y]]
-// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[ACC]], %[[P]]
-// CHECK-NEXT:        scf.yield %[[S]]
+// CHECK:         %[[ROW_TILES:.*]] = arith.ceildivui %[[N]], %c4
+// CHECK:         scf.parallel (%[[I:.*]], %[[J:.*]]) = (%c0, %c0) to (%[[ROW_TILES]], %c128)
+// CHECK:           %[[ROW0:.*]] = arith.muli %[[I]], %c4
+// CHECK:           %[[LAST:.*]] = arith.subi %[[N]], %c1
+// CHECK:           %[[CLAMPED0:.*]] = arith.minui %[[ROW0]], %[[LAST]]
+// CHECK:           %[[INSIDE0:.*]] = arith.cmpi ult, %[[ROW0]], %[[N]]
+// CHECK:           %[[COL0:.*]] = arith.muli %[[J]], %c4
+// CHECK-COUNT-16:  memref.load %[[C]]
+// CHECK:           %[[SUMS:.*]]:16 = scf.for %[[K:.*]] = %c0 to %c784 step %c1 iter_args(%[[ACC:[^ ]*]] = %{{.*}}, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-NEXT:        %[[X0:.*]] = memref.load %[[A]][%[[CLAMPED0]], %[[K]]]
+// CHECK-NEXT:        %[[Y0:.*]] = memref.load %[[B]][%[[COL0]], %[[K]]]
+// CHECK-NEXT:        %[[P:.*]] = arith.mulf %[[X0]], %[[Y0]]
+// CHECK-NEXT:        arith.addf %[[ACC]], %[[P]]
+// CHECK-NEXT:        %[[Y1:.*]] = memref.load %[[B]]
+// CHECK-NEXT:        arith.mulf %[[X0]], %[[Y1]]
+// CHECK-NEXT:        arith.addf
+// CHECK-NEXT:        %[[Y2:.*]] = memref.load %[[B]]
+// CHECK-NEXT:        arith.mulf %[[X0]], %[[Y2]]
+// CHECK-NEXT:        arith.addf
+// CHECK-NEXT:        %[[Y3:.*]] = memref.load %[[B]]
+// CHECK-NEXT:        arith.mulf %[[X0]], %[[Y3]]
+// CHECK-NEXT:        arith.addf
+// CHECK-NEXT:        %[[X1:.*]] = memref.load %[[A]]
+// CHECK-NEXT:        arith.mulf %[[X1]], %[[Y0]]
+// CHECK-NOT:         memref.load %[[B]]
+// CHECK:             scf.yield
 // CHECK-NEXT:      }
-// CHECK-NEXT:      memref.store %[[SUM]], %[[C]][%[[I]], %[[J]]]
-// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:      scf.if %[[INSIDE0]] {
+// CHECK-NEXT:        memref.store %[[SUMS]]#0, %[[C]][%[[CLAMPED0]], %[[COL0]]]
+// CHECK-COUNT-15:  memref.store %[[SUMS]]
+// CHECK:           scf.reduce
 // CHECK-NOT:     linalg.generic
+// With register-tile=1, a thread per element of C.
+// UNTILED-LABEL: func.func @product
+// UNTILED-SAME:    %[[A:.*]]: memref<?x784xf32>, %[[B:.*]]: memref<512x784xf32>
+// UNTILED:         %[[C:.*]] = memref.alloc
+// UNTILED:         scf.parallel (%[[I:.*]], %[[J:.*]]) =
+// UNTILED-NEXT:      %[[INIT:.*]] = memref.load %[[C]][%[[I]], %[[J]]]
+// UNTILED-NEXT:      %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// UNTILED-NEXT:        %[[X:.*]] = memref.load %[[A]][%[[I]], %[[K]]]
+// UNTILED-NEXT:        %[[Y:.*]] = memref.load %[[B]][%[[J]], %[[K]]]
+// UNTILED-NEXT:        %[[P:.*]] = arith.mulf %[[X]], %[[Y]]
+// UNTILED-NEXT:        %[[S:.*]] = arith.addf %[[ACC]], %[[P]]
+// UNTILED-NEXT:        scf.yield %[[S]]
+// UNTILED-NEXT:      }
+// UNTILED-NEXT:      memref.store %[[SUM]], %[[C]][%[[I]], %[[J]]]
+// UNTILED-NEXT:      scf.reduce
 func.func @product(%a: memref<?x784xf32>, %b: memref<512x784xf32>) -> memref<?x512xf32> {
   %c0 = arith.constant 0 : index
   %n = memref.dim %a, %c0 : memref<?x784xf32>
@@ -184,8 +225,8 @@ func.func @channel_sums(%x: memref<?x16x32x32xf32>, %out: memref<16xf32>) {
 
 // -----
 
-// A loss summed to a scalar over a batch of unknown size: the first loop
-// is a thread per slice (of the rows) and the second a full reduction of
+// A loss summed to a scalar over a batch of unknown size of 3 x 32 x 32
+// images: the first loop is a thread per slice (of the (n, c, h) rows) and the second a full reduction of
 // the slices, left as a generic for odt-gpu-device-scalar-work's
 // one-thread kernel. A maximum starts each slice at -inf.
 // CHECK-LABEL: func.func @scalar_sum
@@ -202,11 +243,11 @@ func.func @channel_sums(%x: memref<?x16x32x32xf32>, %out: memref<16xf32>) {
 // CHECK:         scf.parallel
 // CHECK:           scf.for
 // CHECK:             arith.maximumf
-func.func @scalar_sum(%x: memref<?x10xf32>, %out: memref<f32>) {
-  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>,
-                                   affine_map<(n, k) -> ()>],
-                  iterator_types = ["reduction", "reduction"]}
-      ins(%x : memref<?x10xf32>) outs(%out : memref<f32>) {
+func.func @scalar_sum(%x: memref<?x3x32x32xf32>, %out: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                   affine_map<(n, c, h, w) -> ()>],
+                  iterator_types = ["reduction", "reduction", "reduction", "reduction"]}
+      ins(%x : memref<?x3x32x32xf32>) outs(%out : memref<f32>) {
   ^bb0(%v: f32, %acc: f32):
     %s = arith.addf %v, %acc : f32
     linalg.yield %s : f32
@@ -229,16 +270,26 @@ func.func @row_maxima(%x: memref<8x8192xf32>, %out: memref<8xf32>) {
 
 // Not split, each a thread per output summing all its terms: outputs of
 // unknown count (rows of a batch), more than 4096 outputs, fewer than 4096
-// terms known statically, and a body that is not a sum of its own
+// terms known statically, fewer than 4096 with the batch counted as 32 (a
+// bias gradient over the rows of a batch), and a body that is not a sum of its own
 // (acc * v + v: no combiner takes a neutral start).
 // CHECK-LABEL: func.func @not_split
 // CHECK-NOT:     memref.alloc
-// CHECK-COUNT-4: scf.parallel
+// CHECK-COUNT-5: scf.parallel
 // CHECK-NOT:     memref.alloc
-func.func @not_split(%rows: memref<?x8192xf32>, %row_sums: memref<?xf32>,
+func.func @not_split(%batch_rows: memref<?x64xf32>, %bias_grad: memref<64xf32>,
+                     %rows: memref<?x8192xf32>, %row_sums: memref<?xf32>,
                      %wide: memref<8192x64xf32>, %wide_sums: memref<8192xf32>,
                      %short: memref<16x200xf32>, %short_sums: memref<16xf32>,
                      %odd: memref<16x8192xf32>, %odd_out: memref<16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(c, r) -> (r, c)>,
+                                   affine_map<(c, r) -> (c)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%batch_rows : memref<?x64xf32>) outs(%bias_grad : memref<64xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  }
   linalg.generic {indexing_maps = [affine_map<(r, k) -> (r, k)>,
                                    affine_map<(r, k) -> (r)>],
                   iterator_types = ["parallel", "reduction"]}
@@ -271,6 +322,114 @@ func.func @not_split(%rows: memref<?x8192xf32>, %row_sums: memref<?xf32>,
     %p = arith.mulf %acc, %v : f32
     %s = arith.addf %p, %v : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A fill of the output just before the reduction (constants between) is
+// replaced: the registers start at the fill's value, nothing loads the
+// output and the fill is gone. Where something reads the filled buffer in
+// between (here a copy out of it), the fill stays and the sums start from
+// the loaded values.
+// CHECK-LABEL: func.func @filled
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT:     linalg.fill
+// CHECK:         scf.parallel
+// CHECK-NOT:       memref.load %arg2
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]],
+// CHECK-LABEL: func.func @read_between
+// CHECK:         linalg.fill
+// CHECK:         memref.copy
+// CHECK:         scf.parallel
+// CHECK:           memref.load
+// CHECK:           scf.for
+func.func @filled(%a: memref<64x32xf32>, %b: memref<64x32xf32>, %c: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  %unused = arith.constant 7 : index
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (j, k)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x32xf32>, memref<64x32xf32>)
+      outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @read_between(%a: memref<64x32xf32>, %b: memref<64x32xf32>, %c: memref<64x64xf32>,
+                        %seen: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  memref.copy %c, %seen : memref<64x64xf32> to memref<64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (j, k)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x32xf32>, memref<64x32xf32>)
+      outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A product's bias and ReLU (an elementwise op reading each sum where the
+// product wrote it) run in the product's threads on the registers: each
+// element of the 4 x 4 tile adds its bias, takes the max with 0 and is
+// stored to %y; the sum's buffer is still written for whoever reads it.
+// With fuse-epilogues=false the elementwise op stays a generic of its own.
+// CHECK-LABEL: func.func @product_bias_relu
+// CHECK:         scf.parallel
+// CHECK:           %[[SUMS:.*]]:16 = scf.for
+// CHECK:           memref.store %[[SUMS]]#0, %[[C:.*]][%[[I:.*]], %[[J:.*]]]
+// CHECK-NEXT:      %[[BIAS:.*]] = memref.load %{{.*}}[%[[J]]]
+// CHECK-NEXT:      %[[BIASED:.*]] = arith.addf %[[SUMS]]#0, %[[BIAS]]
+// CHECK-NEXT:      %[[RELU:.*]] = arith.maximumf %[[BIASED]]
+// CHECK-NEXT:      memref.store %[[RELU]], %[[Y:.*]][%[[I]], %[[J]]]
+// CHECK-COUNT-15:  arith.maximumf
+// CHECK-NOT:     linalg.generic
+// UNSPLIT-LABEL: func.func @product_bias_relu
+// UNSPLIT:       scf.parallel
+// UNSPLIT-NOT:     arith.maximumf
+// UNSPLIT:       linalg.generic
+// UNSPLIT:         arith.maximumf
+func.func @product_bias_relu(%a: memref<64x32xf32> {odt.role = "user_input"},
+                             %b: memref<64x32xf32> {odt.role = "parameter"},
+                             %bias: memref<64xf32> {odt.role = "parameter"},
+                             %y: memref<64x64xf32> {odt.role = "user_output"},
+                             %c: memref<64x64xf32> {odt.role = "user_output"}) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (j, k)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x32xf32>, memref<64x32xf32>)
+      outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (j)>,
+                                   affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<64x64xf32>, memref<64xf32>)
+      outs(%y : memref<64x64xf32>) {
+  ^bb0(%v: f32, %bv: f32, %out: f32):
+    %t = arith.addf %v, %bv : f32
+    %r = arith.maximumf %t, %zero : f32
+    linalg.yield %r : f32
   }
   return
 }
