@@ -122,9 +122,7 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
     // Where a GPU build makes them: before deallocation, which frees the
     // scratch buffers the loops allocate (split sums' partial sums).
     cpu->buildBufferLoops = [](OpPassManager &pm) {
-      pm.addPass(createCanonicalizerPass());
-      pm.addPass(createCSEPass());
-      buildGPULoops(pm, GPUPipelineOptions().blockSize);
+      buildGPULoopsAfterBufferization(pm, GPUPipelineOptions().blockSize);
     };
     cpu->buildLoops = [](OpPassManager &pm) {
       pm.addPass(createParallelForToNestedForsPass());
@@ -142,9 +140,7 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
       return failure();
     cpu->buildBufferLoops = [gpu](OpPassManager &pm) {
       // As the GPU pipeline (--emit=ptx) does after bufferization.
-      pm.addPass(createCanonicalizerPass());
-      pm.addPass(createCSEPass());
-      buildGPULoops(pm, gpu.blockSize);
+      buildGPULoopsAfterBufferization(pm, gpu.blockSize);
       pm.addPass(createConvertParallelLoopToGpuPass());
     };
     cpu->buildAfterDeallocation = [](OpPassManager &pm) {

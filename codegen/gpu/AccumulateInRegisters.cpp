@@ -36,23 +36,11 @@ namespace odt {
 
 namespace {
 
-/// The buffer a memref view is of: through subviews, casts, reshapes and
-/// views, to an allocation or a function argument.
-Value rootBuffer(Value memref) {
-  while (Operation *op = memref.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(op))
-      memref = view.getViewSource();
-    else
-      break;
-  }
-  return memref;
-}
-
 /// Whether two buffers are certainly distinct: different allocations, or an
 /// allocation and an argument, or two arguments of the entry point (each a
 /// buffer of its own: the runtime binds one per argument).
 bool distinctBuffers(Value a, Value b) {
-  Value rootA = rootBuffer(a), rootB = rootBuffer(b);
+  Value rootA = getUnderlyingBuffer(a), rootB = getUnderlyingBuffer(b);
   if (rootA == rootB)
     return false;
   auto known = [](Value root) {
@@ -63,38 +51,54 @@ bool distinctBuffers(Value a, Value b) {
   return known(rootA) && known(rootB);
 }
 
+/// Whether `op` is a reduction on buffers whose reduction dims all follow
+/// its parallel dims (odt-gpu-parallel-dims-outermost's order).
+bool reducesAfterParallelDims(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() == 0)
+    return false;
+  unsigned parallel = op.getNumParallelLoops();
+  for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+    if ((dim < parallel) != (iterator == utils::IteratorType::parallel))
+      return false;
+  return true;
+}
+
+/// Whether `op` has a single output element: no parallel dim, or only dims
+/// of static size 1.
+bool hasSingleOutputElement(linalg::GenericOp op) {
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  return llvm::all_of(
+      ArrayRef<int64_t>(sizes).take_front(op.getNumParallelLoops()),
+      [](int64_t size) { return size == 1; });
+}
+
+/// Whether every output of `op` is certainly distinct from every input.
+bool outputsDistinctFromInputs(linalg::GenericOp op) {
+  return llvm::all_of(op.getDpsInits(), [&](Value output) {
+    return llvm::all_of(op.getDpsInputs(), [&](Value input) {
+      return !isa<MemRefType>(input.getType()) ||
+             distinctBuffers(input, output);
+    });
+  });
+}
+
 /// The ops this pass lowers: a generic on buffers with reductions after
 /// one or more parallel dims, outputs indexed by the parallel dims alone and
 /// distinct from every input.
 bool isRegisterReduction(linalg::GenericOp op) {
-  // (A full reduction, no parallel dim, is odt-gpu-device-scalar-work's
-  // one-thread kernel.)
-  if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() == 0 ||
-      op.getNumParallelLoops() == 0)
+  // A single output element (no parallel dim, or all of static size 1) is
+  // a full reduction: its parallel loop would fold away, leaving host code
+  // that odt-gpu-device-scalar-work makes a one-thread kernel.
+  if (!reducesAfterParallelDims(op) || hasSingleOutputElement(op))
     return false;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   unsigned parallel = op.getNumParallelLoops();
-  // A single output element (parallel dims all of static size 1) is a
-  // full reduction too: its parallel loop would fold away, leaving host
-  // code that odt-gpu-device-scalar-work does not recognize.
-  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-  if (llvm::all_of(ArrayRef<int64_t>(sizes).take_front(parallel),
-                   [](int64_t size) { return size == 1; }))
-    return false;
-  for (unsigned dim = 0; dim < iterators.size(); ++dim)
-    if ((dim < parallel) != (iterators[dim] == utils::IteratorType::parallel))
-      return false;
   for (OpOperand &output : op.getDpsInitsMutable()) {
     AffineMap map = op.getMatchingIndexingMap(&output);
-    for (unsigned dim = parallel; dim < iterators.size(); ++dim)
+    for (unsigned dim = parallel; dim < op.getNumLoops(); ++dim)
       if (map.isFunctionOfDim(dim))
         return false;
-    for (OpOperand *input : op.getDpsInputOperands())
-      if (isa<MemRefType>(input->get().getType()) &&
-          !distinctBuffers(input->get(), output.get()))
-        return false;
   }
-  return true;
+  return outputsDistinctFromInputs(op);
 }
 
 /// The values of `map`'s results at the leading dims `dims` (an output's
@@ -121,6 +125,24 @@ SmallVector<Value> loopSizes(IRRewriter &rewriter, linalg::GenericOp op) {
   return sizes;
 }
 
+/// Clones `body` (a linalg op's) at the rewriter's insertion point, its
+/// arguments already in `mapping` and its linalg.index ops at `dims`;
+/// returns the values it yields.
+SmallVector<Value> cloneBody(IRRewriter &rewriter, Block &body,
+                             IRMapping &mapping, ValueRange dims) {
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), dims[index.getDim()]);
+      continue;
+    }
+    rewriter.clone(inner, mapping);
+  }
+  SmallVector<Value> yielded;
+  for (Value value : body.getTerminator()->getOperands())
+    yielded.push_back(mapping.lookupOrDefault(value));
+  return yielded;
+}
+
 /// Clones `op`'s body at the rewriter's insertion point for the iteration
 /// at `dims` (every loop's index, in the op's order), the outputs' running
 /// values being `accumulators`: each input is loaded at its map, and the
@@ -143,17 +165,7 @@ SmallVector<Value> emitIteration(IRRewriter &rewriter, linalg::GenericOp op,
   }
   for (auto [index, acc] : llvm::enumerate(accumulators))
     mapping.map(body.getArgument(inputs + index), acc);
-  for (Operation &inner : body.without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-      mapping.map(index.getResult(), dims[index.getDim()]);
-      continue;
-    }
-    rewriter.clone(inner, mapping);
-  }
-  SmallVector<Value> yielded;
-  for (Value value : body.getTerminator()->getOperands())
-    yielded.push_back(mapping.lookupOrDefault(value));
-  return yielded;
+  return cloneBody(rewriter, body, mapping, dims);
 }
 
 /// Emits sequential loops over `sizes` (from 0, step 1) carrying `initial`,
@@ -257,12 +269,6 @@ std::optional<RegisterTile> chooseRegisterTile(linalg::GenericOp op,
 linalg::GenericOp findEpilogue(linalg::GenericOp op) {
   if (op.getNumDpsInits() != 1)
     return {};
-  // Separate memory as the loop fusion sees it (codegen/gpu/BufferIdentity.h:
-  // allocations and an entry point's arguments).
-  auto separate = [](Value a, Value b) {
-    Value rootA = getUnderlyingBuffer(a), rootB = getUnderlyingBuffer(b);
-    return rootA != rootB && isSeparateBuffer(rootA) && isSeparateBuffer(rootB);
-  };
   Operation *next = op->getNextNode();
   while (next && isMemoryEffectFree(next))
     next = next->getNextNode();
@@ -289,13 +295,14 @@ linalg::GenericOp findEpilogue(linalg::GenericOp op) {
     bool isSum = value == sum;
     if (isSum && epilogue.getMatchingIndexingMap(&operand) != written)
       return {};
-    if (!isSum && !separate(value, sum))
+    // Separate memory as the loop fusion sees it (BufferIdentity.h).
+    if (!isSum && !isSeparateMemory(value, sum))
       return {};
     bool isInput = epilogue.isDpsInput(&operand);
     readsSum |= isSum && isInput;
     if (!isInput && !isSum)
       for (Value input : op.getDpsInputs())
-        if (isa<MemRefType>(input.getType()) && !separate(value, input))
+        if (isa<MemRefType>(input.getType()) && !isSeparateMemory(value, input))
           return {};
   }
   if (!readsSum)
@@ -336,19 +343,13 @@ void emitEpilogue(IRRewriter &rewriter, linalg::GenericOp op,
             indicesAt(rewriter, loc, epilogue.getMatchingIndexingMap(&operand),
                       dims)));
   }
-  for (Operation &inner : body.without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-      mapping.map(index.getResult(), dims[index.getDim()]);
-      continue;
-    }
-    rewriter.clone(inner, mapping);
-  }
-  for (auto [yielded, output] : llvm::zip(body.getTerminator()->getOperands(),
-                                          epilogue.getDpsInitsMutable()))
-    memref::StoreOp::create(
-        rewriter, loc, mapping.lookupOrDefault(yielded), output.get(),
-        indicesAt(rewriter, loc, epilogue.getMatchingIndexingMap(&output),
-                  dims));
+  SmallVector<Value> results = cloneBody(rewriter, body, mapping, dims);
+  for (auto [result, output] :
+       llvm::zip(results, epilogue.getDpsInitsMutable()))
+    memref::StoreOp::create(rewriter, loc, result, output.get(),
+                            indicesAt(rewriter, loc,
+                                      epilogue.getMatchingIndexingMap(&output),
+                                      dims));
 }
 
 /// `startValues`: for each output, the value every element holds before
@@ -534,16 +535,7 @@ FailureOr<SmallVector<Operation *>> matchCombiners(linalg::GenericOp op) {
 
 /// A full reduction: no parallel dim, or only dims of static size 1.
 bool isFullReduction(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() == 0)
-    return false;
-  unsigned parallel = op.getNumParallelLoops();
-  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned dim = 0; dim < iterators.size(); ++dim)
-    if ((dim < parallel) != (iterators[dim] == utils::IteratorType::parallel))
-      return false;
-  return llvm::all_of(ArrayRef<int64_t>(sizes).take_front(parallel),
-                      [](int64_t size) { return size == 1; });
+  return reducesAfterParallelDims(op) && hasSingleOutputElement(op);
 }
 
 /// Whether `op` (a register reduction or a full reduction) is split, by
@@ -756,14 +748,8 @@ struct AccumulateInRegistersPass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : reductions) {
-      bool distinct = llvm::all_of(op.getDpsInits(), [&](Value output) {
-        return llvm::all_of(op.getDpsInputs(), [&](Value input) {
-          return !isa<MemRefType>(input.getType()) ||
-                 distinctBuffers(input, output);
-        });
-      });
       FailureOr<SmallVector<Operation *>> combiners = failure();
-      if (distinct && splitLongSums)
+      if (splitLongSums && outputsDistinctFromInputs(op))
         combiners = planSplit(op);
       bool split = succeeded(combiners);
       if (!split && !isRegisterReduction(op))

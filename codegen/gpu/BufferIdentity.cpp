@@ -28,4 +28,10 @@ bool isSeparateBuffer(Value buffer) {
          function.getArgAttr(argument.getArgNumber(), "odt.role") != nullptr;
 }
 
+bool isSeparateMemory(Value a, Value b) {
+  Value bufferA = getUnderlyingBuffer(a), bufferB = getUnderlyingBuffer(b);
+  return bufferA != bufferB && isSeparateBuffer(bufferA) &&
+         isSeparateBuffer(bufferB);
+}
+
 } // namespace odt

@@ -21,6 +21,10 @@ mlir::Value getUnderlyingBuffer(mlir::Value value);
 /// allocation, or an entry point's argument.
 bool isSeparateBuffer(mlir::Value buffer);
 
+/// Whether `a` and `b` are views of different buffers that are each
+/// separate (isSeparateBuffer): no element of one is an element of the other.
+bool isSeparateMemory(mlir::Value a, mlir::Value b);
+
 } // namespace odt
 
 #endif // ODT_CODEGEN_GPU_BUFFERIDENTITY_H

@@ -24,12 +24,8 @@ struct FuseParallelLoopsPass
   void runOnOperation() override {
     AliasAnalysis &aliases = getAnalysis<AliasAnalysis>();
     auto mayAlias = [&](Value first, Value second) {
-      Value firstBuffer = getUnderlyingBuffer(first);
-      Value secondBuffer = getUnderlyingBuffer(second);
-      if (firstBuffer != secondBuffer && isSeparateBuffer(firstBuffer) &&
-          isSeparateBuffer(secondBuffer))
-        return false;
-      return !aliases.alias(first, second).isNo();
+      return !isSeparateMemory(first, second) &&
+             !aliases.alias(first, second).isNo();
     };
     getOperation()->walk([&](Operation *op) {
       for (Region &region : op->getRegions())

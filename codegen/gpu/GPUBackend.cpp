@@ -52,6 +52,12 @@ void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
   pm.addNestedPass<func::FuncOp>(createMergeIndependentLoops(merge));
 }
 
+void buildGPULoopsAfterBufferization(OpPassManager &pm, int64_t blockSize) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  buildGPULoops(pm, blockSize);
+}
+
 void buildGPUKernels(OpPassManager &pm, const GPUPipelineOptions &options) {
   // Each distributed loop a gpu.launch outlined as a kernel. Index
   // arithmetic and constant globals move into the kernels first, so that
@@ -105,11 +111,9 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   // 1. Buffers, as on the CPU: entry points read and write caller buffers,
   //    final results are computed in place, intermediates are allocations.
   buildBufferizationPasses(pm);
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
   // 2. Each linalg op a parallel loop over its parallel dims (reductions
   //    are sequential loops inside), spread over blocks of threads.
-  buildGPULoops(pm, options.blockSize);
+  buildGPULoopsAfterBufferization(pm, options.blockSize);
   // 3. Kernels, in PTX for each chip.
   buildGPUKernels(pm, options);
 }

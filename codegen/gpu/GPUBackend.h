@@ -48,6 +48,12 @@ struct GPUPipelineOptions {
 /// (CompileOptions::gpuLoopsOnCPU).
 void buildGPULoops(mlir::OpPassManager &pm, int64_t blockSize);
 
+/// buildGPULoops right after bufferization, with the canonicalization and
+/// CSE it needs first (equal bounds as the same values): the GPU pipeline's,
+/// a GPU build's and a --gpu-loops-on-cpu build's loops.
+void buildGPULoopsAfterBufferization(mlir::OpPassManager &pm,
+                                     int64_t blockSize);
+
 /// The chips odt compiles for, in order: Ampere (sm_80 A100, sm_86, sm_87
 /// Jetson Orin), Ada (sm_89) and Hopper (sm_90).
 const std::vector<std::string> &getSupportedGPUChips();

@@ -87,7 +87,10 @@ def ParallelDimsOutermost
     kernel launch per reduced row from the host. Its loops are interchanged
     so that the parallel dims come first (each group keeping its order):
     one parallel loop, the reductions sequential in each thread, every
-    output summed in the same order as before.
+    output summed in the same order as before. Named ops with reductions
+    (convolutions, products, linalg.reduce) are made generics first, so
+    that odt-gpu-accumulate-in-registers, which takes generics, keeps their
+    sums in registers.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
