@@ -257,10 +257,12 @@ std::optional<RegisterTile> chooseRegisterTile(linalg::GenericOp op,
 
 /// An elementwise op that can run in the reduction's threads, on each sum
 /// as it is stored (an epilogue: a bias, an activation): the next op after
-/// `op` (ops free of memory effects between), a generic with only parallel
+/// `op` (ops free of memory effects and allocations between, which
+/// hoistAboveReduction then moves above it: the epilogue's own output is
+/// often allocated there), a generic with only parallel
 /// dims over the same elements, reading `op`'s single output at the
 /// element the reduction wrote it (the same map, a permutation of the
-/// dims), whose other operands are defined before `op`, whose other inputs
+/// dims), whose other inputs
 /// are not `op`'s output and whose outputs are distinct from `op`'s inputs
 /// (no thread writes what another may still read) and are either `op`'s
 /// output at that same element (in place) or buffers of their own. Once
@@ -270,7 +272,7 @@ linalg::GenericOp findEpilogue(linalg::GenericOp op) {
   if (op.getNumDpsInits() != 1)
     return {};
   Operation *next = op->getNextNode();
-  while (next && isMemoryEffectFree(next))
+  while (next && (isMemoryEffectFree(next) || isa<memref::AllocOp>(next)))
     next = next->getNextNode();
   auto epilogue = dyn_cast_or_null<linalg::GenericOp>(next);
   if (!epilogue || !epilogue.hasPureBufferSemantics() ||
@@ -286,10 +288,6 @@ linalg::GenericOp findEpilogue(linalg::GenericOp op) {
   bool readsSum = false;
   for (OpOperand &operand : epilogue->getOpOperands()) {
     Value value = operand.get();
-    Operation *definition = value.getDefiningOp();
-    if (definition && definition->getBlock() == op->getBlock() &&
-        !definition->isBeforeInBlock(op))
-      return {};
     if (!isa<MemRefType>(value.getType()))
       continue;
     bool isSum = value == sum;
@@ -310,54 +308,93 @@ linalg::GenericOp findEpilogue(linalg::GenericOp op) {
   return epilogue;
 }
 
-/// The epilogue's body for the element at `parallelDims` (the reduction's
-/// parallel dims), `sum` being the reduction's value there: its inputs
-/// loaded (the sum's read taken from the register), its results stored.
-void emitEpilogue(IRRewriter &rewriter, linalg::GenericOp op,
-                  linalg::GenericOp epilogue, ValueRange parallelDims,
-                  Value sum) {
-  Location loc = epilogue.getLoc();
-  Value sumBuffer = op.getDpsInits().front();
-  // The epilogue's dims at this element: its map of the sum and the
-  // reduction's are the same permutation, so its dim d is the reduction's.
-  SmallVector<Value> dims(parallelDims);
-  Block &body = *epilogue.getBlock();
+/// Moves the ops between `op` and `epilogue` (free of memory effects, or
+/// allocations: findEpilogue's) above `op`, so that the epilogue's operands
+/// are defined where the reduction's threads run it.
+void hoistAboveReduction(linalg::GenericOp op, linalg::GenericOp epilogue) {
+  for (Operation *between = op->getNextNode(); between != epilogue;) {
+    Operation *next = between->getNextNode();
+    between->moveBefore(op);
+    between = next;
+  }
+}
+
+/// The body of `elementwise` (a generic with only parallel dims whose map of
+/// `registerBuffer` is the reduction's, so that its dims are the reduction's
+/// parallel dims) for the element at `parallelDims`: its inputs loaded,
+/// except reads of `registerBuffer`, which are `registerValue`; returns the
+/// values it yields.
+SmallVector<Value> emitElementwiseAt(IRRewriter &rewriter,
+                                     linalg::GenericOp elementwise,
+                                     ValueRange parallelDims,
+                                     Value registerBuffer,
+                                     Value registerValue) {
+  Location loc = elementwise.getLoc();
+  Block &body = *elementwise.getBlock();
   IRMapping mapping;
-  for (OpOperand &operand : epilogue->getOpOperands()) {
+  for (OpOperand &operand : elementwise->getOpOperands()) {
     BlockArgument argument = body.getArgument(operand.getOperandNumber());
     Value value = operand.get();
     if (!isa<MemRefType>(value.getType())) {
       mapping.map(argument, value);
       continue;
     }
-    if (value == sumBuffer) {
-      mapping.map(argument, sum);
+    if (registerBuffer && value == registerBuffer) {
+      mapping.map(argument, registerValue);
       continue;
     }
     if (argument.use_empty())
       continue;
-    mapping.map(
-        argument,
-        memref::LoadOp::create(
-            rewriter, loc, value,
-            indicesAt(rewriter, loc, epilogue.getMatchingIndexingMap(&operand),
-                      dims)));
+    mapping.map(argument,
+                memref::LoadOp::create(
+                    rewriter, loc, value,
+                    indicesAt(rewriter, loc,
+                              elementwise.getMatchingIndexingMap(&operand),
+                              parallelDims)));
   }
-  SmallVector<Value> results = cloneBody(rewriter, body, mapping, dims);
-  for (auto [result, output] :
-       llvm::zip(results, epilogue.getDpsInitsMutable()))
-    memref::StoreOp::create(rewriter, loc, result, output.get(),
-                            indicesAt(rewriter, loc,
-                                      epilogue.getMatchingIndexingMap(&output),
-                                      dims));
+  return cloneBody(rewriter, body, mapping, parallelDims);
 }
 
-/// `startValues`: for each output, the value every element holds before
-/// the reduction (a fill's, which the reduction then replaces), or null to
-/// load it.
+/// The epilogue for the element at `parallelDims`, `sum` being the
+/// reduction's value there: its results stored.
+void emitEpilogue(IRRewriter &rewriter, linalg::GenericOp op,
+                  linalg::GenericOp epilogue, ValueRange parallelDims,
+                  Value sum) {
+  SmallVector<Value> results = emitElementwiseAt(
+      rewriter, epilogue, parallelDims, op.getDpsInits().front(), sum);
+  for (auto [result, output] :
+       llvm::zip(results, epilogue.getDpsInitsMutable()))
+    memref::StoreOp::create(rewriter, epilogue.getLoc(), result, output.get(),
+                            indicesAt(rewriter, epilogue.getLoc(),
+                                      epilogue.getMatchingIndexingMap(&output),
+                                      parallelDims));
+}
+
+/// The value output `index` of `op` starts at for the element at
+/// `parallelDims`: its initializer's (a fill's value, or an elementwise
+/// op's result there), else the element loaded.
+Value startValue(IRRewriter &rewriter, linalg::GenericOp op, unsigned index,
+                 Operation *initializer, ValueRange parallelDims) {
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(initializer))
+    return fill.getDpsInputs().front();
+  if (auto elementwise = dyn_cast_or_null<linalg::GenericOp>(initializer))
+    return emitElementwiseAt(rewriter, elementwise, parallelDims, Value(),
+                             Value())
+        .front();
+  OpOperand *output = op.getDpsInitOperand(index);
+  return memref::LoadOp::create(rewriter, op.getLoc(), output->get(),
+                                indicesAt(rewriter, op.getLoc(),
+                                          op.getMatchingIndexingMap(output),
+                                          parallelDims));
+}
+
+/// `initializers`: for each output, the op that wrote every element just
+/// before the reduction and that the reduction replaces (a linalg.fill, or
+/// an elementwise generic computed per element: replaceableInitializers),
+/// or null to load the element.
 /// `epilogue`: an op findEpilogue returned, or null.
 void lower(linalg::GenericOp op, int64_t registerTile,
-           ArrayRef<Value> startValues, linalg::GenericOp epilogue,
+           ArrayRef<Operation *> initializers, linalg::GenericOp epilogue,
            IRRewriter &rewriter) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -438,13 +475,8 @@ void lower(linalg::GenericOp op, int64_t registerTile,
   SmallVector<Value> initial;
   for (const Element &element : elements)
     for (auto [index, output] : llvm::enumerate(op.getDpsInits()))
-      initial.push_back(startValues[index]
-                            ? startValues[index]
-                            : memref::LoadOp::create(
-                                  rewriter, loc, output,
-                                  indicesAt(rewriter, loc, maps[inputs + index],
-                                            element.dims))
-                                  .getResult());
+      initial.push_back(
+          startValue(rewriter, op, index, initializers[index], element.dims));
   // The reduction loops, outermost first, each carrying every element's
   // sums; each iteration computes the tile's elements in turn.
   SmallVector<Value> sums = emitCarriedLoops(
@@ -567,7 +599,7 @@ FailureOr<SmallVector<Operation *>> planSplit(linalg::GenericOp op) {
 /// partial sums, lowered like any register reduction (or, for a full
 /// reduction, left to odt-gpu-device-scalar-work's one-thread kernel).
 void lowerSplit(linalg::GenericOp op, ArrayRef<Operation *> combiners,
-                int64_t registerTile, ArrayRef<Value> startValues,
+                int64_t registerTile, ArrayRef<Operation *> initializers,
                 linalg::GenericOp epilogue, IRRewriter &rewriter) {
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
@@ -700,40 +732,64 @@ void lowerSplit(linalg::GenericOp op, ArrayRef<Operation *> combiners,
       });
   rewriter.eraseOp(op);
   if (isRegisterReduction(second))
-    lower(second, registerTile, startValues, epilogue, rewriter);
+    lower(second, registerTile, initializers, epilogue, rewriter);
 }
 
-/// The fills of `op`'s outputs that the reduction can replace: a
-/// linalg.fill of exactly an output buffer, before `op` with only ops free
-/// of memory effects (index arithmetic, constants) and the other outputs'
-/// fills between. The reduction then starts each element at the fill's
-/// value and writes every element of the output (its map is a permutation
-/// of the parallel dims), so the fill, a kernel of its own once the
-/// reduction runs over tiles, is not needed. Null where an output has no
-/// such fill.
-SmallVector<linalg::FillOp> replaceableFills(linalg::GenericOp op) {
-  SmallVector<linalg::FillOp> fills(op.getNumDpsInits());
+/// The ops that write every element of `op`'s outputs just before it and
+/// that the reduction can replace, one per output or null: before `op`,
+/// with only ops free of memory effects and the other outputs'
+/// initializers between,
+///  - a linalg.fill of exactly the output buffer: each element starts at
+///    its value;
+///  - an elementwise generic (a product's bias broadcast into its output)
+///    writing exactly the output at the element the reduction writes (the
+///    same map, a permutation of the dims), not reading it, its inputs
+///    separate memory from every output of `op`: each element starts at
+///    its result, computed by the reduction's thread.
+/// The reduction writes every element of the output (its map uses only
+/// parallel dims, each once), so the initializer is not needed; once the
+/// reduction runs over tiles, it would be a kernel of its own.
+SmallVector<Operation *> replaceableInitializers(linalg::GenericOp op) {
+  SmallVector<Operation *> initializers(op.getNumDpsInits());
+  unsigned parallel = op.getNumParallelLoops();
+  auto writtenMap = [&](unsigned position) {
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(position));
+    return AffineMap::get(parallel, 0, map.getResults(), op.getContext());
+  };
   for (Operation *before = op->getPrevNode(); before;
        before = before->getPrevNode()) {
     if (isMemoryEffectFree(before))
       continue;
-    auto fill = dyn_cast<linalg::FillOp>(before);
-    if (!fill || !fill.hasPureBufferSemantics())
+    auto writer = dyn_cast<linalg::LinalgOp>(before);
+    if (!writer || !isa<linalg::FillOp, linalg::GenericOp>(before) ||
+        !writer.hasPureBufferSemantics() || writer.getNumDpsInits() != 1)
       break;
-    auto position = llvm::find(op.getDpsInits(), fill.getDpsInits().front()) -
-                    op.getDpsInits().begin();
-    if (position == int64_t(fills.size()) || fills[position])
+    OpOperand *target = writer.getDpsInitOperand(0);
+    auto position =
+        llvm::find(op.getDpsInits(), target->get()) - op.getDpsInits().begin();
+    if (position == int64_t(initializers.size()) || initializers[position])
       break;
-    AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(position));
-    if (!map.isProjectedPermutation() ||
-        llvm::any_of(map.getResults(), [&](AffineExpr result) {
-          return cast<AffineDimExpr>(result).getPosition() >=
-                 op.getNumParallelLoops();
-        }))
+    AffineMap written = writtenMap(position);
+    if (!written.isProjectedPermutation())
       break;
-    fills[position] = fill;
+    if (auto elementwise = dyn_cast<linalg::GenericOp>(before)) {
+      bool replaceable =
+          written.isPermutation() && elementwise.getNumReductionLoops() == 0 &&
+          elementwise.getNumLoops() == parallel &&
+          elementwise.getMatchingIndexingMap(target) == written &&
+          elementwise.getMatchingBlockArgument(target).use_empty() &&
+          llvm::all_of(elementwise.getDpsInputs(), [&](Value input) {
+            return !isa<MemRefType>(input.getType()) ||
+                   llvm::all_of(op.getDpsInits(), [&](Value output) {
+                     return isSeparateMemory(input, output);
+                   });
+          });
+      if (!replaceable)
+        break;
+    }
+    initializers[position] = before;
   }
-  return fills;
+  return initializers;
 }
 
 struct AccumulateInRegistersPass
@@ -755,25 +811,24 @@ struct AccumulateInRegistersPass
       if (!split && !isRegisterReduction(op))
         continue;
       // (A full reduction's second loop stays a generic that loads its
-      // output: its fill stays.)
-      SmallVector<linalg::FillOp> fills =
+      // output: its initializer stays.)
+      SmallVector<Operation *> initializers =
           isRegisterReduction(op)
-              ? replaceableFills(op)
-              : SmallVector<linalg::FillOp>(op.getNumDpsInits());
-      SmallVector<Value> startValues;
-      for (linalg::FillOp fill : fills)
-        startValues.push_back(fill ? fill.getDpsInputs().front() : Value());
+              ? replaceableInitializers(op)
+              : SmallVector<Operation *>(op.getNumDpsInits());
       linalg::GenericOp epilogue = fuseEpilogues && isRegisterReduction(op)
                                        ? findEpilogue(op)
                                        : linalg::GenericOp();
+      if (epilogue)
+        hoistAboveReduction(op, epilogue);
       if (split)
-        lowerSplit(op, *combiners, registerTile, startValues, epilogue,
+        lowerSplit(op, *combiners, registerTile, initializers, epilogue,
                    rewriter);
       else
-        lower(op, registerTile, startValues, epilogue, rewriter);
-      for (linalg::FillOp fill : fills)
-        if (fill)
-          rewriter.eraseOp(fill);
+        lower(op, registerTile, initializers, epilogue, rewriter);
+      for (Operation *initializer : initializers)
+        if (initializer)
+          rewriter.eraseOp(initializer);
     }
   }
 };

@@ -56,10 +56,15 @@ def AccumulateInRegisters
 
     The elementwise op right after a register reduction that reads each sum
     at the element the reduction wrote it (a bias, an activation; same
-    elements, other operands defined before the reduction, no output that
-    the reduction reads) runs in the reduction's threads on each sum as it
-    is stored, the sum taken from its register (an epilogue): one kernel
-    where the tiles would otherwise keep the loop fusion from joining them.
+    elements, no output that the reduction reads; ops free of memory effects
+    and allocations between the two move above the reduction) runs in the
+    reduction's threads on each sum as it is stored, the sum taken from its
+    register (an epilogue): one kernel where the tiles would otherwise keep
+    the loop fusion from joining them. What wrote every
+    element of an output just before the reduction is folded into its
+    registers' start: a linalg.fill's value, or an elementwise generic's
+    result (a Gemm's bias broadcast) computed by the thread, when it does
+    not read the output and its inputs are separate from every output.
   }];
   let options = [
     Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",

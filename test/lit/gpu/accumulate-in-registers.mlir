@@ -433,3 +433,89 @@ func.func @product_bias_relu(%a: memref<64x32xf32> {odt.role = "user_input"},
   }
   return
 }
+
+// -----
+
+// A Gemm as odt lowers it: the bias broadcast into the output, the product
+// adding into it, then a ReLU into a buffer allocated between the two. The
+// broadcast is computed by each thread as its registers' start (a load of
+// the bias) and goes away; the allocation moves above the product, whose
+// threads then run the ReLU as an epilogue: one loop, no generic left.
+// CHECK-LABEL: func.func @gemm_bias_relu
+// CHECK-SAME:    %[[BIAS:[^:]*]]: memref<64xf32>
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<16x64xf32>
+// CHECK:         scf.parallel
+// CHECK:           %[[START:.*]] = memref.load %[[BIAS]]
+// CHECK:           scf.for {{.*}} iter_args(%{{[^ ]*}} = %[[START]],
+// CHECK:           arith.maximumf
+// CHECK:           memref.store %{{.*}}, %[[Y]]
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[Y]]
+func.func @gemm_bias_relu(%a: memref<16x32xf32> {odt.role = "user_input"},
+                          %w: memref<64x32xf32> {odt.role = "parameter"},
+                          %bias: memref<64xf32> {odt.role = "parameter"}) -> memref<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<16x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>,
+                                   affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<64xf32>) outs(%c : memref<16x64xf32>) {
+  ^bb0(%b: f32, %out: f32):
+    linalg.yield %b : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (j, k)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<16x32xf32>, memref<64x32xf32>)
+      outs(%c : memref<16x64xf32>) {
+  ^bb0(%x: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %x, %v : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %y = memref.alloc() : memref<16x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<16x64xf32>) outs(%y : memref<16x64xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  return %y : memref<16x64xf32>
+}
+
+// An elementwise op before the product that reads the output it writes
+// (out + bias) is not an initializer: it stays, and the product loads
+// each element's start.
+// CHECK-LABEL: func.func @reads_its_output
+// CHECK:         linalg.generic
+// CHECK:           arith.addf
+// CHECK:         scf.parallel
+// CHECK-COUNT-16:  memref.load %[[C:arg3]]
+func.func @reads_its_output(%a: memref<16x32xf32> {odt.role = "user_input"},
+                            %w: memref<64x32xf32> {odt.role = "parameter"},
+                            %bias: memref<64xf32> {odt.role = "parameter"},
+                            %c: memref<16x64xf32> {odt.role = "user_output"}) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>,
+                                   affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<64xf32>) outs(%c : memref<16x64xf32>) {
+  ^bb0(%b: f32, %out: f32):
+    %t = arith.addf %out, %b : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (j, k)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<16x32xf32>, memref<64x32xf32>)
+      outs(%c : memref<16x64xf32>) {
+  ^bb0(%x: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %x, %v : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
