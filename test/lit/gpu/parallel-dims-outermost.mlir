@@ -36,3 +36,25 @@ func.func @row_sum(%x: memref<?x128xf32>, %sum: memref<?xf32>) {
   }
   return
 }
+
+// -----
+
+// Named ops with reductions become generics (odt-gpu-accumulate-in-
+// registers takes generics only): a convolution's output element is then
+// summed in a register, not loaded and stored at every term. Named ops
+// without reductions (a fill) stay.
+// CHECK-LABEL: func.func @named_convolution
+// CHECK:         linalg.fill
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+func.func @named_convolution(%x: memref<?x16x8x8xf32>, %w: memref<16x16x3x3xf32>,
+                             %y: memref<?x16x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x16x6x6xf32>)
+  linalg.conv_2d_nchw_fchw ins(%x, %w : memref<?x16x8x8xf32>, memref<16x16x3x3xf32>)
+                           outs(%y : memref<?x16x6x6xf32>)
+  return
+}
