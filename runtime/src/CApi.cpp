@@ -194,11 +194,16 @@ OdtStatus *runStep(const char *function, StepKind kind,
     // A view: the step reads the caller's buffer, no copy.
     const odt::Tensor &tensor = inputs[i]->tensor;
     session->inputs[i].becomeView(tensor.dtype(), tensor.shape(),
-                                  const_cast<void *>(tensor.data()));
+                                  const_cast<void *>(tensor.data()),
+                                  tensor.device());
   }
   // Caller-provided outputs are written in place; the rest are allocated.
   session->outputs.resize(outputsLen);
   for (size_t i = 0; i < outputsLen; ++i) {
+    ODT_REQUIRE(!outputs[i] || !outputs[i]->tensor.onDevice(), function,
+                "output " + std::to_string(i) +
+                    " is in device memory: a step's outputs are written to "
+                    "host memory");
     if (outputs[i])
       session->outputs[i].becomeView(outputs[i]->tensor.dtype(),
                                      outputs[i]->tensor.shape(),
@@ -284,6 +289,49 @@ OdtStatus *OdtCreateTensorWithData(OdtDataType type, const int64_t *shape,
         odt::Tensor::view(static_cast<odt::DataType>(type), dims, data)};
     return nullptr;
   });
+}
+
+OdtStatus *OdtCreateTensorWithDeviceData(OdtDataType type, const int64_t *shape,
+                                         size_t rank, const char *device,
+                                         void *deviceData, size_t byteSize,
+                                         OdtValue **out) {
+  return guard("OdtCreateTensorWithDeviceData", [&]() -> OdtStatus * {
+    const char *function = "OdtCreateTensorWithDeviceData";
+    ODT_REQUIRE(out, function, "out is NULL");
+    *out = nullptr;
+    ODT_REQUIRE(device, function, "device is NULL");
+    odt::Result<odt::cuda::DeviceSpec> spec =
+        odt::cuda::parseDeviceSpec(device);
+    if (!spec)
+      return toStatus(spec.getStatus().withContext(function));
+    ODT_REQUIRE(spec->kind == odt::cuda::DeviceSpec::Kind::CUDA, function,
+                std::string("device '") + device +
+                    "' is not a CUDA device (host memory: "
+                    "OdtCreateTensorWithData)");
+    ODT_REQUIRE(isSupportedType(type), function,
+                "unsupported data type " + std::to_string(enumCode(type)));
+    odt::Shape dims;
+    if (OdtStatus *status = checkShape(function, shape, rank, dims))
+      return status;
+    size_t needed = static_cast<size_t>(odt::numElements(dims)) *
+                    odt::dataTypeSize(static_cast<odt::DataType>(type));
+    ODT_REQUIRE(byteSize == needed, function,
+                "the buffer holds " + std::to_string(byteSize) + " bytes, " +
+                    odt::formatShape(dims) + " of " +
+                    odt::dataTypeName(static_cast<odt::DataType>(type)) +
+                    " needs " + std::to_string(needed));
+    ODT_REQUIRE(deviceData || needed == 0, function, "device_data is NULL");
+    *out = new OdtValue{odt::Tensor::deviceView(
+        static_cast<odt::DataType>(type), dims, deviceData, spec->ordinal)};
+    return nullptr;
+  });
+}
+
+OdtStatus *OdtGetTensorDevice(const OdtValue *value, int *out) {
+  ODT_REQUIRE(value && out, "OdtGetTensorDevice",
+              "value and out must not be NULL");
+  *out = value->tensor.device();
+  return nullptr;
 }
 
 OdtStatus *OdtGetTensorDataType(const OdtValue *value, OdtDataType *out) {

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -368,6 +369,47 @@ Status Device::enqueueCopyToHost(void *to, DevicePtr from, size_t bytes) {
   return call(driver.api().cuMemcpyDtoHAsync(to, from, bytes, stream), [&] {
     return "copying " + std::to_string(bytes) + " bytes from the device";
   });
+}
+
+Status Device::enqueueCopyOnDevice(DevicePtr to, DevicePtr from, size_t bytes) {
+  return call(driver.api().cuMemcpyDtoDAsync(to, from, bytes, stream), [&] {
+    return "copying " + std::to_string(bytes) + " bytes on the device";
+  });
+}
+
+Status Device::checkOwnMemory(DevicePtr address, size_t bytes) const {
+  // CUpointer_attribute's values (cuda.h).
+  constexpr int kDeviceOrdinal = 9, kRangeStart = 11, kRangeSize = 12;
+  ODT_RETURN_IF_ERROR(makeCurrent());
+  const DriverFunctions &api = driver.api();
+  auto where = [&] {
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%llx",
+                  static_cast<unsigned long long>(address));
+    return std::string(text);
+  };
+  int ordinal = -1;
+  if (Status status =
+          call(api.cuPointerGetAttribute(&ordinal, kDeviceOrdinal, address),
+               [&] { return where() + " is not CUDA device memory"; });
+      !status)
+    return status;
+  if (ordinal != deviceOrdinal)
+    return Status::error(where() + " is memory of cuda:" +
+                         std::to_string(ordinal) + ", not of " + label());
+  DevicePtr start = 0;
+  size_t size = 0;
+  ODT_RETURN_IF_ERROR(
+      call(api.cuPointerGetAttribute(&start, kRangeStart, address),
+           "cuPointerGetAttribute (the allocation's start)"));
+  ODT_RETURN_IF_ERROR(
+      call(api.cuPointerGetAttribute(&size, kRangeSize, address),
+           "cuPointerGetAttribute (the allocation's size)"));
+  if (address - start + bytes > size)
+    return Status::error(
+        where() + " holds " + std::to_string(size - (address - start)) +
+        " bytes of its allocation, " + std::to_string(bytes) + " are needed");
+  return Status::ok();
 }
 
 Status Device::synchronize() {

@@ -68,6 +68,8 @@ constexpr int kPinnedApiVersion = 12000;
   X(cuMemFreeHost, void *)                                                     \
   X(cuMemcpyHtoDAsync, DevicePtr, const void *, size_t, StreamHandle)          \
   X(cuMemcpyDtoHAsync, void *, DevicePtr, size_t, StreamHandle)                \
+  X(cuMemcpyDtoDAsync, DevicePtr, DevicePtr, size_t, StreamHandle)             \
+  X(cuPointerGetAttribute, void *, int, DevicePtr)                             \
   X(cuModuleLoadData, ModuleHandle *, const void *)                            \
   X(cuModuleUnload, ModuleHandle)                                              \
   X(cuModuleGetFunction, FunctionHandle *, ModuleHandle, const char *)         \
@@ -188,6 +190,13 @@ public:
   Status copyToHost(void *to, DevicePtr from, size_t bytes);
   /// Enqueues a copy to (page-locked) host memory without waiting for it.
   Status enqueueCopyToHost(void *to, DevicePtr from, size_t bytes);
+  /// Enqueues a copy between two places of this device's memory.
+  Status enqueueCopyOnDevice(DevicePtr to, DevicePtr from, size_t bytes);
+  /// OK when [address, address + bytes) lies in one allocation of this
+  /// device's memory (a caller's buffer given as a tensor's data), else an
+  /// error saying what it is instead: not CUDA memory, another device's,
+  /// or an allocation too small.
+  Status checkOwnMemory(DevicePtr address, size_t bytes) const;
   Status synchronize();
 
   /// Loads a PTX or cubin image and finds the named kernels in it.

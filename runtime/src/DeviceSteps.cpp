@@ -181,6 +181,22 @@ Status DeviceSteps::stage(ShapedStep &step, size_t index,
   staged.bytes = bytes;
   staged.copiedIn = isStagedIn(argument);
   staged.copiedOut = isStagedOut(argument);
+  staged.deviceSource = 0;
+  if (host.onDevice()) {
+    // Module::run took it as an input of this device.
+    if (!staged.copiedIn || staged.copiedOut)
+      return Status::error(std::string(argumentRoleName(argument.role)) + " '" +
+                           argument.name +
+                           "' is in device memory, but the step writes it: "
+                           "only inputs may be");
+    if (bytes)
+      ODT_RETURN_IF_ERROR(
+          gpu->checkOwnMemory(reinterpret_cast<uintptr_t>(host.data()), bytes)
+              .withContext("input '" + argument.name + "'"));
+    staged.copiedIn = false;
+    staged.deviceSource = reinterpret_cast<uintptr_t>(host.data());
+    return Status::ok();
+  }
   if (staged.copiedIn && bytes)
     std::memcpy(staged.pinned.address, host.data(), bytes);
   return Status::ok();
@@ -238,6 +254,8 @@ Status DeviceSteps::run(EntryKind kind, const EntryCall &call,
     if (isStateRole(entry.arguments[i].role))
       continue;
     const Shape &shape = call.argument(i)->shape();
+    // Where it is, too: a graph copies in from the host what lives there.
+    step.shapes.push_back(call.argument(i)->device());
     step.shapes.push_back(static_cast<int64_t>(shape.size()));
     step.shapes.insert(step.shapes.end(), shape.begin(), shape.end());
   }
@@ -290,6 +308,15 @@ Status DeviceSteps::run(EntryKind kind, const EntryCall &call,
             staged.pinned.address, staged.device.address, staged.bytes));
     return Status::ok();
   };
+
+  // Inputs in the device's memory: copied into their buffers ahead of the
+  // step, on its stream (a graph holds only the buffers' addresses).
+  for (const Staged &staged : shaped.staged)
+    if (staged.bytes && staged.deviceSource)
+      ODT_RETURN_IF_ERROR(gpu->enqueueCopyOnDevice(staged.device.address,
+                                                   staged.deviceSource,
+                                                   staged.bytes)
+                              .withContext(what));
 
   // Whatever happens from here, the step may have written its state.
   for (Mirror *mirror : written)

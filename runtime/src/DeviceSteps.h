@@ -13,11 +13,14 @@
 // Everything else a step takes (its inputs and outputs, the lazy-reset
 // flag, the random state, the learning rate, the step count, the updated
 // flag) is staged through page-locked host memory in buffers kept per
-// argument. A step's first call with given shapes runs eagerly (its host
-// code launches the kernels one by one and allocates its intermediates);
-// its second call with the same shapes captures the step (the staging
-// copies in, every launch, the copies out) as one CUDA graph, and every
-// later call replays it: one graph launch and one wait per step.
+// argument; an input the caller gives in this device's memory
+// (Tensor::onDevice) is copied on the device into its buffer instead,
+// before the step's graph, which never holds the caller's address. A step's
+// first call with given shapes runs eagerly (its host code launches the kernels
+// one by one and allocates its intermediates); its second call with the same
+// shapes captures the step (the staging copies in, every launch, the copies
+// out) as one CUDA graph, and every later call replays it: one graph launch and
+// one wait per step.
 
 #ifndef ODT_RUNTIME_DEVICESTEPS_H
 #define ODT_RUNTIME_DEVICESTEPS_H
@@ -121,11 +124,15 @@ private:
     /// Copied in before the step (it reads the argument), out after it
     /// (it writes it). A state argument has neither: it is not staged.
     bool copiedIn = false, copiedOut = false;
+    /// An input in this device's memory: copied from there on the device
+    /// (not copiedIn: no host staging), outside the step's graph.
+    DevicePtr deviceSource = 0;
   };
   /// A step's calls with one set of shapes: their staging buffers, and
   /// the graph once captured (whose copies use those buffers).
   struct ShapedStep {
-    /// The per-call arguments' shapes (rank, dims, ...) these calls have.
+    /// The per-call arguments' places and shapes (device or -1, rank,
+    /// dims, ...) these calls have.
     std::vector<int64_t> shapes;
     std::vector<Staged> staged;
     std::vector<DeviceTensor> arguments;

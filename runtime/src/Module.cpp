@@ -407,6 +407,10 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
   if (device && entry.shapeFunction)
     ODT_RETURN_IF_ERROR(checkpoint->synchronizeHost());
   ODT_RETURN_IF_ERROR(bindStateArguments(step));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].onDevice())
+      ODT_RETURN_IF_ERROR(checkDeviceInput(
+          what, entry, entry.arguments[step.inputArgs[i]], inputs[i]));
   for (size_t i = 0; i < inputs.size(); ++i) {
     Status status = step.call.set(step.inputArgs[i], inputs[i]);
     if (!status)
@@ -471,6 +475,29 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
       use.cache->filledVersion = use.boundVersion;
       ++panelFillCount;
     }
+  return Status::ok();
+}
+
+Status Module::checkDeviceInput(const char *what, const EntryPointSpec &entry,
+                                const ArgumentSpec &argument,
+                                const Tensor &input) const {
+  std::string where =
+      std::string(what) + ": input '" + argument.name +
+      "' is in the memory of cuda:" + std::to_string(input.device()) + ", but ";
+  if (!device)
+    return Status::error(where + "the session runs on the CPU: pass it in "
+                                 "host memory");
+  if (input.device() != device->device().ordinal())
+    return Status::error(where + "the session runs on cuda:" +
+                         std::to_string(device->device().ordinal()));
+  if (argument.hasValueRange)
+    return Status::error(where + "its values (indices into a table) are "
+                                 "checked on the host before the step: pass "
+                                 "it in host memory");
+  if (entry.shapeFunction)
+    return Status::error(where + "this step computes sizes on the host from "
+                                 "its arguments' values: pass its inputs in "
+                                 "host memory");
   return Status::ok();
 }
 

@@ -146,6 +146,12 @@ private:
   void prepareRandomState();
   void commitRandomState();
   Status addPanelUse(Step &step, const EntryPointSpec &entry, size_t panelsArg);
+  /// An input in device memory (Tensor::onDevice) is taken only by a
+  /// session on that device, and only where the host needs none of its
+  /// values (no value checks, no shape function).
+  Status checkDeviceInput(const char *what, const EntryPointSpec &entry,
+                          const ArgumentSpec &argument,
+                          const Tensor &input) const;
   Status run(Step &step, const char *what, std::vector<Tensor> &inputs,
              std::vector<Tensor> &outputs);
   static std::vector<std::string> argumentNames(const Step *step, bool outputs);

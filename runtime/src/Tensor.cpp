@@ -115,12 +115,20 @@ Tensor Tensor::view(DataType type, Shape shape, void *data) {
   return tensor;
 }
 
-void Tensor::becomeView(DataType newType, const Shape &shape, void *data) {
+Tensor Tensor::deviceView(DataType type, Shape shape, void *data, int device) {
+  Tensor tensor = view(type, std::move(shape), data);
+  tensor.deviceOrdinal = device;
+  return tensor;
+}
+
+void Tensor::becomeView(DataType newType, const Shape &shape, void *data,
+                        int device) {
   storage.reset();
   type = newType;
   dims.assign(shape.begin(), shape.end());
   count = numElements(dims);
   ptr = data;
+  deviceOrdinal = device;
 }
 
 Tensor Tensor::copyOf(DataType type, Shape shape, const void *bytes) {
@@ -133,6 +141,8 @@ Tensor Tensor::copyOf(DataType type, Shape shape, const void *bytes) {
 Tensor Tensor::clone() const {
   if (empty())
     return Tensor();
+  if (onDevice())
+    return deviceView(type, dims, ptr, deviceOrdinal);
   return copyOf(type, dims, ptr);
 }
 

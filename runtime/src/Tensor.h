@@ -59,9 +59,15 @@ public:
   static Tensor uninitialized(DataType type, Shape shape);
   /// A tensor over caller memory; the caller keeps it alive and sized.
   static Tensor view(DataType type, Shape shape, void *data);
+  /// A tensor over caller memory of CUDA device `device` (`data` is its
+  /// device address): the host never reads or writes it; a session on
+  /// that device copies it on the device.
+  static Tensor deviceView(DataType type, Shape shape, void *data, int device);
   /// Makes this tensor a view of `data` (dropping what it owned), reusing
   /// its shape storage: rebinding a step's inputs allocates nothing.
-  void becomeView(DataType type, const Shape &shape, void *data);
+  /// `device`: as deviceView's, or -1 for host memory.
+  void becomeView(DataType type, const Shape &shape, void *data,
+                  int device = -1);
   /// An owned copy of `bytes` (must be exactly byteSize() long).
   static Tensor copyOf(DataType type, Shape shape, const void *bytes);
 
@@ -72,13 +78,17 @@ public:
   size_t byteSize() const { return static_cast<size_t>(count) * dataTypeSize(type); }
   bool empty() const { return type == DataType::Undefined; }
   bool ownsData() const { return storage != nullptr; }
+  /// The CUDA device whose memory holds the data, or -1 (host memory).
+  int device() const { return deviceOrdinal; }
+  bool onDevice() const { return deviceOrdinal >= 0; }
 
   void *data() { return ptr; }
   const void *data() const { return ptr; }
   template <typename T> T *data() { return static_cast<T *>(ptr); }
   template <typename T> const T *data() const { return static_cast<const T *>(ptr); }
 
-  /// A deep copy that owns its buffer.
+  /// A deep copy that owns its buffer; of a device tensor, another view of
+  /// the same device memory (the host cannot copy it).
   Tensor clone() const;
 
 private:
@@ -89,6 +99,7 @@ private:
   Shape dims;
   int64_t count = 0;
   void *ptr = nullptr;
+  int deviceOrdinal = -1;
   std::shared_ptr<void> storage;
 };
 

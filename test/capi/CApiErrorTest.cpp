@@ -760,5 +760,80 @@ TEST_F(CApiErrorTest, SessionOnDevice) {
   expectParametersKept();
 }
 
+
+// Values over device memory (OdtCreateTensorWithDeviceData): made without
+// touching CUDA, refused by a CPU session before anything reads them, and
+// never taken as outputs. (A session on a device takes them: the mock
+// driver's DeviceSessionTest.)
+TEST_F(CApiErrorTest, DeviceTensors) {
+  int64_t shape[] = {2, 3};
+  // Never dereferenced: nothing here may read it.
+  void *address = reinterpret_cast<void *>(uintptr_t{0x7000});
+  OdtValue *value = reinterpret_cast<OdtValue *>(1);
+  EXPECT_TRUE(Fails(OdtCreateTensorWithDeviceData(ODT_FLOAT, shape, 2, nullptr, address, 24,
+                                                  &value),
+                    {"device is NULL"}));
+  EXPECT_EQ(value, nullptr);
+  EXPECT_TRUE(Fails(OdtCreateTensorWithDeviceData(ODT_FLOAT, shape, 2, "cpu", address, 24,
+                                                  &value),
+                    {"'cpu' is not a CUDA device", "OdtCreateTensorWithData"}));
+  EXPECT_TRUE(Fails(OdtCreateTensorWithDeviceData(ODT_FLOAT, shape, 2, "gpu", address, 24,
+                                                  &value),
+                    {"OdtCreateTensorWithDeviceData", "gpu"}));
+  EXPECT_TRUE(Fails(OdtCreateTensorWithDeviceData(ODT_FLOAT, shape, 2, "cuda", address, 12,
+                                                  &value),
+                    {"12 bytes", "needs 24"}));
+  EXPECT_TRUE(Fails(OdtCreateTensorWithDeviceData(ODT_FLOAT, shape, 2, "cuda", nullptr, 24,
+                                                  &value),
+                    {"device_data is NULL"}));
+  EXPECT_EQ(value, nullptr);
+  ASSERT_TRUE(Ok(OdtCreateTensorWithDeviceData(ODT_FLOAT, shape, 2, "cuda:1", address, 24,
+                                               &value)));
+  Value onDevice(value);
+  int device = -2;
+  ASSERT_TRUE(Ok(OdtGetTensorDevice(onDevice.get(), &device)));
+  EXPECT_EQ(device, 1);
+  void *data = nullptr;
+  ASSERT_TRUE(Ok(OdtGetTensorData(onDevice.get(), &data)));
+  EXPECT_EQ(data, address);
+  ASSERT_TRUE(Ok(OdtGetTensorDevice(inputs.pointers[0], &device)));
+  EXPECT_EQ(device, -1);
+  EXPECT_TRUE(Fails(OdtGetTensorDevice(nullptr, &device), {"NULL"}));
+
+  // A CPU session refuses the batch in device memory, naming the input.
+  State state = loadState(defaultData() + "/checkpoint");
+  Session s = createSession(state.get(), defaultModel());
+  ASSERT_TRUE(s);
+  const int64_t *dims = nullptr;
+  size_t rank = 0;
+  ASSERT_TRUE(Ok(OdtGetTensorShape(inputs.pointers[0], &rank, &dims)));
+  size_t count = 0;
+  ASSERT_TRUE(Ok(OdtGetTensorElementCount(inputs.pointers[0], &count)));
+  OdtValue *batch = nullptr;
+  ASSERT_TRUE(Ok(OdtCreateTensorWithDeviceData(ODT_FLOAT, dims, rank, "cuda", address,
+                                               count * sizeof(float), &batch)));
+  Value deviceBatch(batch);
+  std::vector<const OdtValue *> deviceInputs = {batch, inputs.pointers[1]};
+  std::vector<OdtValue *> outputs(1, nullptr);
+  EXPECT_TRUE(Fails(OdtTrainStep(s.get(), 2, deviceInputs.data(), 1, outputs.data()),
+                    {"TrainStep", "input", "cuda:0", "runs on the CPU"}));
+  EXPECT_TRUE(Fails(OdtEvalStep(s.get(), 2, deviceInputs.data(), 1, outputs.data()),
+                    {"EvalStep", "runs on the CPU"}));
+  EXPECT_EQ(outputs[0], nullptr);
+  // An output in device memory: outputs are written on the host.
+  int64_t scalar[] = {1};
+  OdtValue *loss = nullptr;
+  ASSERT_TRUE(Ok(OdtCreateTensorWithDeviceData(ODT_FLOAT, scalar, 0, "cuda", address, 4,
+                                               &loss)));
+  Value deviceLoss(loss);
+  outputs[0] = loss;
+  EXPECT_TRUE(Fails(OdtTrainStep(s.get(), inputs.size(), inputs.data(), 1, outputs.data()),
+                    {"output 0", "device memory"}));
+  // The refused steps changed nothing: the session trains as a fresh one.
+  State fresh = loadState(defaultData() + "/checkpoint");
+  Session other = createSession(fresh.get(), defaultModel());
+  EXPECT_EQ(trainStep(s.get(), inputs), trainStep(other.get(), inputs));
+}
+
 } // namespace
 } // namespace capi

@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -374,3 +375,125 @@ TEST_F(DeviceSessionTest, ADeviceWithoutMemoryFailsTheStepClearly) {
 }
 
 } // namespace
+
+// A batch the caller keeps in the device's memory: copied on the device
+// into the step's input buffer at every call, ahead of the step (the graph
+// holds only that buffer's address, so the caller may pass another
+// allocation next time); only the labels and the lazy-reset flag come from
+// the host. The same shapes from host memory are another step, with a graph
+// of its own.
+TEST_F(DeviceSessionTest, InputsInDeviceMemoryAreCopiedOnTheDevice) {
+  auto session = open(state);
+  ASSERT_TRUE(session);
+  const cuda::DeviceSteps &steps = *session->module().deviceSteps();
+  auto spec = cuda::parseDeviceSpec("cuda:0");
+  ASSERT_TRUE(spec);
+  auto caller = cuda::Device::open(*spec);
+  ASSERT_TRUE(caller) << caller.getStatus().message();
+  size_t bytes = 4 * 784 * sizeof(float);
+  auto first = (*caller)->allocate(bytes, "the caller's batch");
+  auto second = (*caller)->allocate(bytes, "the caller's next batch");
+  ASSERT_TRUE(first && second);
+  std::vector<Tensor> inputs = batch(4), outputs;
+  for (int call = 0; call < 3; ++call) {
+    cuda::DevicePtr address = call < 2 ? first->address : second->address;
+    inputs[0] = Tensor::deviceView(
+        DataType::Float, {4, 784},
+        reinterpret_cast<void *>(static_cast<uintptr_t>(address)), 0);
+    size_t mark = logLength();
+    ASSERT_TRUE(session->trainStep(inputs, outputs)) << "call " << call;
+    // The copy on the device comes before the step's first launch (or its
+    // graph's): the first call also uploads the state.
+    std::vector<std::string> events = logLines("", mark);
+    auto copy = std::find(events.begin(), events.end(),
+                          "copy on device " + std::to_string(bytes));
+    auto launch = std::find_if(events.begin(), events.end(), [](auto &e) {
+      return e.compare(0, 6, "launch") == 0 || e == "graph launch";
+    });
+    EXPECT_TRUE(copy < launch) << "call " << call;
+    EXPECT_EQ(logLines("copy on device", mark).size(), 1u) << "call " << call;
+    if (call > 0)
+      EXPECT_EQ(logLines("copy to device", mark).size(), 2u) << "call " << call;
+  }
+  EXPECT_EQ(steps.counters().eagerRuns, 1u);
+  EXPECT_EQ(steps.counters().graphCaptures, 1u);
+  EXPECT_EQ(steps.counters().graphReplays, 2u);
+
+  std::vector<Tensor> hosted = batch(4);
+  size_t mark = logLength();
+  ASSERT_TRUE(session->trainStep(hosted, outputs));
+  EXPECT_EQ(steps.counters().eagerRuns, 2u);
+  EXPECT_EQ(logLines("copy on device", mark).size(), 0u);
+  EXPECT_EQ(logLines("copy to device", mark).size(), 3u);
+}
+
+// What a session cannot take from device memory, each refused before the
+// step runs, with the input named.
+TEST_F(DeviceSessionTest, DeviceInputsItCannotTakeAreRefused) {
+  auto session = open(state);
+  ASSERT_TRUE(session);
+  const cuda::DeviceSteps &steps = *session->module().deviceSteps();
+  auto spec = cuda::parseDeviceSpec("cuda:0");
+  ASSERT_TRUE(spec);
+  auto caller = cuda::Device::open(*spec);
+  ASSERT_TRUE(caller) << caller.getStatus().message();
+  auto buffer = (*caller)->allocate(4 * 784 * sizeof(float), "the batch");
+  ASSERT_TRUE(buffer);
+  void *address =
+      reinterpret_cast<void *>(static_cast<uintptr_t>(buffer->address));
+  std::vector<Tensor> outputs;
+  auto refusal = [&](std::vector<Tensor> inputs) {
+    Status status = session->trainStep(inputs, outputs);
+    EXPECT_FALSE(status);
+    return status.message();
+  };
+
+  std::vector<Tensor> inputs = batch(4);
+  inputs[1] = Tensor::deviceView(DataType::Int32, {4}, address, 0);
+  std::string message = refusal(inputs);
+  EXPECT_NE(message.find("input 'labels'"), std::string::npos) << message;
+  EXPECT_NE(message.find("checked on the host"), std::string::npos) << message;
+
+  inputs = batch(4);
+  inputs[0] = Tensor::deviceView(DataType::Float, {4, 784}, address, 1);
+  message = refusal(inputs);
+  EXPECT_NE(message.find("cuda:1"), std::string::npos) << message;
+  EXPECT_NE(message.find("the session runs on cuda:0"), std::string::npos)
+      << message;
+
+  std::vector<float> host(4 * 784);
+  inputs[0] = Tensor::deviceView(DataType::Float, {4, 784}, host.data(), 0);
+  message = refusal(inputs);
+  EXPECT_NE(message.find("is not CUDA device memory"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("CUDA_ERROR_INVALID_VALUE"), std::string::npos)
+      << message;
+
+  inputs = batch(8);
+  inputs[0] = Tensor::deviceView(DataType::Float, {8, 784}, address, 0);
+  message = refusal(inputs);
+  EXPECT_NE(message.find("input 'input-0'"), std::string::npos) << message;
+  EXPECT_NE(message.find("12544 bytes of its allocation, 25088 are needed"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(steps.counters().eagerRuns, 0u);
+  EXPECT_EQ(logLines("launch").size(), 0u);
+
+  // A session on the CPU: the model's CPU build over another state.
+  auto cpuModel =
+      CompiledModel::load(std::string(ODT_E2E_MODELS_DIR) + "/ort_mlp");
+  ASSERT_TRUE(cpuModel) << cpuModel.getStatus().message();
+  auto read = loadCheckpoint(std::string(ODT_SHARED_DIR) +
+                             "/conformance/ort/training_api/checkpoint.ckpt");
+  ASSERT_TRUE(read);
+  CheckpointState cpuState = read.take();
+  auto cpu =
+      TrainingSession::create(cpuState, cpuModel.take(), cuda::DeviceSpec());
+  ASSERT_TRUE(cpu) << cpu.getStatus().message();
+  inputs = batch(4);
+  inputs[0] = Tensor::deviceView(DataType::Float, {4, 784}, address, 0);
+  Status status = (*cpu)->trainStep(inputs, outputs);
+  EXPECT_FALSE(status);
+  EXPECT_NE(status.message().find("runs on the CPU"), std::string::npos)
+      << status.message();
+}

@@ -111,6 +111,21 @@ ODT_API OdtStatus *OdtCreateTensorWithData(OdtDataType type,
                                            const int64_t *shape, size_t rank,
                                            void *data, size_t byte_size,
                                            OdtValue **out);
+/* Beyond ORT's C API (its CUDA OrtMemoryInfo): a tensor over caller memory
+ * on `device` ("cuda" or "cuda:N"): `device_data` is a CUdeviceptr of
+ * exactly `byte_size` bytes, which must outlive the value. Only a session on
+ * that device takes it, as an input of TrainStep or EvalStep: copied on the
+ * device into the step's input buffer (no trip through the host). A session
+ * on another device or the CPU, an input whose values the runtime checks on
+ * the host (token ids), memory that is not that device's, or an allocation
+ * smaller than `byte_size` is an error at the step. Nothing is checked here
+ * beyond the shape, the size and the device's name: no CUDA call is made. */
+ODT_API OdtStatus *OdtCreateTensorWithDeviceData(
+    OdtDataType type, const int64_t *shape, size_t rank, const char *device,
+    void *device_data, size_t byte_size, OdtValue **out);
+/* The CUDA device whose memory holds the value's data, or -1 (host memory:
+ * every value but OdtCreateTensorWithDeviceData's). */
+ODT_API OdtStatus *OdtGetTensorDevice(const OdtValue *value, int *out);
 ODT_API OdtStatus *OdtGetTensorDataType(const OdtValue *value,
                                         OdtDataType *out);
 /* `*dims` stays valid while the value lives. */
@@ -118,6 +133,8 @@ ODT_API OdtStatus *OdtGetTensorShape(const OdtValue *value, size_t *rank,
                                      const int64_t **dims);
 ODT_API OdtStatus *OdtGetTensorElementCount(const OdtValue *value,
                                             size_t *out);
+/* The data's address: for a device value (OdtGetTensorDevice >= 0), its
+ * device address, which the host must not dereference. */
 ODT_API OdtStatus *OdtGetTensorData(OdtValue *value, void **out);
 ODT_API void OdtReleaseValue(OdtValue *value);
 
@@ -199,10 +216,10 @@ ODT_API OdtStatus *OdtCreateTrainingSessionFromBuffer(
  * (device 0) or "cuda:N". A CUDA device is opened here, its driver loaded at
  * run time (libcuda.so.1, or the file ODT_CUDA_DRIVER names; nothing links
  * CUDA): a machine without a driver or device, a wrong N, or the CUDA
- * toolkit's stub libcuda is an error naming the cause. Today every compiled
- * model is CPU code (odt-compile --emit=ptx prints a model's GPU kernels but
- * does not yet build a model around them), so "cuda" ends in an error that
- * says so, after the device checks. */
+ * toolkit's stub libcuda is an error naming the cause. On a CUDA device the
+ * model must be a GPU build (odt-compile --gpu-arch=...) with kernels for the
+ * device's chip or an older one; the session's state then lives on the
+ * device and is copied back when the host reads it (docs/gpu.md). */
 ODT_API OdtStatus *OdtCreateTrainingSessionOnDevice(OdtCheckpointState *state,
                                                     const char *compiled_model,
                                                     const char *device,

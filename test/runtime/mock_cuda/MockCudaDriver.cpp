@@ -63,7 +63,7 @@ struct Operation {
   std::string event;
   // A copy is done at replay between the same host and device addresses:
   // to the device from `from`, or from the device at `deviceFrom` to
-  // `toHost`.
+  // `toHost`, or to the device (`to`) from the device at `deviceFrom`.
   DevicePtr to = 0;
   const void *from = nullptr;
   size_t bytes = 0;
@@ -154,6 +154,10 @@ void perform(const Operation &operation) {
     std::memcpy(operation.toHost,
                 deviceBytes(operation.deviceFrom, operation.bytes),
                 operation.bytes);
+  if (!operation.from && !operation.toHost && operation.deviceFrom)
+    std::memmove(deviceBytes(operation.to, operation.bytes),
+                 deviceBytes(operation.deviceFrom, operation.bytes),
+                 operation.bytes);
   record(operation.event);
 }
 
@@ -327,6 +331,43 @@ Result_t mockMemcpyDtoHAsync(void *to, DevicePtr from, size_t bytes,
   copy.toHost = to;
   copy.bytes = bytes;
   return enqueue(stream, copy);
+}
+
+Result_t mockMemcpyDtoDAsync(DevicePtr to, DevicePtr from, size_t bytes,
+                             StreamHandle stream) {
+  if (!deviceBytes(to, bytes) || !deviceBytes(from, bytes))
+    return kInvalidValue;
+  Operation copy;
+  copy.event = "copy on device " + std::to_string(bytes);
+  copy.to = to;
+  copy.deviceFrom = from;
+  copy.bytes = bytes;
+  return enqueue(stream, copy);
+}
+
+/// CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL (9), RANGE_START_ADDR (11) and
+/// RANGE_SIZE (12) of the mock's allocations (all on device 0).
+Result_t mockPointerGetAttribute(void *data, int attribute, DevicePtr address) {
+  auto &allocations = state().allocations;
+  auto it = allocations.upper_bound(address);
+  if (it == allocations.begin())
+    return kInvalidValue;
+  --it;
+  if (address - it->first >= it->second.size())
+    return kInvalidValue;
+  switch (attribute) {
+  case 9:
+    *static_cast<int *>(data) = 0;
+    return kSuccess;
+  case 11:
+    *static_cast<DevicePtr *>(data) = it->first;
+    return kSuccess;
+  case 12:
+    *static_cast<size_t *>(data) = it->second.size();
+    return kSuccess;
+  default:
+    return kInvalidValue;
+  }
 }
 
 Result_t mockModuleLoadData(ModuleHandle *module, const void *image) {
@@ -506,6 +547,8 @@ const DriverFunctions &mockFunctions() {
     functions.cuMemFreeHost = mockMemFreeHost;
     functions.cuMemcpyHtoDAsync = mockMemcpyHtoDAsync;
     functions.cuMemcpyDtoHAsync = mockMemcpyDtoHAsync;
+    functions.cuMemcpyDtoDAsync = mockMemcpyDtoDAsync;
+    functions.cuPointerGetAttribute = mockPointerGetAttribute;
     functions.cuModuleLoadData = mockModuleLoadData;
     functions.cuModuleUnload = mockModuleUnload;
     functions.cuModuleGetFunction = mockModuleGetFunction;
