@@ -131,6 +131,29 @@ OdtStatus *checkShape(const char *function, const int64_t *shape, size_t rank,
   return nullptr;
 }
 
+/// A caller's buffer for a tensor of `type` and `shape`: a supported type,
+/// a valid shape (into `dims`), exactly `byteSize` bytes, and `data` (named
+/// `dataName`) not NULL unless the tensor is empty.
+OdtStatus *checkCallerBuffer(const char *function, OdtDataType type,
+                             const int64_t *shape, size_t rank,
+                             const void *data, const char *dataName,
+                             size_t byteSize, odt::Shape &dims) {
+  ODT_REQUIRE(isSupportedType(type), function,
+              "unsupported data type " + std::to_string(enumCode(type)));
+  if (OdtStatus *status = checkShape(function, shape, rank, dims))
+    return status;
+  size_t needed = static_cast<size_t>(odt::numElements(dims)) *
+                  odt::dataTypeSize(static_cast<odt::DataType>(type));
+  ODT_REQUIRE(byteSize == needed, function,
+              "the buffer holds " + std::to_string(byteSize) + " bytes, " +
+                  odt::formatShape(dims) + " of " +
+                  odt::dataTypeName(static_cast<odt::DataType>(type)) +
+                  " needs " + std::to_string(needed));
+  ODT_REQUIRE(data || needed == 0, function,
+              std::string(dataName) + " is NULL");
+  return nullptr;
+}
+
 OdtStatus *createSession(const char *function, OdtCheckpointState *state,
                          odt::Result<std::shared_ptr<odt::CompiledModel>> model,
                          OdtTrainingSession **out,
@@ -272,19 +295,10 @@ OdtStatus *OdtCreateTensorWithData(OdtDataType type, const int64_t *shape,
     const char *function = "OdtCreateTensorWithData";
     ODT_REQUIRE(out, function, "out is NULL");
     *out = nullptr;
-    ODT_REQUIRE(isSupportedType(type), function,
-                "unsupported data type " + std::to_string(enumCode(type)));
     odt::Shape dims;
-    if (OdtStatus *status = checkShape(function, shape, rank, dims))
+    if (OdtStatus *status = checkCallerBuffer(function, type, shape, rank,
+                                              data, "data", byteSize, dims))
       return status;
-    size_t needed = static_cast<size_t>(odt::numElements(dims)) *
-                    odt::dataTypeSize(static_cast<odt::DataType>(type));
-    ODT_REQUIRE(byteSize == needed, function,
-                "the buffer holds " + std::to_string(byteSize) + " bytes, " +
-                    odt::formatShape(dims) + " of " +
-                    odt::dataTypeName(static_cast<odt::DataType>(type)) +
-                    " needs " + std::to_string(needed));
-    ODT_REQUIRE(data || needed == 0, function, "data is NULL");
     *out = new OdtValue{
         odt::Tensor::view(static_cast<odt::DataType>(type), dims, data)};
     return nullptr;
@@ -308,19 +322,11 @@ OdtStatus *OdtCreateTensorWithDeviceData(OdtDataType type, const int64_t *shape,
                 std::string("device '") + device +
                     "' is not a CUDA device (host memory: "
                     "OdtCreateTensorWithData)");
-    ODT_REQUIRE(isSupportedType(type), function,
-                "unsupported data type " + std::to_string(enumCode(type)));
     odt::Shape dims;
-    if (OdtStatus *status = checkShape(function, shape, rank, dims))
+    if (OdtStatus *status =
+            checkCallerBuffer(function, type, shape, rank, deviceData,
+                              "device_data", byteSize, dims))
       return status;
-    size_t needed = static_cast<size_t>(odt::numElements(dims)) *
-                    odt::dataTypeSize(static_cast<odt::DataType>(type));
-    ODT_REQUIRE(byteSize == needed, function,
-                "the buffer holds " + std::to_string(byteSize) + " bytes, " +
-                    odt::formatShape(dims) + " of " +
-                    odt::dataTypeName(static_cast<odt::DataType>(type)) +
-                    " needs " + std::to_string(needed));
-    ODT_REQUIRE(deviceData || needed == 0, function, "device_data is NULL");
     *out = new OdtValue{odt::Tensor::deviceView(
         static_cast<odt::DataType>(type), dims, deviceData, spec->ordinal)};
     return nullptr;

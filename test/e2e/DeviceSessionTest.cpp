@@ -85,9 +85,30 @@ protected:
     return bytes;
   }
 
+  /// `bytes` of device memory of the caller's own (a data loader's), from
+  /// a device of its own on cuda:0; null on failure.
+  void *callerMemory(size_t bytes) {
+    if (!caller) {
+      auto spec = cuda::parseDeviceSpec("cuda:0");
+      auto opened = cuda::Device::open(*spec);
+      if (!opened) {
+        ADD_FAILURE() << opened.getStatus().message();
+        return nullptr;
+      }
+      caller = opened.take();
+    }
+    auto buffer = caller->allocate(bytes, "the caller's memory");
+    if (!buffer) {
+      ADD_FAILURE() << buffer.getStatus().message();
+      return nullptr;
+    }
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(buffer->address));
+  }
+
   odt::test::MockCudaControl mock;
   std::shared_ptr<CompiledModel> model;
   CheckpointState state;
+  std::unique_ptr<cuda::Device> caller;
 };
 
 TEST_F(DeviceSessionTest, StepsAreCapturedOnceAndReplayed) {
@@ -386,20 +407,13 @@ TEST_F(DeviceSessionTest, InputsInDeviceMemoryAreCopiedOnTheDevice) {
   auto session = open(state);
   ASSERT_TRUE(session);
   const cuda::DeviceSteps &steps = *session->module().deviceSteps();
-  auto spec = cuda::parseDeviceSpec("cuda:0");
-  ASSERT_TRUE(spec);
-  auto caller = cuda::Device::open(*spec);
-  ASSERT_TRUE(caller) << caller.getStatus().message();
   size_t bytes = 4 * 784 * sizeof(float);
-  auto first = (*caller)->allocate(bytes, "the caller's batch");
-  auto second = (*caller)->allocate(bytes, "the caller's next batch");
+  void *first = callerMemory(bytes), *second = callerMemory(bytes);
   ASSERT_TRUE(first && second);
   std::vector<Tensor> inputs = batch(4), outputs;
   for (int call = 0; call < 3; ++call) {
-    cuda::DevicePtr address = call < 2 ? first->address : second->address;
-    inputs[0] = Tensor::deviceView(
-        DataType::Float, {4, 784},
-        reinterpret_cast<void *>(static_cast<uintptr_t>(address)), 0);
+    inputs[0] = Tensor::deviceView(DataType::Float, {4, 784},
+                                   call < 2 ? first : second, 0);
     size_t mark = logLength();
     ASSERT_TRUE(session->trainStep(inputs, outputs)) << "call " << call;
     // The copy on the device comes before the step's first launch (or its
@@ -433,14 +447,8 @@ TEST_F(DeviceSessionTest, DeviceInputsItCannotTakeAreRefused) {
   auto session = open(state);
   ASSERT_TRUE(session);
   const cuda::DeviceSteps &steps = *session->module().deviceSteps();
-  auto spec = cuda::parseDeviceSpec("cuda:0");
-  ASSERT_TRUE(spec);
-  auto caller = cuda::Device::open(*spec);
-  ASSERT_TRUE(caller) << caller.getStatus().message();
-  auto buffer = (*caller)->allocate(4 * 784 * sizeof(float), "the batch");
-  ASSERT_TRUE(buffer);
-  void *address =
-      reinterpret_cast<void *>(static_cast<uintptr_t>(buffer->address));
+  void *address = callerMemory(4 * 784 * sizeof(float));
+  ASSERT_TRUE(address);
   std::vector<Tensor> outputs;
   auto refusal = [&](std::vector<Tensor> inputs) {
     Status status = session->trainStep(inputs, outputs);

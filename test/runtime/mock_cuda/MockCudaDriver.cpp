@@ -133,17 +133,26 @@ template <typename Handle> Handle newHandle() {
       0x1000 * static_cast<uintptr_t>(state().nextHandle++)));
 }
 
-/// The allocation holding [address, address + bytes), or null.
-unsigned char *deviceBytes(DevicePtr address, size_t bytes) {
+/// The allocation `address` lies in (its start and bytes), or null.
+const std::pair<const DevicePtr, std::vector<unsigned char>> *
+allocationHolding(DevicePtr address) {
   auto &allocations = state().allocations;
   auto it = allocations.upper_bound(address);
   if (it == allocations.begin())
     return nullptr;
   --it;
-  size_t offset = address - it->first;
-  if (offset + bytes > it->second.size())
+  return address - it->first < it->second.size() ? &*it : nullptr;
+}
+
+/// The allocation holding [address, address + bytes), or null.
+unsigned char *deviceBytes(DevicePtr address, size_t bytes) {
+  auto *allocation = allocationHolding(address);
+  if (!allocation)
     return nullptr;
-  return it->second.data() + offset;
+  size_t offset = address - allocation->first;
+  if (offset + bytes > allocation->second.size())
+    return nullptr;
+  return const_cast<unsigned char *>(allocation->second.data()) + offset;
 }
 
 void perform(const Operation &operation) {
@@ -348,22 +357,18 @@ Result_t mockMemcpyDtoDAsync(DevicePtr to, DevicePtr from, size_t bytes,
 /// CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL (9), RANGE_START_ADDR (11) and
 /// RANGE_SIZE (12) of the mock's allocations (all on device 0).
 Result_t mockPointerGetAttribute(void *data, int attribute, DevicePtr address) {
-  auto &allocations = state().allocations;
-  auto it = allocations.upper_bound(address);
-  if (it == allocations.begin())
-    return kInvalidValue;
-  --it;
-  if (address - it->first >= it->second.size())
+  auto *allocation = allocationHolding(address);
+  if (!allocation)
     return kInvalidValue;
   switch (attribute) {
   case 9:
     *static_cast<int *>(data) = 0;
     return kSuccess;
   case 11:
-    *static_cast<DevicePtr *>(data) = it->first;
+    *static_cast<DevicePtr *>(data) = allocation->first;
     return kSuccess;
   case 12:
-    *static_cast<size_t *>(data) = it->second.size();
+    *static_cast<size_t *>(data) = allocation->second.size();
     return kSuccess;
   default:
     return kInvalidValue;
