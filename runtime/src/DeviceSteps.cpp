@@ -189,10 +189,12 @@ Status DeviceSteps::stage(ShapedStep &step, size_t index,
                            argument.name +
                            "' is in device memory, but the step writes it: "
                            "only inputs may be");
+    // Checked at every call: the caller may pass another allocation.
     if (bytes)
-      ODT_RETURN_IF_ERROR(
-          gpu->checkOwnMemory(reinterpret_cast<uintptr_t>(host.data()), bytes)
-              .withContext("input '" + argument.name + "'"));
+      if (Status own = gpu->checkOwnMemory(
+              reinterpret_cast<uintptr_t>(host.data()), bytes);
+          !own)
+        return own.withContext("input '" + argument.name + "'");
     staged.copiedIn = false;
     staged.deviceSource = reinterpret_cast<uintptr_t>(host.data());
     return Status::ok();
@@ -313,10 +315,10 @@ Status DeviceSteps::run(EntryKind kind, const EntryCall &call,
   // step, on its stream (a graph holds only the buffers' addresses).
   for (const Staged &staged : shaped.staged)
     if (staged.bytes && staged.deviceSource)
-      ODT_RETURN_IF_ERROR(gpu->enqueueCopyOnDevice(staged.device.address,
-                                                   staged.deviceSource,
-                                                   staged.bytes)
-                              .withContext(what));
+      if (Status copied = gpu->enqueueCopyOnDevice(
+              staged.device.address, staged.deviceSource, staged.bytes);
+          !copied)
+        return copied.withContext(what);
 
   // Whatever happens from here, the step may have written its state.
   for (Mirror *mirror : written)

@@ -481,24 +481,25 @@ Status Module::run(Step &step, const char *what, std::vector<Tensor> &inputs,
 Status Module::checkDeviceInput(const char *what, const EntryPointSpec &entry,
                                 const ArgumentSpec &argument,
                                 const Tensor &input) const {
-  std::string where =
-      std::string(what) + ": input '" + argument.name +
-      "' is in the memory of cuda:" + std::to_string(input.device()) + ", but ";
+  // Runs at every step of a device session: the message is made only when
+  // the input is refused.
+  std::string why;
   if (!device)
-    return Status::error(where + "the session runs on the CPU: pass it in "
-                                 "host memory");
-  if (input.device() != device->device().ordinal())
-    return Status::error(where + "the session runs on cuda:" +
-                         std::to_string(device->device().ordinal()));
-  if (argument.hasValueRange)
-    return Status::error(where + "its values (indices into a table) are "
-                                 "checked on the host before the step: pass "
-                                 "it in host memory");
-  if (entry.shapeFunction)
-    return Status::error(where + "this step computes sizes on the host from "
-                                 "its arguments' values: pass its inputs in "
-                                 "host memory");
-  return Status::ok();
+    why = "the session runs on the CPU: pass it in host memory";
+  else if (input.device() != device->device().ordinal())
+    why = "the session runs on cuda:" +
+          std::to_string(device->device().ordinal());
+  else if (argument.hasValueRange)
+    why = "its values (indices into a table) are checked on the host before "
+          "the step: pass it in host memory";
+  else if (entry.shapeFunction)
+    why = "this step computes sizes on the host from its arguments' values: "
+          "pass its inputs in host memory";
+  else
+    return Status::ok();
+  return Status::error(std::string(what) + ": input '" + argument.name +
+                       "' is in the memory of cuda:" +
+                       std::to_string(input.device()) + ", but " + why);
 }
 
 Status Module::setThreads(int count) {
