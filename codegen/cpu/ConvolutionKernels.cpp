@@ -278,50 +278,18 @@ Value sumAlongDim(OpBuilder &b, Location loc, Value partials, unsigned dim) {
 /// worth of f32.
 constexpr int64_t kTransposeBlockRows = 16;
 
-/// The transpose of a static matrix [R, C], kTransposeBlockRows input rows
-/// at a time when R is a multiple of them: each block's rows are read down
-/// their columns while their cache lines sit in L1 (a line holds the next
-/// 15 columns' elements too). Transposed whole, a column's elements were
-/// gathered from R different lines that were gone again before the next
-/// column read them: the [2304, 256] transpose ending the filter gradient
-/// of a 3x3 256-channel convolution was 12% of its training step.
+/// The transpose of a static matrix [R, C], whole: for the few dW^T whose
+/// rows are not a multiple of kTransposeBlockRows
+/// (sumAndTransposeInBlocks).
 Value transposeMatrix(OpBuilder &b, Location loc, Value matrix) {
   MLIRContext *context = b.getContext();
   auto type = cast<RankedTensorType>(matrix.getType());
-  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
-  Value empty =
-      tensor::EmptyOp::create(b, loc, {columns, rows}, type.getElementType());
+  Value empty = tensor::EmptyOp::create(
+      b, loc, {type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  auto transpose = [&](OpBuilder &nb, Location l, Value from, Value to) {
-    return buildMappedCopy(nb, l, from, to,
-                           AffineMap::get(2, 0, {d(1), d(0)}, context),
-                           AffineMap::getMultiDimIdentityMap(2, context));
-  };
-  if (rows <= kTransposeBlockRows || rows % kTransposeBlockRows != 0)
-    return transpose(b, loc, matrix, empty);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value step = arith::ConstantIndexOp::create(b, loc, kTransposeBlockRows);
-  Value end = arith::ConstantIndexOp::create(b, loc, rows);
-  auto loop = scf::ForOp::create(
-      b, loc, zero, end, step, ValueRange{empty},
-      [&](OpBuilder &nb, Location l, Value row, ValueRange args) {
-        SmallVector<OpFoldResult> unit(2, nb.getIndexAttr(1));
-        Value block = tensor::ExtractSliceOp::create(
-            nb, l, matrix, ArrayRef<OpFoldResult>{row, nb.getIndexAttr(0)},
-            ArrayRef<OpFoldResult>{nb.getIndexAttr(kTransposeBlockRows),
-                                   nb.getIndexAttr(columns)},
-            unit);
-        SmallVector<OpFoldResult> outOffsets = {nb.getIndexAttr(0), row};
-        SmallVector<OpFoldResult> outSizes = {
-            nb.getIndexAttr(columns), nb.getIndexAttr(kTransposeBlockRows)};
-        Value outBlock = tensor::ExtractSliceOp::create(
-            nb, l, args[0], outOffsets, outSizes, unit);
-        Value written = tensor::InsertSliceOp::create(
-            nb, l, transpose(nb, l, block, outBlock), args[0], outOffsets,
-            outSizes, unit);
-        scf::YieldOp::create(nb, l, written);
-      });
-  return loop.getResult(0);
+  return buildMappedCopy(b, loc, matrix, empty,
+                         AffineMap::get(2, 0, {d(1), d(0)}, context),
+                         AffineMap::getMultiDimIdentityMap(2, context));
 }
 
 /// Images `image` [G, F, OH, OW] of an output gradient as the matrix
@@ -654,6 +622,54 @@ static Value buildOutputForall(
   return forall.getResult(0);
 }
 
+/// dW^T's partial sums `partials` [G, R, F] summed over the groups and
+/// transposed into dW [F, R], kTransposeBlockRows rows per parallel
+/// iteration: each block's sum ([16, F], in L1) is read down its columns
+/// while its lines are there (a line holds the next 15 columns' elements
+/// too). Transposed whole, a column's elements were gathered from R lines
+/// gone again before the next column read them (the [2304, 256] transpose
+/// of a 3x3 256-channel filter gradient was 12% of its training step);
+/// summed whole and then transposed in blocks by one thread, the partials
+/// went through memory twice while the other threads waited. Returns null
+/// when R is not a multiple of the block.
+static Value sumAndTransposeInBlocks(OpBuilder &b, Location loc,
+                                     Value partials) {
+  MLIRContext *context = b.getContext();
+  auto type = cast<RankedTensorType>(partials.getType());
+  int64_t groups = type.getDimSize(0), rows = type.getDimSize(1),
+          columns = type.getDimSize(2);
+  if (rows <= kTransposeBlockRows || rows % kTransposeBlockRows != 0)
+    return Value();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  Value empty =
+      tensor::EmptyOp::create(b, loc, {columns, rows}, type.getElementType());
+  return buildOutputForall(
+      b, loc, b.getIndexAttr(rows / kTransposeBlockRows), empty,
+      [&](Value block, Value out) {
+        Value row = arith::MulIOp::create(
+            b, loc, block,
+            arith::ConstantIndexOp::create(b, loc, kTransposeBlockRows));
+        SmallVector<OpFoldResult> unit(3, b.getIndexAttr(1));
+        Value blockPartials = tensor::ExtractSliceOp::create(
+            b, loc, partials,
+            ArrayRef<OpFoldResult>{b.getIndexAttr(0), row, b.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(groups),
+                                   b.getIndexAttr(kTransposeBlockRows),
+                                   b.getIndexAttr(columns)},
+            unit);
+        Value sum = sumAlongDim(b, loc, blockPartials, /*dim=*/0);
+        auto outBlock = tensor::ExtractSliceOp::create(
+            b, loc, out, ArrayRef<OpFoldResult>{b.getIndexAttr(0), row},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(columns),
+                                   b.getIndexAttr(kTransposeBlockRows)},
+            ArrayRef<OpFoldResult>(unit).drop_front());
+        Value transposed = buildMappedCopy(
+            b, loc, sum, outBlock, AffineMap::get(2, 0, {d(1), d(0)}, context),
+            AffineMap::getMultiDimIdentityMap(2, context));
+        return std::make_pair(transposed, outBlock);
+      });
+}
+
 /// Image `n`'s forward product: its output [1, F, OH, OW] and the slice of
 /// `out` it replaces. `matrix`: the filter as [F, C*KH*KW].
 static std::pair<Value, tensor::ExtractSliceOp>
@@ -902,9 +918,14 @@ Value buildFilterGradientImageColumns(OpBuilder &b, const ConvolutionForm &form,
   // written transposed, the sum of the groups was a strided store per
   // element (3.6% of resnet18_cifar's step for its [4, 1152, 128]
   // partials).
-  Value total = sumAlongDim(b, loc, forall.getResult(0), /*dim=*/0);
+  Value total;
   if (config.transposed)
-    total = transposeMatrix(b, loc, total);
+    total = sumAndTransposeInBlocks(b, loc, forall.getResult(0));
+  if (!total) {
+    total = sumAlongDim(b, loc, forall.getResult(0), /*dim=*/0);
+    if (config.transposed)
+      total = transposeMatrix(b, loc, total);
+  }
   return tensor::ExpandShapeOp::create(
       b, loc, dwType, total, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}},
       getAsIndexOpFoldResult(context, filterShape));

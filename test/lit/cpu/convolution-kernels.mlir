@@ -214,16 +214,20 @@ func.func @filter_gradient_by_images(%dy: tensor<?x4x3x3xf32>, %x: tensor<?x3x5x
 
 // -----
 
-// The transpose ending a transposed filter gradient whose windows have a
-// multiple of 16 values (8 channels of 2x2: dW^T is [32, 4]) goes 16 rows
-// of dW^T at a time, each block transposed into its 16 columns of dW.
+// The sum of a transposed filter gradient's partials and the transpose
+// that ends it (windows of a multiple of 16 values: 8 channels of 2x2,
+// dW^T is [32, 4]) go 16 rows of dW^T per parallel iteration: each block's
+// rows summed over the image groups, then transposed into its 16 columns
+// of dW.
 // CHECK-LABEL: func.func @blocked_transpose
-// CHECK:         %[[TOTAL:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x32x4xf32>) outs(%{{.*}} : tensor<32x4xf32>)
-// CHECK:         scf.for %[[ROW:.*]] = %c0 to %c32 step %c16 iter_args(%[[DW:.*]] = %{{.*}}) -> (tensor<4x32xf32>)
-// CHECK:           %[[BLOCK:.*]] = tensor.extract_slice %[[TOTAL]][%[[ROW]], 0] [16, 4] [1, 1]
+// CHECK:         %[[PARTIALS:.*]] = scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}}) -> (tensor<4x32x4xf32>)
+// CHECK:         scf.forall (%[[BLOCK:.*]]) in (2) shared_outs(%[[DW:.*]] = %{{.*}}) -> (tensor<4x32xf32>)
+// CHECK:           %[[ROW:.*]] = arith.muli %[[BLOCK]], %c16
+// CHECK:           %[[ROWS:.*]] = tensor.extract_slice %[[PARTIALS]][0, %[[ROW]], 0] [4, 16, 4] [1, 1, 1]
+// CHECK:           %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[ROWS]] : tensor<4x16x4xf32>) outs(%{{.*}} : tensor<16x4xf32>)
 // CHECK:           %[[OUT:.*]] = tensor.extract_slice %[[DW]][0, %[[ROW]]] [4, 16] [1, 1]
-// CHECK:           %[[T:.*]] = linalg.generic {{.*}} ins(%[[BLOCK]] : tensor<16x4xf32>) outs(%[[OUT]] : tensor<4x16xf32>)
-// CHECK:           tensor.insert_slice %[[T]] into %[[DW]][0, %[[ROW]]] [4, 16] [1, 1]
+// CHECK:           %[[T:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<16x4xf32>) outs(%[[OUT]] : tensor<4x16xf32>)
+// CHECK:           tensor.parallel_insert_slice %[[T]] into %[[DW]][0, %[[ROW]]] [4, 16] [1, 1]
 func.func @blocked_transpose(%dy: tensor<?x4x5x5xf32>, %x: tensor<?x8x6x6xf32>) -> tensor<4x8x2x2xf32> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x8x2x2xf32>
