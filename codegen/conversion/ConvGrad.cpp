@@ -252,7 +252,11 @@ SmallVector<StridePhase> stridePhases(int64_t in, int64_t out, int64_t stride,
 /// zeros, inputGradientCorrelation's way, multiplies s^2 - 1 zeros for
 /// each term: 4x the work on a stride-2 layer.) Each phase is
 /// correlateWithTaps over its taps; the phases fill dX's positions r,
-/// r + s, ... with strided inserts.
+/// r + s, ... with strided inserts. Every phase reads a window of one
+/// copy of dY padded for all of them (by the largest low and high pad
+/// along each dim): padded per phase, dY was copied three more times on a
+/// stride-2 layer, each copy a zero fill and a pass of its own, and the
+/// producer of dY could write into only one of them.
 Value inputGradientPhases(OpBuilder &rewriter, Location loc,
                           const ConvGradShape &g, ArrayRef<int64_t> in,
                           ArrayRef<int64_t> out) {
@@ -264,37 +268,62 @@ Value inputGradientPhases(OpBuilder &rewriter, Location loc,
     return rewriter.getIndexAttr(v);
   };
   Value dX = createEmpty(rewriter, loc, g.xSizes, g.type);
+  auto hasTerms = [&](const StridePhase &row, const StridePhase &column) {
+    int64_t rowsLeft = out[0] - std::max<int64_t>(0, -row.low) -
+                       std::max<int64_t>(0, -row.high);
+    int64_t columnsLeft = out[1] - std::max<int64_t>(0, -column.low) -
+                          std::max<int64_t>(0, -column.high);
+    return row.taps && column.taps && rowsLeft > 0 && columnsLeft > 0;
+  };
+  // The pads every phase with terms needs: dY[i] is at i + lowMost in the
+  // shared copy, and a phase's own padded dY[j] = dY[j - low] is its window
+  // from lowMost - low.
+  int64_t lowMost[2] = {0, 0}, highMost[2] = {0, 0};
+  for (const StridePhase &row : rows)
+    for (const StridePhase &column : columns) {
+      if (!hasTerms(row, column))
+        continue;
+      const StridePhase *phase[2] = {&row, &column};
+      for (int i = 0; i < 2; ++i) {
+        lowMost[i] = std::max(lowMost[i], phase[i]->low);
+        highMost[i] = std::max(highMost[i], phase[i]->high);
+      }
+    }
+  // Made where the first phase that reads past dY needs it: a phase that
+  // reads dY itself comes before it, so that odt-pad-into-producer's
+  // insert of dY into the padded copy follows every read of dY itself
+  // (one after it would make bufferization copy dY into the padded copy).
+  Value paddedDY;
+  auto window = [&](const StridePhase &row,
+                    const StridePhase &column) -> Value {
+    if (row.low == 0 && row.high == 0 && column.low == 0 && column.high == 0)
+      return g.dY;
+    if (!paddedDY)
+      paddedDY =
+          tensor::PadOp::create(
+              rewriter, loc, Type(), g.dY,
+              {index(0), index(0), index(lowMost[0]), index(lowMost[1])},
+              {index(0), index(0), index(highMost[0]), index(highMost[1])},
+              createScalar(rewriter, loc, g.type, 0.0), /*nofold=*/false)
+              .getResult();
+    return tensor::ExtractSliceOp::create(
+        rewriter, loc, paddedDY,
+        {index(0), index(0), index(lowMost[0] - row.low),
+         index(lowMost[1] - column.low)},
+        {g.dySizes[0], g.dySizes[1], index(out[0] + row.low + row.high),
+         index(out[1] + column.low + column.high)},
+        {index(1), index(1), index(1), index(1)});
+  };
   for (const StridePhase &row : rows) {
     for (const StridePhase &column : columns) {
       SmallVector<OpFoldResult> sizes = {g.xSizes[0], g.xSizes[1],
                                          index(row.positions),
                                          index(column.positions)};
-      // dY's extent left after cropping where low or high is negative.
-      int64_t rowsLeft = out[0] - std::max<int64_t>(0, -row.low) -
-                         std::max<int64_t>(0, -row.high);
-      int64_t columnsLeft = out[1] - std::max<int64_t>(0, -column.low) -
-                            std::max<int64_t>(0, -column.high);
       Value part;
-      if (!row.taps || !column.taps || rowsLeft <= 0 || columnsLeft <= 0) {
+      if (!hasTerms(row, column)) {
         part = createFilled(rewriter, loc, sizes, g.type, 0.0);
       } else {
-        Value source = g.dY;
-        if (row.low < 0 || row.high < 0 || column.low < 0 || column.high < 0)
-          source = tensor::ExtractSliceOp::create(
-              rewriter, loc, g.dY,
-              {index(0), index(0), index(std::max<int64_t>(0, -row.low)),
-               index(std::max<int64_t>(0, -column.low))},
-              {g.dySizes[0], g.dySizes[1], index(rowsLeft), index(columnsLeft)},
-              {index(1), index(1), index(1), index(1)});
-        Value padded =
-            tensor::PadOp::create(
-                rewriter, loc, Type(), source,
-                {index(0), index(0), index(std::max<int64_t>(0, row.low)),
-                 index(std::max<int64_t>(0, column.low))},
-                {index(0), index(0), index(std::max<int64_t>(0, row.high)),
-                 index(std::max<int64_t>(0, column.high))},
-                createScalar(rewriter, loc, g.type, 0.0), /*nofold=*/false)
-                .getResult();
+        Value padded = window(row, column);
         const StridePhase *phase[2] = {&row, &column};
         part = correlateWithTaps(rewriter, loc, g, padded, sizes,
                                  {row.taps, column.taps}, {1, 1},
