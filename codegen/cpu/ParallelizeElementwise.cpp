@@ -400,12 +400,166 @@ struct ParallelizeElementwisePass
   /// counted as leading.
   void parallelize(linalg::LinalgOp op) {
     SmallVector<linalg::FillOp> fills = leadingFills(op), whole;
+    if (splitSum(op))
+      return;
     if (!splitWithFills(op, fills, whole))
       for (linalg::FillOp fill : fills)
         if (!llvm::is_contained(op.getDpsInits(), fill.getOutputs()[0]))
           whole.push_back(fill);
     for (linalg::FillOp fill : whole)
       parallelize(fill);
+  }
+
+  /// The value a reduction's body adds to its output (the body yields
+  /// `out + value` or `value + out`, and reads `out` nowhere else), or
+  /// null.
+  static Value summand(linalg::GenericOp op) {
+    Block &body = op.getRegion().front();
+    BlockArgument out = body.getArguments().back();
+    auto add =
+        body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+    if (!add || !out.hasOneUse())
+      return Value();
+    if (add.getLhs() == out)
+      return add.getRhs();
+    if (add.getRhs() == out)
+      return add.getLhs();
+    return Value();
+  }
+
+  /// A sum of a whole tensor into one f32 (a loss's mean over a large
+  /// output: the MSE of an image-sized prediction) as partial sums over
+  /// chunks of its outermost dim, in parallel, each from zero, then added
+  /// to the output in chunk order: one thread summed the 2 MB of a
+  /// convolution layer's squared error while the other waited, a seventh
+  /// of that layer's forward step at 2 threads. The chunks are the row
+  /// chunks of splitWithFills (by the sizes, not the thread count), so the
+  /// sum does not depend on the thread count; it is added in another
+  /// order than the serial loop's, which changes it in the last bits.
+  /// False when `op` is not such a sum or is small.
+  bool splitSum(linalg::LinalgOp linalgOp) {
+    auto op = dyn_cast<linalg::GenericOp>(linalgOp.getOperation());
+    if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+        op.getNumLoops() == 0 || op.getNumReductionLoops() != op.getNumLoops())
+      return false;
+    Value output = op.getDpsInits()[0];
+    auto outputType = cast<MemRefType>(output.getType());
+    if (outputType.getRank() != 0 || !outputType.getElementType().isF32() ||
+        !summand(op))
+      return false;
+    llvm::SmallPtrSet<Value, 4> bodyReads, bodyWrites;
+    bodyBuffers(op, /*arenaViews=*/true, bodyReads, bodyWrites);
+    if (!bodyReads.empty() || !bodyWrites.empty())
+      return false;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    const unsigned dim = 0;
+    if (ranges[dim] == 1)
+      return false;
+    // Each input moves with the outermost dim as a plain result, or not at
+    // all (passed whole).
+    Value extentSource;
+    unsigned extentPosition = 0;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      std::optional<unsigned> position = resultOfDim(map, dim);
+      if (!position) {
+        if (map.isFunctionOfDim(dim))
+          return false;
+        continue;
+      }
+      if (!extentSource && isa<MemRefType>(input->get().getType())) {
+        extentSource = input->get();
+        extentPosition = *position;
+      }
+    }
+    if (!extentSource)
+      return false;
+    auto known = [](int64_t size) {
+      return ShapedType::isDynamic(size) ? int64_t(1) : size;
+    };
+    int64_t others = 1;
+    for (int64_t size : ArrayRef<int64_t>(ranges).drop_front())
+      others *= known(size);
+    bool dynamic = llvm::any_of(ranges, ShapedType::isDynamic);
+    if (!dynamic && others * known(ranges[dim]) < minElements)
+      return false;
+    int64_t rowsPerChunk =
+        std::max<int64_t>(1, llvm::divideCeil(chunkElements, others));
+
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Type f32 = builder.getF32Type();
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    Value rows = arith::ConstantIndexOp::create(builder, loc, rowsPerChunk);
+    Value extent =
+        memref::DimOp::create(builder, loc, extentSource, extentPosition);
+    Value chunks = arith::CeilDivUIOp::create(builder, loc, extent, rows);
+    // One f32 per chunk, on the stack: at most the extent of the outermost
+    // dim (the batch) divided by the rows per chunk.
+    Value partials = memref::AllocaOp::create(
+        builder, loc, MemRefType::get({ShapedType::kDynamic}, f32),
+        ValueRange{chunks});
+    auto loop = scf::ParallelOp::create(builder, loc, ValueRange{zero},
+                                        ValueRange{chunks}, ValueRange{one});
+    loop->setAttr(kRowChunks, builder.getUnitAttr());
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(loop.getBody());
+      Value chunk = loop.getInductionVars()[0];
+      Value offset = arith::MulIOp::create(builder, loc, chunk, rows);
+      Value remaining = arith::SubIOp::create(builder, loc, extent, offset);
+      Value size = arith::MinUIOp::create(builder, loc, remaining, rows);
+      auto partialType =
+          cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
+              {}, cast<MemRefType>(partials.getType()),
+              ArrayRef<OpFoldResult>{chunk},
+              ArrayRef<OpFoldResult>{builder.getIndexAttr(1)},
+              ArrayRef<OpFoldResult>{builder.getIndexAttr(1)}));
+      Value partial = memref::SubViewOp::create(
+          builder, loc, partialType, partials, ArrayRef<OpFoldResult>{chunk},
+          ArrayRef<OpFoldResult>{builder.getIndexAttr(1)},
+          ArrayRef<OpFoldResult>{builder.getIndexAttr(1)});
+      Value zeroSum =
+          arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0.0));
+      linalg::FillOp::create(builder, loc, ValueRange{zeroSum},
+                             ValueRange{partial});
+      SmallVector<Value> operands;
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        std::optional<unsigned> position =
+            resultOfDim(op.getMatchingIndexingMap(input), dim);
+        operands.push_back(position ? chunkView(builder, loc, input->get(),
+                                                *position, offset, size)
+                                    : input->get());
+      }
+      operands.push_back(partial);
+      Operation *part = builder.clone(*op);
+      part->setOperands(operands);
+      part->walk([&](linalg::IndexOp index) {
+        if (index.getDim() != dim)
+          return;
+        OpBuilder after(index->getContext());
+        after.setInsertionPointAfter(index);
+        auto shifted = arith::AddIOp::create(after, index.getLoc(),
+                                             index.getResult(), offset);
+        index.getResult().replaceAllUsesExcept(shifted, shifted);
+      });
+    }
+    // output += partials[0] + partials[1] + ..., in that order.
+    MLIRContext *context = builder.getContext();
+    linalg::GenericOp::create(
+        builder, loc, ValueRange{partials}, ValueRange{output},
+        ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(1, context),
+                            AffineMap::get(1, 0, {}, context)},
+        ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
+        [](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(
+              nb, l,
+              ValueRange{
+                  arith::AddFOp::create(nb, l, args[1], args[0]).getResult()});
+        });
+    op->erase();
+    return true;
   }
 
   /// `op` as an scf.parallel over row chunks, `fills` in its chunks where

@@ -289,7 +289,10 @@ def ParallelizeElementwise
     that do not span the dim are passed whole; a body's linalg.index along
     that dim is shifted by the chunk's offset). Chunks write disjoint
     elements, and each runs its reductions whole, so results do not depend
-    on the thread count.
+    on the thread count. A sum of a whole tensor into one f32 (a loss),
+    which has no such dim, becomes partial sums over the same chunks of its
+    outermost dim (each from zero, into a stack array), added to the output
+    in chunk order after the loop: also independent of the thread count.
     odt-outline-parallel-loops then hands the chunks to the runtime's
     threads. The optimizer update (one generic per parameter: weight and
     both moments) and large activations' elementwise passes are the loops

@@ -97,8 +97,9 @@ func.func @reductions(%big: memref<64x512xf32>, %sum: memref<64xf32>,
 #first = affine_map<(d0, d1) -> (d1)>
 #all = affine_map<(d0, d1) -> ()>
 
-// Left alone: too small; a full reduction (no parallel dim the output
-// spans). The last one's output does not span
+// Left alone: too small; a full reduction that is not a sum (no parallel
+// dim the output spans, and not a sum: @sum_in_chunks below). The last
+// one's output does not span
 // d0 (every d0 writes the same row), so chunks of d0 would race: it is
 // split along d1 instead.
 // CHECK-LABEL: func.func @untouched
@@ -117,7 +118,7 @@ func.func @untouched(%small: memref<4x512xf32>, %big: memref<64x512xf32>,
   linalg.generic {indexing_maps = [#id, #all], iterator_types = ["reduction", "reduction"]}
       ins(%big : memref<64x512xf32>) outs(%total : memref<f32>) {
   ^bb0(%a: f32, %out: f32):
-    %0 = arith.addf %a, %out : f32
+    %0 = arith.maximumf %a, %out : f32
     linalg.yield %0 : f32
   }
   linalg.generic {indexing_maps = [#id, #first], iterator_types = ["parallel", "parallel"]}
@@ -444,6 +445,43 @@ func.func @fill_around_an_op_left_whole(%x: memref<2x16x8x8xf32>, %padded: memre
       outs(%interior : memref<2x16x8x8xf32, strided<[2304, 144, 12, 1], offset: 26>>) {
   ^bb0(%in: f32, %o: f32):
     %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#all = affine_map<(d0, d1) -> ()>
+
+// A sum of a whole tensor into one f32 (an MSE loss): partial sums over row
+// chunks of its outermost dim (1024 elements: 2 rows), each from zero, in
+// parallel, then added to the output, after its own fill, in chunk order.
+// CHECK-LABEL: func.func @sum_in_chunks
+// CHECK-SAME:    (%[[BIG:.*]]: memref<64x512xf32>, %[[TARGET:.*]]: memref<64x512xf32>, %[[TOTAL:.*]]: memref<f32>)
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%[[TOTAL]] : memref<f32>)
+// CHECK:         %[[CHUNKS:.*]] = arith.ceildivui %{{.*}}, %c2
+// CHECK:         %[[PARTIALS:.*]] = memref.alloca(%[[CHUNKS]]) : memref<?xf32>
+// CHECK:         scf.parallel (%[[CHUNK:.*]]) = (%c0) to (%[[CHUNKS]]) step (%c1)
+// CHECK:           %[[PARTIAL:.*]] = memref.subview %[[PARTIALS]][%[[CHUNK]]] [1] [1] : memref<?xf32> to memref<f32, strided<[], offset: ?>>
+// CHECK:           linalg.fill ins(%{{.*}} : f32) outs(%[[PARTIAL]] :
+// CHECK:           %[[ROWS:.*]] = memref.subview %[[BIG]][%{{.*}}, 0] [%{{.*}}, 512] [1, 1]
+// CHECK:           %[[TARGETROWS:.*]] = memref.subview %[[TARGET]][%{{.*}}, 0] [%{{.*}}, 512] [1, 1]
+// CHECK:           linalg.generic {{.*}} ins(%[[ROWS]], %[[TARGETROWS]] : {{.*}}) outs(%[[PARTIAL]] : {{.*}})
+// CHECK:             arith.subf
+// CHECK:         } {odt.row_chunks}
+// CHECK:         linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[PARTIALS]] : memref<?xf32>) outs(%[[TOTAL]] : memref<f32>)
+// CHECK:           arith.addf %{{.*}}, %{{.*}} : f32
+func.func @sum_in_chunks(%big: memref<64x512xf32>, %target: memref<64x512xf32>, %total: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%total : memref<f32>)
+  linalg.generic {indexing_maps = [#id, #id, #all], iterator_types = ["reduction", "reduction"]}
+      ins(%big, %target : memref<64x512xf32>, memref<64x512xf32>) outs(%total : memref<f32>) {
+  ^bb0(%a: f32, %t: f32, %out: f32):
+    %d = arith.subf %a, %t : f32
+    %s = arith.mulf %d, %d : f32
+    %0 = arith.addf %out, %s : f32
     linalg.yield %0 : f32
   }
   return
