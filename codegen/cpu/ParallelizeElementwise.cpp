@@ -410,6 +410,72 @@ struct ParallelizeElementwisePass
       parallelize(fill);
   }
 
+  /// The rows of `dim` per chunk of an op over `ranges` (chunk-elements
+  /// iterations each, counting unknown dims as 1), or nothing when the op
+  /// is static and under min-elements. With a dim known only at run time
+  /// (the batch), the chunk count is computed then: a small batch makes
+  /// one chunk, which the runtime runs on the calling thread.
+  std::optional<int64_t> rowsPerChunk(ArrayRef<int64_t> ranges,
+                                      unsigned dim) const {
+    auto known = [](int64_t size) {
+      return ShapedType::isDynamic(size) ? int64_t(1) : size;
+    };
+    int64_t others = 1;
+    for (auto [index, size] : llvm::enumerate(ranges))
+      if (index != dim)
+        others *= known(size);
+    bool dynamic = llvm::any_of(ranges, ShapedType::isDynamic);
+    if (!dynamic && others * known(ranges[dim]) < minElements)
+      return std::nullopt;
+    return std::max<int64_t>(1, llvm::divideCeil(chunkElements, others));
+  }
+
+  /// A loop over the chunks of `rows` rows of dim `position` of
+  /// `extentSource`, marked as this pass's, with each chunk's first row and
+  /// row count; the builder is left at the start of its body.
+  struct ChunkLoop {
+    scf::ParallelOp loop;
+    Value chunk, offset, size;
+  };
+  static ChunkLoop buildChunkLoop(OpBuilder &builder, Location loc,
+                                  Value extentSource, unsigned position,
+                                  int64_t rows) {
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    Value rowCount = arith::ConstantIndexOp::create(builder, loc, rows);
+    Value extent = memref::DimOp::create(builder, loc, extentSource, position);
+    Value count = arith::CeilDivUIOp::create(builder, loc, extent, rowCount);
+    ChunkLoop chunks;
+    chunks.loop = scf::ParallelOp::create(builder, loc, ValueRange{zero},
+                                          ValueRange{count}, ValueRange{one});
+    chunks.loop->setAttr(kRowChunks, builder.getUnitAttr());
+    builder.setInsertionPointToStart(chunks.loop.getBody());
+    chunks.chunk = chunks.loop.getInductionVars()[0];
+    chunks.offset = arith::MulIOp::create(builder, loc, chunks.chunk, rowCount);
+    Value remaining =
+        arith::SubIOp::create(builder, loc, extent, chunks.offset);
+    chunks.size = arith::MinUIOp::create(builder, loc, remaining, rowCount);
+    return chunks;
+  }
+
+  /// `op` cloned at the builder on `operands`. Positions along the split
+  /// dim `dim` are relative to the chunk there (an argmax's index,
+  /// MaxPool's): shifted back by the chunk's `offset`.
+  static void cloneForChunk(OpBuilder &builder, Operation *op,
+                            ValueRange operands, unsigned dim, Value offset) {
+    Operation *chunk = builder.clone(*op);
+    chunk->setOperands(operands);
+    chunk->walk([&](linalg::IndexOp index) {
+      if (index.getDim() != dim)
+        return;
+      OpBuilder after(index->getContext());
+      after.setInsertionPointAfter(index);
+      auto shifted = arith::AddIOp::create(after, index.getLoc(),
+                                           index.getResult(), offset);
+      index.getResult().replaceAllUsesExcept(shifted, shifted);
+    });
+  }
+
   /// The value a reduction's body adds to its output (the body yields
   /// `out + value` or `value + out`, and reads `out` nowhere else), or
   /// null.
@@ -474,77 +540,52 @@ struct ParallelizeElementwisePass
     }
     if (!extentSource)
       return false;
-    auto known = [](int64_t size) {
-      return ShapedType::isDynamic(size) ? int64_t(1) : size;
-    };
-    int64_t others = 1;
-    for (int64_t size : ArrayRef<int64_t>(ranges).drop_front())
-      others *= known(size);
-    bool dynamic = llvm::any_of(ranges, ShapedType::isDynamic);
-    if (!dynamic && others * known(ranges[dim]) < minElements)
+    std::optional<int64_t> rows = rowsPerChunk(ranges, dim);
+    if (!rows)
       return false;
-    int64_t rowsPerChunk =
-        std::max<int64_t>(1, llvm::divideCeil(chunkElements, others));
 
     OpBuilder builder(op);
     Location loc = op.getLoc();
     Type f32 = builder.getF32Type();
-    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-    Value rows = arith::ConstantIndexOp::create(builder, loc, rowsPerChunk);
-    Value extent =
-        memref::DimOp::create(builder, loc, extentSource, extentPosition);
-    Value chunks = arith::CeilDivUIOp::create(builder, loc, extent, rows);
-    // One f32 per chunk, on the stack: at most the extent of the outermost
-    // dim (the batch) divided by the rows per chunk.
-    Value partials = memref::AllocaOp::create(
-        builder, loc, MemRefType::get({ShapedType::kDynamic}, f32),
-        ValueRange{chunks});
-    auto loop = scf::ParallelOp::create(builder, loc, ValueRange{zero},
-                                        ValueRange{chunks}, ValueRange{one});
-    loop->setAttr(kRowChunks, builder.getUnitAttr());
+    ChunkLoop chunks =
+        buildChunkLoop(builder, loc, extentSource, extentPosition, *rows);
+    // One f32 per chunk, on the stack, made before the loop: at most the
+    // extent of the outermost dim (the batch) divided by the rows per chunk.
+    Value partials;
     {
       OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointToStart(loop.getBody());
-      Value chunk = loop.getInductionVars()[0];
-      Value offset = arith::MulIOp::create(builder, loc, chunk, rows);
-      Value remaining = arith::SubIOp::create(builder, loc, extent, offset);
-      Value size = arith::MinUIOp::create(builder, loc, remaining, rows);
-      auto partialType =
-          cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
-              {}, cast<MemRefType>(partials.getType()),
-              ArrayRef<OpFoldResult>{chunk},
-              ArrayRef<OpFoldResult>{builder.getIndexAttr(1)},
-              ArrayRef<OpFoldResult>{builder.getIndexAttr(1)}));
-      Value partial = memref::SubViewOp::create(
-          builder, loc, partialType, partials, ArrayRef<OpFoldResult>{chunk},
-          ArrayRef<OpFoldResult>{builder.getIndexAttr(1)},
-          ArrayRef<OpFoldResult>{builder.getIndexAttr(1)});
-      Value zeroSum =
-          arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0.0));
-      linalg::FillOp::create(builder, loc, ValueRange{zeroSum},
-                             ValueRange{partial});
-      SmallVector<Value> operands;
-      for (OpOperand *input : op.getDpsInputOperands()) {
-        std::optional<unsigned> position =
-            resultOfDim(op.getMatchingIndexingMap(input), dim);
-        operands.push_back(position ? chunkView(builder, loc, input->get(),
-                                                *position, offset, size)
-                                    : input->get());
-      }
-      operands.push_back(partial);
-      Operation *part = builder.clone(*op);
-      part->setOperands(operands);
-      part->walk([&](linalg::IndexOp index) {
-        if (index.getDim() != dim)
-          return;
-        OpBuilder after(index->getContext());
-        after.setInsertionPointAfter(index);
-        auto shifted = arith::AddIOp::create(after, index.getLoc(),
-                                             index.getResult(), offset);
-        index.getResult().replaceAllUsesExcept(shifted, shifted);
-      });
+      builder.setInsertionPoint(chunks.loop);
+      partials = memref::AllocaOp::create(
+          builder, loc, MemRefType::get({ShapedType::kDynamic}, f32),
+          ValueRange{chunks.loop.getUpperBound()[0]});
     }
+    auto partialType =
+        cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
+            {}, cast<MemRefType>(partials.getType()),
+            ArrayRef<OpFoldResult>{chunks.chunk},
+            ArrayRef<OpFoldResult>{builder.getIndexAttr(1)},
+            ArrayRef<OpFoldResult>{builder.getIndexAttr(1)}));
+    Value partial = memref::SubViewOp::create(
+        builder, loc, partialType, partials,
+        ArrayRef<OpFoldResult>{chunks.chunk},
+        ArrayRef<OpFoldResult>{builder.getIndexAttr(1)},
+        ArrayRef<OpFoldResult>{builder.getIndexAttr(1)});
+    Value zeroSum =
+        arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0.0));
+    linalg::FillOp::create(builder, loc, ValueRange{zeroSum},
+                           ValueRange{partial});
+    SmallVector<Value> operands;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      std::optional<unsigned> position =
+          resultOfDim(op.getMatchingIndexingMap(input), dim);
+      operands.push_back(position
+                             ? chunkView(builder, loc, input->get(), *position,
+                                         chunks.offset, chunks.size)
+                             : input->get());
+    }
+    operands.push_back(partial);
+    cloneForChunk(builder, op, operands, dim, chunks.offset);
+    builder.setInsertionPointAfter(chunks.loop);
     // output += partials[0] + partials[1] + ..., in that order.
     MLIRContext *context = builder.getContext();
     linalg::GenericOp::create(
@@ -606,21 +647,9 @@ struct ParallelizeElementwisePass
           return bodyReads.contains(rootBuffer(init, /*arenaViews=*/true));
         }))
       return false;
-    auto known = [](int64_t size) {
-      return ShapedType::isDynamic(size) ? int64_t(1) : size;
-    };
-    int64_t others = 1;
-    for (auto [index, size] : llvm::enumerate(ranges))
-      if (index != dim)
-        others *= known(size);
-    // With a dim known only at run time (the batch), the chunk count is
-    // computed then: a small batch makes one chunk, which the runtime runs
-    // on the calling thread.
-    bool dynamic = llvm::any_of(ranges, ShapedType::isDynamic);
-    if (!dynamic && others * known(ranges[dim]) < minElements)
+    std::optional<int64_t> rows = rowsPerChunk(ranges, dim);
+    if (!rows)
       return false;
-    int64_t rowsPerChunk =
-        std::max<int64_t>(1, llvm::divideCeil(chunkElements, others));
 
     // The loop's extent is read from an operand that spans the dim.
     Value extentSource;
@@ -638,20 +667,9 @@ struct ParallelizeElementwisePass
 
     OpBuilder builder(op);
     Location loc = op.getLoc();
-    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-    Value rows = arith::ConstantIndexOp::create(builder, loc, rowsPerChunk);
-    Value extent =
-        memref::DimOp::create(builder, loc, extentSource, extentPosition);
-    Value chunks = arith::CeilDivUIOp::create(builder, loc, extent, rows);
-    auto loop = scf::ParallelOp::create(builder, loc, ValueRange{zero},
-                                        ValueRange{chunks}, ValueRange{one});
-    loop->setAttr(kRowChunks, builder.getUnitAttr());
-    builder.setInsertionPointToStart(loop.getBody());
-    Value offset =
-        arith::MulIOp::create(builder, loc, loop.getInductionVars()[0], rows);
-    Value remaining = arith::SubIOp::create(builder, loc, extent, offset);
-    Value size = arith::MinUIOp::create(builder, loc, remaining, rows);
+    ChunkLoop chunks =
+        buildChunkLoop(builder, loc, extentSource, extentPosition, *rows);
+    Value offset = chunks.offset, size = chunks.size;
 
     // A buffer read and written in place (the weight) gets one view.
     llvm::DenseMap<std::pair<Value, unsigned>, Value> views;
@@ -687,19 +705,7 @@ struct ParallelizeElementwisePass
     }
     // By position: one buffer may be read through two different maps, and
     // so through two different views.
-    Operation *chunk = builder.clone(*op);
-    chunk->setOperands(operands);
-    // Positions along the split dim are relative to the chunk now (an
-    // argmax's index, MaxPool's): shifted back by the chunk's offset.
-    chunk->walk([&](linalg::IndexOp index) {
-      if (index.getDim() != dim)
-        return;
-      OpBuilder after(index->getContext());
-      after.setInsertionPointAfter(index);
-      auto shifted = arith::AddIOp::create(after, index.getLoc(),
-                                           index.getResult(), offset);
-      index.getResult().replaceAllUsesExcept(shifted, shifted);
-    });
+    cloneForChunk(builder, op, operands, dim, offset);
     op->erase();
     return true;
   }
