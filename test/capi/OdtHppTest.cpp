@@ -132,6 +132,22 @@ TEST(OdtHppTest, TypedValues) {
   EXPECT_EQ(info.GetElementCount(), 8u);
 }
 
+TEST(OdtHppTest, DeviceValues) {
+  // Never dereferenced: making a device value makes no CUDA call.
+  void *address = reinterpret_cast<void *>(uintptr_t{0x7000});
+  Odt::Value onDevice = Odt::Value::CreateDeviceTensor(ODT_FLOAT, "cuda:1", address, 24, {2, 3});
+  EXPECT_EQ(onDevice.GetDevice(), 1);
+  EXPECT_EQ(onDevice.GetShape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(onDevice.GetTensorRawData(), address);
+  EXPECT_EQ(Odt::Value::CreateDeviceTensor(ODT_INT64, "cuda", address, 8, {1}).GetDevice(), 0);
+  EXPECT_EQ(Odt::Value::CreateTensor<float>({2}).GetDevice(), -1) << "host memory";
+  expectThrows([&] { Odt::Value::CreateDeviceTensor(ODT_FLOAT, "cpu", address, 24, {2, 3}); },
+               {"'cpu' is not a CUDA device"});
+  expectThrows([&] { Odt::Value::CreateDeviceTensor(ODT_FLOAT, "cuda", address, 12, {2, 3}); },
+               {"12 bytes", "needs 24"});
+  expectThrows([&] { Odt::Value().GetDevice(); }, {"NULL"});
+}
+
 TEST(OdtHppTest, Properties) {
   Odt::CheckpointState state =
       Odt::CheckpointState::LoadCheckpoint(defaultData() + "/checkpoint");

@@ -200,6 +200,21 @@ public:
     return Value(out);
   }
 
+  /// Beyond ORT (its CUDA Ort::MemoryInfo): a tensor over `byte_size`
+  /// bytes of CUDA memory on `device` ("cuda" or "cuda:N"), `device_data`
+  /// a CUdeviceptr that must outlive the value. A session on that device
+  /// copies it on the device as a TrainStep or EvalStep input; anything
+  /// else refuses it at the step (OdtCreateTensorWithDeviceData).
+  static Value CreateDeviceTensor(DataType type, const std::string &device,
+                                  void *device_data, size_t byte_size,
+                                  const std::vector<int64_t> &shape) {
+    OdtValue *out = nullptr;
+    detail::ThrowOnError(OdtCreateTensorWithDeviceData(
+        type, shape.data(), shape.size(), device.c_str(), device_data,
+        byte_size, &out));
+    return Value(out);
+  }
+
   Value(Value &&) noexcept = default;
   Value &operator=(Value &&) noexcept = default;
   Value(const Value &) = delete;
@@ -229,6 +244,12 @@ public:
     size_t count = 0;
     detail::ThrowOnError(OdtGetTensorElementCount(handle.get(), &count));
     return count;
+  }
+  /// The CUDA device whose memory holds the data, or -1 (host memory).
+  int GetDevice() const {
+    int device = -1;
+    detail::ThrowOnError(OdtGetTensorDevice(handle.get(), &device));
+    return device;
   }
 
   /// The data as T*; throws if the tensor's dtype is not T's.
