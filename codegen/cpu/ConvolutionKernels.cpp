@@ -278,16 +278,20 @@ Value sumAlongDim(OpBuilder &b, Location loc, Value partials, unsigned dim) {
 /// worth of f32.
 constexpr int64_t kTransposeBlockRows = 16;
 
-/// The transpose of a static matrix [R, C], whole: for the few dW^T whose
-/// rows are not a multiple of kTransposeBlockRows
-/// (sumAndTransposeInBlocks).
-Value transposeMatrix(OpBuilder &b, Location loc, Value matrix) {
+/// The transpose of a static matrix [R, C], whole, into `destination`
+/// ([C, R]) when given: a block of dW^T (sumAndTransposeInBlocks), or, for
+/// the few dW^T whose rows are not a multiple of kTransposeBlockRows, all
+/// of it.
+Value transposeMatrix(OpBuilder &b, Location loc, Value matrix,
+                      Value destination = nullptr) {
   MLIRContext *context = b.getContext();
   auto type = cast<RankedTensorType>(matrix.getType());
-  Value empty = tensor::EmptyOp::create(
-      b, loc, {type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
+  if (!destination)
+    destination = tensor::EmptyOp::create(
+        b, loc, {type.getDimSize(1), type.getDimSize(0)},
+        type.getElementType());
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  return buildMappedCopy(b, loc, matrix, empty,
+  return buildMappedCopy(b, loc, matrix, destination,
                          AffineMap::get(2, 0, {d(1), d(0)}, context),
                          AffineMap::getMultiDimIdentityMap(2, context));
 }
@@ -634,13 +638,11 @@ static Value buildOutputForall(
 /// when R is not a multiple of the block.
 static Value sumAndTransposeInBlocks(OpBuilder &b, Location loc,
                                      Value partials) {
-  MLIRContext *context = b.getContext();
   auto type = cast<RankedTensorType>(partials.getType());
   int64_t groups = type.getDimSize(0), rows = type.getDimSize(1),
           columns = type.getDimSize(2);
   if (rows <= kTransposeBlockRows || rows % kTransposeBlockRows != 0)
     return Value();
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   Value empty =
       tensor::EmptyOp::create(b, loc, {columns, rows}, type.getElementType());
   return buildOutputForall(
@@ -663,10 +665,7 @@ static Value sumAndTransposeInBlocks(OpBuilder &b, Location loc,
             ArrayRef<OpFoldResult>{b.getIndexAttr(columns),
                                    b.getIndexAttr(kTransposeBlockRows)},
             ArrayRef<OpFoldResult>(unit).drop_front());
-        Value transposed = buildMappedCopy(
-            b, loc, sum, outBlock, AffineMap::get(2, 0, {d(1), d(0)}, context),
-            AffineMap::getMultiDimIdentityMap(2, context));
-        return std::make_pair(transposed, outBlock);
+        return std::make_pair(transposeMatrix(b, loc, sum, outBlock), outBlock);
       });
 }
 

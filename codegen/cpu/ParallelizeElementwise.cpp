@@ -399,9 +399,9 @@ struct ParallelizeElementwisePass
   /// when `op` stays whole, is split on its own, as it was before it
   /// counted as leading.
   void parallelize(linalg::LinalgOp op) {
-    SmallVector<linalg::FillOp> fills = leadingFills(op), whole;
     if (splitSum(op))
       return;
+    SmallVector<linalg::FillOp> fills = leadingFills(op), whole;
     if (!splitWithFills(op, fills, whole))
       for (linalg::FillOp fill : fills)
         if (!llvm::is_contained(op.getDpsInits(), fill.getOutputs()[0]))
@@ -476,21 +476,15 @@ struct ParallelizeElementwisePass
     });
   }
 
-  /// The value a reduction's body adds to its output (the body yields
-  /// `out + value` or `value + out`, and reads `out` nowhere else), or
-  /// null.
-  static Value summand(linalg::GenericOp op) {
+  /// Whether a reduction's body adds a value to its output: it yields
+  /// `out + value` or `value + out`, and reads `out` nowhere else.
+  static bool addsToOutput(linalg::GenericOp op) {
     Block &body = op.getRegion().front();
     BlockArgument out = body.getArguments().back();
     auto add =
         body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
-    if (!add || !out.hasOneUse())
-      return Value();
-    if (add.getLhs() == out)
-      return add.getRhs();
-    if (add.getRhs() == out)
-      return add.getLhs();
-    return Value();
+    return add && out.hasOneUse() &&
+           (add.getLhs() == out) != (add.getRhs() == out);
   }
 
   /// A sum of a whole tensor into one f32 (a loss's mean over a large
@@ -511,7 +505,7 @@ struct ParallelizeElementwisePass
     Value output = op.getDpsInits()[0];
     auto outputType = cast<MemRefType>(output.getType());
     if (outputType.getRank() != 0 || !outputType.getElementType().isF32() ||
-        !summand(op))
+        !addsToOutput(op))
       return false;
     llvm::SmallPtrSet<Value, 4> bodyReads, bodyWrites;
     bodyBuffers(op, /*arenaViews=*/true, bodyReads, bodyWrites);
