@@ -212,16 +212,31 @@ struct ParallelizeElementwisePass
     return OpFoldResult();
   }
 
+  /// The interior of a padded buffer that an op's output `init` is: a
+  /// rank-preserving subview of the buffer, or such a subview collapsed
+  /// (odt-collapse-elementwise's form, its writer collapsed to fewer
+  /// dims); `reshape` is that collapse, if any.
+  static memref::SubViewOp interiorOf(Value init,
+                                      memref::CollapseShapeOp *reshape) {
+    auto collapse = init.getDefiningOp<memref::CollapseShapeOp>();
+    if (collapse)
+      init = collapse.getSrc();
+    auto view = init.getDefiningOp<memref::SubViewOp>();
+    if (!view || view.getSourceType().getRank() != view.getType().getRank())
+      return nullptr;
+    if (reshape)
+      *reshape = collapse;
+    return view;
+  }
+
   /// Whether a fill of `filled` covers the op's output `init`: it is the
-  /// output itself, or the output is a rank-preserving subview of it (the
-  /// interior of a padded buffer the op writes, whose border the fill
-  /// zeroes).
+  /// output itself, or the output is the interior of it (a padded buffer
+  /// the op writes, whose border the fill zeroes).
   static bool fillsAroundOutput(Value filled, Value init) {
     if (init == filled)
       return true;
-    auto view = init.getDefiningOp<memref::SubViewOp>();
-    return view && view.getSource() == filled &&
-           view.getSourceType().getRank() == view.getType().getRank();
+    memref::SubViewOp view = interiorOf(init, nullptr);
+    return view && view.getSource() == filled;
   }
 
   /// The fills right before `op` (a run of them) of its outputs, or of the
@@ -243,9 +258,11 @@ struct ParallelizeElementwisePass
 
   /// The chunk of a fill of `filled` that goes with the chunk of `op` at
   /// `offset` (`size` along the split dim `dim`): the same view as the op's
-  /// output when the fill is of the output, else (the output a subview of
-  /// the filled buffer) the filled buffer's rows of that chunk, if the
-  /// subview spans the whole buffer along the split dim from its start.
+  /// output when the fill is of the output, else (the output the interior
+  /// of the filled buffer) the filled buffer's rows of that chunk, if the
+  /// interior spans the whole buffer along the split dim from its start;
+  /// collapsed as the interior is, if it is (every dim collapsed into the
+  /// split dim spanned), so that the chunk's rows are the op's.
   static Value
   chunkOfFill(OpBuilder &builder, Location loc, linalg::LinalgOp op,
               unsigned dim, Value filled, Value offset, Value size,
@@ -257,16 +274,29 @@ struct ParallelizeElementwisePass
         continue;
       if (init.get() == filled)
         return views.lookup({filled, *position});
-      auto view = init.get().getDefiningOp<memref::SubViewOp>();
+      memref::CollapseShapeOp reshape;
+      memref::SubViewOp view = interiorOf(init.get(), &reshape);
       if (!view || view.getSource() != filled ||
-          !isConstantIntValue(view.getMixedOffsets()[*position], 0) ||
-          !isConstantIntValue(view.getMixedStrides()[*position], 1))
+          (reshape && !memref::CollapseShapeOp::isGuaranteedCollapsible(
+                          cast<MemRefType>(filled.getType()),
+                          reshape.getReassociationIndices())))
         continue;
-      OpFoldResult whole = sizeOf(filled, *position);
-      OpFoldResult spanned = view.getMixedSizes()[*position];
-      if (!whole || !isEqualConstantIntOrValue(whole, spanned))
+      ReassociationIndices group{int64_t(*position)};
+      if (reshape)
+        group = reshape.getReassociationIndices()[*position];
+      if (llvm::any_of(group, [&](int64_t p) {
+            OpFoldResult whole = sizeOf(filled, p);
+            return !isConstantIntValue(view.getMixedOffsets()[p], 0) ||
+                   !isConstantIntValue(view.getMixedStrides()[p], 1) ||
+                   !whole ||
+                   !isEqualConstantIntOrValue(whole, view.getMixedSizes()[p]);
+          }))
         continue;
-      return chunkView(builder, loc, filled, *position, offset, size);
+      Value rows = filled;
+      if (reshape)
+        rows = memref::CollapseShapeOp::create(
+            builder, loc, filled, reshape.getReassociationIndices());
+      return chunkView(builder, loc, rows, *position, offset, size);
     }
     return nullptr;
   }

@@ -424,6 +424,42 @@ func.func @fill_around_part_of_the_images(%arena: memref<?xi8>, %n: index,
 
 // -----
 
+#id3c = affine_map<(i, h, w) -> (i, h, w)>
+
+// The interior written through a collapse (odt-collapse-elementwise joined
+// the images and channels into one dim, as it does with the padded dY of a
+// convolution's input gradient): the padded buffer is collapsed the same
+// way, and each chunk fills its rows of it right before writing their
+// interior.
+// CHECK-LABEL: func.func @fill_around_a_collapsed_output
+// CHECK:         %[[PADDED:.*]] = memref.view
+// CHECK:         scf.parallel
+// CHECK:           %[[ROWS:.*]] = memref.collapse_shape %[[PADDED]] {{\[}}[0, 1], [2], [3]] : memref<?x16x10x10xf32> into memref<?x10x10xf32>
+// CHECK:           %[[CHUNK:.*]] = memref.subview %[[ROWS]][%{{.*}}, 0, 0] [%{{.*}}, 10, 10]
+// CHECK-NEXT:      linalg.fill ins(%{{.*}} : f32) outs(%[[CHUNK]] :
+// CHECK-NEXT:      linalg.generic
+func.func @fill_around_a_collapsed_output(%arena: memref<?xi8>, %n: index,
+                                          %x: memref<?x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %padded = memref.view %arena[%c0][%n] : memref<?xi8> to memref<?x16x10x10xf32>
+  %interior = memref.subview %padded[0, 0, 1, 1] [%n, 16, 8, 8] [1, 1, 1, 1]
+      : memref<?x16x10x10xf32> to memref<?x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>
+  %rows = memref.collapse_shape %interior [[0, 1], [2], [3]]
+      : memref<?x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>> into memref<?x8x8xf32, strided<[100, 10, 1], offset: 11>>
+  linalg.fill ins(%zero : f32) outs(%padded : memref<?x16x10x10xf32>)
+  linalg.generic {indexing_maps = [#id3c, #id3c], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<?x8x8xf32>)
+      outs(%rows : memref<?x8x8xf32, strided<[100, 10, 1], offset: 11>>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
 #id4s = affine_map<(n, c, h, w) -> (n, c, h, w)>
 
 // The op writing the interior is too small to split (2048 elements), the
