@@ -122,7 +122,8 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
     // Where a GPU build makes them: before deallocation, which frees the
     // scratch buffers the loops allocate (split sums' partial sums).
     cpu->buildBufferLoops = [](OpPassManager &pm) {
-      buildGPULoopsAfterBufferization(pm, GPUPipelineOptions().blockSize);
+      buildGPULoopsAfterBufferization(pm, GPUPipelineOptions().blockSize,
+                                      /*warpReductions=*/false);
     };
     cpu->buildLoops = [](OpPassManager &pm) {
       pm.addPass(createParallelForToNestedForsPass());
@@ -140,7 +141,8 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
       return failure();
     cpu->buildBufferLoops = [gpu](OpPassManager &pm) {
       // As the GPU pipeline (--emit=ptx) does after bufferization.
-      buildGPULoopsAfterBufferization(pm, gpu.blockSize);
+      buildGPULoopsAfterBufferization(pm, gpu.blockSize,
+                                      /*warpReductions=*/true);
       pm.addPass(createConvertParallelLoopToGpuPass());
     };
     cpu->buildAfterDeallocation = [](OpPassManager &pm) {

@@ -27,7 +27,7 @@ const std::vector<std::string> &getSupportedGPUChips() {
   return chips;
 }
 
-void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
+void buildGPULoops(OpPassManager &pm, int64_t blockSize, bool warpReductions) {
   pm.addNestedPass<func::FuncOp>(createCopiesAsLoops());
   pm.addNestedPass<func::FuncOp>(createParallelDimsOutermost());
   pm.addNestedPass<func::FuncOp>(createAccumulateInRegisters());
@@ -44,6 +44,8 @@ void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
   // A host loop launching a kernel per iteration (an embedding gradient's
   // loop over tokens) becomes a loop inside that kernel.
   pm.addNestedPass<func::FuncOp>(createSinkHostLoops());
+  if (warpReductions)
+    pm.addNestedPass<func::FuncOp>(createWarpReductions());
   DistributeParallelLoopsOptions distribute;
   distribute.blockSize = blockSize;
   pm.addNestedPass<func::FuncOp>(createDistributeParallelLoops(distribute));
@@ -52,10 +54,11 @@ void buildGPULoops(OpPassManager &pm, int64_t blockSize) {
   pm.addNestedPass<func::FuncOp>(createMergeIndependentLoops(merge));
 }
 
-void buildGPULoopsAfterBufferization(OpPassManager &pm, int64_t blockSize) {
+void buildGPULoopsAfterBufferization(OpPassManager &pm, int64_t blockSize,
+                                     bool warpReductions) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  buildGPULoops(pm, blockSize);
+  buildGPULoops(pm, blockSize, warpReductions);
 }
 
 void buildGPUKernels(OpPassManager &pm, const GPUPipelineOptions &options) {
@@ -113,7 +116,8 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   buildBufferizationPasses(pm);
   // 2. Each linalg op a parallel loop over its parallel dims (reductions
   //    are sequential loops inside), spread over blocks of threads.
-  buildGPULoopsAfterBufferization(pm, options.blockSize);
+  buildGPULoopsAfterBufferization(pm, options.blockSize,
+                                  /*warpReductions=*/true);
   // 3. Kernels, in PTX for each chip.
   buildGPUKernels(pm, options);
 }
@@ -127,6 +131,12 @@ struct GPUPipelineCLOptions : public PassPipelineOptions<GPUPipelineCLOptions> {
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};
+  Option<bool> warpReductions{
+      *this, "warp-reductions",
+      llvm::cl::desc("Sum rows over the lanes of warps, as a GPU build does "
+                     "(odt-gpu-loops only; off: the loops --gpu-loops-on-cpu "
+                     "runs)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -137,7 +147,7 @@ void registerGPUPipeline() {
       "loops over the same elements fused, spread over blocks and threads "
       "(chips is ignored)",
       [](OpPassManager &pm, const GPUPipelineCLOptions &cl) {
-        buildGPULoops(pm, cl.blockSize);
+        buildGPULoops(pm, cl.blockSize, cl.warpReductions);
       });
   PassPipelineRegistration<GPUPipelineCLOptions>(
       "odt-gpu-pipeline",

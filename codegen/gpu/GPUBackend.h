@@ -45,14 +45,17 @@ struct GPUPipelineOptions {
 /// (odt-gpu-distribute-parallel-loops). Registered as odt-gpu-loops. The
 /// GPU pipeline outlines these loops as kernels; the same loops run
 /// sequentially on a CPU check the distribution's numerics without a GPU
-/// (CompileOptions::gpuLoopsOnCPU).
-void buildGPULoops(mlir::OpPassManager &pm, int64_t blockSize);
+/// (CompileOptions::gpuLoopsOnCPU). `warpReductions` (a GPU build's) sums
+/// rows over the lanes of warps (odt-gpu-warp-reductions), which needs the
+/// lanes to run together: not on the CPU.
+void buildGPULoops(mlir::OpPassManager &pm, int64_t blockSize,
+                   bool warpReductions);
 
 /// buildGPULoops right after bufferization, with the canonicalization and
 /// CSE it needs first (equal bounds as the same values): the GPU pipeline's,
 /// a GPU build's and a --gpu-loops-on-cpu build's loops.
-void buildGPULoopsAfterBufferization(mlir::OpPassManager &pm,
-                                     int64_t blockSize);
+void buildGPULoopsAfterBufferization(mlir::OpPassManager &pm, int64_t blockSize,
+                                     bool warpReductions);
 
 /// The chips odt compiles for, in order: Ampere (sm_80 A100, sm_86, sm_87
 /// Jetson Orin), Ada (sm_89) and Hopper (sm_90).

@@ -197,6 +197,42 @@ def DistributeParallelLoops
                            "mlir::scf::SCFDialect"];
 }
 
+def WarpReductions : Pass<"odt-gpu-warp-reductions", "mlir::func::FuncOp"> {
+  let summary = "Sum each row of a row reduction over the lanes of a warp";
+  let description = [{
+    On memrefs, before odt-gpu-distribute-parallel-loops, in a GPU build
+    only (--gpu-loops-on-cpu runs the threads one after another, and
+    shuffles need the lanes of a warp to run together). An outermost
+    scf.parallel whose body's sequential loops are all row reductions
+    (each at least `min-terms` terms with static bounds, one or two
+    loop-carried f32 values each an addf, maximumf, minimumf, maxnumf or
+    minnumf of itself and a term, no store or loop inside, and every load
+    that depends on the loop's index reading it as the innermost index of
+    a unit-stride dim: a softmax's maximum and sum of exponentials, a
+    LayerNorm's moments, a norm over the last dim) gets an innermost lane
+    dim of 32, which the distribution collapses last and tiles by a
+    multiple of 32, so that each output's 32 lanes are one warp. In each
+    row loop lane l takes terms l, l + 32, ... (consecutive lanes read
+    consecutive addresses), a sum from zero with its initial value added
+    once after, a maximum or minimum from its initial value; then five
+    gpu.shuffle xor steps (16, 8, 4, 2, 1) combine the lanes, leaving
+    every lane with the same total bit for bit, so the rest of the body
+    runs in every lane as it ran in the one thread (its stores write the
+    same value to the same address). The terms add in another order than
+    one thread's. A sum down a column (coalesced across threads already), a
+    register tile's products (sixteen values) and loops nested in others
+    stay as they are. The threshold is a first choice, not measured on a
+    GPU.
+  }];
+  let options = [
+    Option<"minTerms", "min-terms", "int64_t", "64",
+           "Fewest terms of a row that a warp sums">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def MergeIndependentLoops
     : Pass<"odt-gpu-merge-independent-loops", "mlir::func::FuncOp"> {
   let summary = "One launch for consecutive kernels that do not depend on each other";

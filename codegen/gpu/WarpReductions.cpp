@@ -1,0 +1,245 @@
+//===- WarpReductions.cpp - a row's sum over the 32 lanes of a warp -------===//
+//
+// A kernel whose thread sums one row (a softmax's maximum and sum of
+// exponentials, a LayerNorm's mean and variance, a norm) reads the row's
+// terms one after another: consecutive threads read addresses a row apart,
+// so no load is coalesced, and a row of 256 terms is 256 dependent steps.
+// Here a warp sums each row instead: lane l takes terms l, l + 32, ...
+// (consecutive lanes, consecutive addresses), and the lanes' partial
+// results are combined by a butterfly of shuffles. Every lane ends with the
+// same total, bit for bit (each step combines the same two values, in
+// either order, with a commutative operation), so the rest of the body runs
+// in every lane as it ran in the one thread: its stores write the same
+// value to the same address, and a later read of it in the same lane sees
+// that lane's own write. See Passes.td for the rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/gpu/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace odt {
+
+#define GEN_PASS_DEF_WARPREDUCTIONS
+#include "codegen/gpu/Passes.h.inc"
+
+namespace {
+
+constexpr int64_t kWarpSize = 32;
+
+/// How a loop-carried value of a reduction loop combines its terms.
+struct Combiner {
+  enum Kind { Add, Maximum, Minimum, MaxNum, MinNum } kind;
+};
+
+/// The combiner of iter_arg `index` of `loop`: the value yielded for it is
+/// an addition, maximum or minimum of it (its only use) and a term.
+std::optional<Combiner> getCombiner(scf::ForOp loop, unsigned index) {
+  BlockArgument carried = loop.getRegionIterArg(index);
+  if (!carried.getType().isF32() || !carried.hasOneUse())
+    return std::nullopt;
+  Value yielded = loop.getYieldedValues()[index];
+  Operation *combine = yielded.getDefiningOp();
+  if (!combine || combine->getBlock() != loop.getBody() ||
+      combine != *carried.getUsers().begin())
+    return std::nullopt;
+  if (isa<arith::AddFOp>(combine))
+    return Combiner{Combiner::Add};
+  if (isa<arith::MaximumFOp>(combine))
+    return Combiner{Combiner::Maximum};
+  if (isa<arith::MinimumFOp>(combine))
+    return Combiner{Combiner::Minimum};
+  if (isa<arith::MaxNumFOp>(combine))
+    return Combiner{Combiner::MaxNum};
+  if (isa<arith::MinNumFOp>(combine))
+    return Combiner{Combiner::MinNum};
+  return std::nullopt;
+}
+
+Value combine(OpBuilder &builder, Location loc, Combiner combiner, Value lhs,
+              Value rhs) {
+  switch (combiner.kind) {
+  case Combiner::Add:
+    return arith::AddFOp::create(builder, loc, lhs, rhs);
+  case Combiner::Maximum:
+    return arith::MaximumFOp::create(builder, loc, lhs, rhs);
+  case Combiner::Minimum:
+    return arith::MinimumFOp::create(builder, loc, lhs, rhs);
+  case Combiner::MaxNum:
+    return arith::MaxNumFOp::create(builder, loc, lhs, rhs);
+  case Combiner::MinNum:
+    return arith::MinNumFOp::create(builder, loc, lhs, rhs);
+  }
+  llvm_unreachable("combiner");
+}
+
+/// Whether `loop` is a row sum a warp takes: at least `minTerms` terms
+/// (static bounds), one or two loop-carried values, each a combination of
+/// its terms,
+/// nothing written and no loop inside, and every load that depends on the
+/// loop index reading it as its innermost index, so that consecutive
+/// lanes read consecutive addresses (a sum down a column, whose threads'
+/// reads are coalesced already, stays as it is).
+bool isRowReduction(scf::ForOp loop, int64_t minTerms) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!lower || !upper || !step || *step <= 0 ||
+      (*upper - *lower + *step - 1) / *step < minTerms)
+    return false;
+  // A sum per lane of one or two values: a register tile's sixteen
+  // would cost sixteen butterflies.
+  if (loop.getNumRegionIterArgs() == 0 || loop.getNumRegionIterArgs() > 2)
+    return false;
+  for (unsigned index = 0; index < loop.getNumRegionIterArgs(); ++index)
+    if (!getCombiner(loop, index))
+      return false;
+  Value row = loop.getInductionVar();
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    if (isa<memref::StoreOp, scf::ForOp, scf::WhileOp, scf::ParallelOp>(op) ||
+        (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
+         !isa<memref::LoadOp>(op)))
+      return WalkResult::interrupt();
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      ValueRange indices = load.getIndices();
+      if (!llvm::is_contained(indices, row))
+        return WalkResult::advance();
+      // Consecutive terms at consecutive addresses: the index is the
+      // innermost one, of a dim with unit stride.
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(load.getMemRefType().getStridesAndOffset(strides, offset)) ||
+          strides.back() != 1)
+        return WalkResult::interrupt();
+      for (unsigned position = 0; position < indices.size(); ++position)
+        if (indices[position] == row && position + 1 != indices.size())
+          return WalkResult::interrupt();
+      // The index reaches the load only as itself: an index computed from
+      // it (a strided or shifted read) is not known to be contiguous.
+      for (Value index : indices)
+        if (index != row && index.getDefiningOp() &&
+            index.getDefiningOp()->getBlock() == loop.getBody())
+          return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
+struct WarpReductionsPass : impl::WarpReductionsBase<WarpReductionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> loops;
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>())
+        loops.push_back(loop);
+    });
+    for (scf::ParallelOp loop : loops)
+      rewrite(loop);
+  }
+
+  /// Gives `loop` (a kernel to be: its dims the outputs) a lane dim of 32,
+  /// innermost, when the sequential loops of its body are all row sums:
+  /// odt-gpu-distribute-parallel-loops collapses it last and tiles by a
+  /// multiple of 32, so the lanes of one output are one warp.
+  void rewrite(scf::ParallelOp loop) {
+    if (loop.getNumResults() != 0 || !loop.getInitVals().empty())
+      return;
+    SmallVector<scf::ForOp> rows;
+    bool nested = false;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      if (auto row = dyn_cast<scf::ForOp>(op)) {
+        rows.push_back(row);
+        continue;
+      }
+      op.walk([&](Operation *inner) {
+        nested |= isa<scf::ForOp, scf::WhileOp, scf::ParallelOp>(inner);
+      });
+    }
+    if (nested || rows.empty() || llvm::any_of(rows, [&](scf::ForOp row) {
+          return !isRowReduction(row, minTerms);
+        }))
+      return;
+
+    IRRewriter rewriter(loop.getContext());
+    Location loc = loop.getLoc();
+    rewriter.setInsertionPoint(loop);
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, value);
+    };
+    SmallVector<Value> lower(loop.getLowerBound()), upper(loop.getUpperBound()),
+        steps(loop.getStep());
+    lower.push_back(index(0));
+    upper.push_back(index(kWarpSize));
+    steps.push_back(index(1));
+    auto warps = scf::ParallelOp::create(rewriter, loc, lower, upper, steps);
+    Block *body = warps.getBody();
+    rewriter.eraseOp(body->getTerminator());
+    SmallVector<Value> outputs(body->getArguments().drop_back());
+    Value lane = body->getArguments().back();
+    rewriter.inlineBlockBefore(loop.getBody(), body, body->end(), outputs);
+    rewriter.eraseOp(loop);
+
+    for (scf::ForOp row : rows)
+      spreadOverLanes(rewriter, row, lane);
+  }
+
+  /// `row` with lane l taking terms l, l + 32, ..., each lane from the
+  /// combiner's start (a sum from zero, the initial value added once at
+  /// the end; a maximum or minimum from the initial value, which taking
+  /// again changes nothing), then the lanes' results combined by a
+  /// butterfly: after step s each lane holds the combination of the 2^s
+  /// lanes that differ from it in the low s bits.
+  void spreadOverLanes(IRRewriter &rewriter, scf::ForOp row, Value lane) {
+    Location loc = row.getLoc();
+    rewriter.setInsertionPoint(row);
+    Value warp = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
+    Value offset = arith::MulIOp::create(rewriter, loc, lane, row.getStep());
+    Value start =
+        arith::AddIOp::create(rewriter, loc, row.getLowerBound(), offset);
+    Value stride = arith::MulIOp::create(rewriter, loc, row.getStep(), warp);
+    SmallVector<Combiner> combiners;
+    SmallVector<Value> initial(row.getInitArgs());
+    for (unsigned index = 0; index < row.getNumRegionIterArgs(); ++index) {
+      combiners.push_back(*getCombiner(row, index));
+      if (combiners.back().kind == Combiner::Add)
+        row.getInitArgsMutable()[index].set(arith::ConstantOp::create(
+            rewriter, loc, rewriter.getF32FloatAttr(0.0)));
+    }
+    row.getLowerBoundMutable().set(start);
+    row.getStepMutable().set(stride);
+
+    rewriter.setInsertionPointAfter(row);
+    Value width = arith::ConstantIntOp::create(rewriter, loc, kWarpSize, 32);
+    for (unsigned index = 0; index < row.getNumResults(); ++index) {
+      Value result = row.getResult(index);
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : result.getUses())
+        uses.push_back(&use);
+      Value total = result;
+      for (int64_t mask = kWarpSize / 2; mask >= 1; mask /= 2) {
+        Value distance = arith::ConstantIntOp::create(rewriter, loc, mask, 32);
+        auto shuffle = gpu::ShuffleOp::create(rewriter, loc, total, distance,
+                                              width, gpu::ShuffleMode::XOR);
+        total = combine(rewriter, loc, combiners[index], total,
+                        shuffle.getShuffleResult());
+      }
+      if (combiners[index].kind == Combiner::Add)
+        total = combine(rewriter, loc, combiners[index], initial[index], total);
+      for (OpOperand *use : uses)
+        use->set(total);
+    }
+  }
+};
+
+} // namespace
+} // namespace odt
