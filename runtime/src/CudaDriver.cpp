@@ -203,11 +203,11 @@ Result<std::unique_ptr<Device>> Device::open(const DeviceSpec &spec,
           device->call(api.cuDriverGetVersion(&version), "cuDriverGetVersion");
       !status)
     return status;
-  if (version < kPinnedApiVersion)
+  if (version < kMinimumDriverVersion)
     return Status::error("the CUDA driver '" + (*driver)->path() +
                          "' supports CUDA " + versionText(version) +
-                         "; odt needs " + versionText(kPinnedApiVersion) +
-                         " or newer");
+                         "; odt needs " + versionText(kMinimumDriverVersion) +
+                         " or newer (its kernels are PTX ISA 8.1)");
   int count = 0;
   if (Status status =
           device->call(api.cuDeviceGetCount(&count), "cuDeviceGetCount");

@@ -48,6 +48,11 @@ using GraphExecHandle = OpaqueGraphExec *;
 /// signatures below are those of that version.
 constexpr int kPinnedApiVersion = 12000;
 
+/// The oldest driver odt's kernels load on (CUDA 12.1): they are PTX ISA 8.1,
+/// whose 32 KB of kernel parameters (4 KB before) let the optimizer update
+/// every parameter in one kernel.
+constexpr int kMinimumDriverVersion = 12010;
+
 // name, return-less parameter list. One list: the table's members, their
 // resolution and the mock driver of the tests all follow it.
 #define ODT_CUDA_DRIVER_FUNCTIONS(X)                                           \

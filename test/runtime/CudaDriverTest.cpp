@@ -144,7 +144,14 @@ TEST_F(MockCudaTest, DeviceSelectionErrors) {
   mock.set("init_result", 0);
   mock.set("driver_version", 11080);
   EXPECT_THAT(openError("cuda"),
-              HasSubstr("supports CUDA 11.8; odt needs 12.0 or newer"));
+              HasSubstr("supports CUDA 11.8; odt needs 12.1 or newer (its "
+                        "kernels are PTX ISA 8.1)"));
+  // 12.0 has every entry point odt resolves, but not PTX ISA 8.1.
+  mock.set("driver_version", 12000);
+  EXPECT_THAT(openError("cuda"),
+              HasSubstr("supports CUDA 12.0; odt needs 12.1 or newer"));
+  mock.set("driver_version", 12010);
+  EXPECT_NE(open("cuda"), nullptr);
   EXPECT_EQ(mock.contextRefs(), 0);
 }
 
