@@ -1,6 +1,11 @@
-"""A CPU tensor with the part of onnxruntime.OrtValue's interface that the
+"""A tensor with the part of onnxruntime.OrtValue's interface that the
 training API uses (Module's inputs and outputs, get_contiguous_parameters,
-copy_buffer_to_parameters). It holds a NumPy array: no copies."""
+copy_buffer_to_parameters). It holds a NumPy array: no copies. An OrtValue
+made for a CUDA device (ortvalue_from_numpy(array, "cuda", N), as ORT users
+write for a module on that device) keeps its data in host memory too and
+names its device: a session on that device uploads it at each step, where
+ORT would have copied it once. Arrays already in a device's memory (torch
+CUDA tensors, CuPy arrays) go to Module directly, through DLPack."""
 
 from __future__ import annotations
 
@@ -16,34 +21,40 @@ _ONNX_TYPE_NAMES = {
 }
 
 
-def _check_device(device_type: str, device_id: int) -> None:
-    if str(device_type).lower() != "cpu" or device_id != 0:
-        raise ValueError(
-            f"odt holds tensors on the CPU only (device '{device_type}:{device_id}' "
-            "was asked for)")
+def _device_of(device_type: str, device_id: int) -> str:
+    """ORT's (device_type, device_id) as odt's device name."""
+    kind = str(device_type).lower()
+    if kind == "cpu" and device_id == 0:
+        return "cpu"
+    if kind == "cuda" and isinstance(device_id, int) and device_id >= 0:
+        return f"cuda:{device_id}"
+    raise ValueError(f"odt holds tensors on the CPU or for a CUDA device (device "
+                     f"'{device_type}:{device_id}' was asked for)")
 
 
 class OrtValue:
-    """A tensor on the CPU, as onnxruntime.OrtValue."""
+    """A tensor, as onnxruntime.OrtValue."""
 
-    def __init__(self, array: np.ndarray):
+    def __init__(self, array: np.ndarray, device: str = "cpu"):
         if not isinstance(array, np.ndarray):
             raise TypeError(f"OrtValue holds a numpy.ndarray, not {type(array).__name__}")
         self._array = array
+        self._device = device
 
     @staticmethod
     def ortvalue_from_numpy(numpy_obj: np.ndarray, device_type: str = "cpu",
                             device_id: int = 0) -> "OrtValue":
         """Wraps the array (shared, as ORT shares a CPU array's memory); a
-        non-contiguous array is copied into a contiguous one."""
-        _check_device(device_type, device_id)
-        return OrtValue(np.ascontiguousarray(numpy_obj))
+        non-contiguous array is copied into a contiguous one. For a CUDA
+        device the data stays in host memory (see the module's docstring)."""
+        device = _device_of(device_type, device_id)
+        return OrtValue(np.ascontiguousarray(numpy_obj), device)
 
     @staticmethod
     def ortvalue_from_shape_and_type(shape, element_type, device_type: str = "cpu",
                                      device_id: int = 0) -> "OrtValue":
-        _check_device(device_type, device_id)
-        return OrtValue(np.zeros(tuple(shape), dtype=element_type))
+        device = _device_of(device_type, device_id)
+        return OrtValue(np.zeros(tuple(shape), dtype=element_type), device)
 
     @property
     def _ortvalue(self) -> "OrtValue":
@@ -62,7 +73,7 @@ class OrtValue:
         return f"tensor({name})"
 
     def device_name(self) -> str:
-        return "cpu"
+        return self._device.partition(":")[0]
 
     def is_tensor(self) -> bool:
         return True

@@ -44,6 +44,10 @@ using ValuePtr = std::unique_ptr<OdtValue, ValueDeleter>;
 // Inputs are only read (a read-only array is accepted); a parameter buffer
 // to fill must be writable.
 using InputArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
+// An input in a CUDA device's memory (a torch CUDA tensor, a CuPy array:
+// anything with __dlpack__), taken as it is: the session copies it on the
+// device.
+using DeviceArray = nb::ndarray<nb::ro, nb::device::cuda, nb::c_contig>;
 using HostArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
 using NumpyArray = nb::ndarray<nb::numpy>;
 
@@ -132,6 +136,30 @@ ValuePtr viewArray(const Array &array, const std::string &what) {
                                 shape.size(), const_cast<void *>(array.data()),
                                 array.nbytes(), &value));
   return ValuePtr(value);
+}
+
+/// An OdtValue over a CUDA array's device memory (no copy). The array must
+/// outlive it.
+ValuePtr viewDeviceArray(const DeviceArray &array, const std::string &what) {
+  std::vector<int64_t> shape(array.ndim());
+  for (size_t i = 0; i < array.ndim(); ++i)
+    shape[i] = static_cast<int64_t>(array.shape(i));
+  std::string device = "cuda:" + std::to_string(array.device_id());
+  OdtValue *value = nullptr;
+  check(OdtCreateTensorWithDeviceData(
+      toDataType(array.dtype(), what), shape.data(), shape.size(),
+      device.c_str(), const_cast<void *>(array.data()), array.nbytes(),
+      &value));
+  return ValuePtr(value);
+}
+
+/// Whether `object` says, by the DLPack protocol, that its data lives in a
+/// CUDA device's memory (kDLCUDA, 2).
+bool isCudaArray(nb::handle object) {
+  if (!nb::hasattr(object, "__dlpack_device__"))
+    return false;
+  nb::object device = object.attr("__dlpack_device__")();
+  return nb::cast<int>(device[0]) == 2;
 }
 
 /// A NumPy array that owns `value` (no copy).
@@ -277,18 +305,42 @@ public:
     return training ? trainingOutputs : evalOutputs;
   }
 
-  /// TrainStep or EvalStep over the arrays (viewed, not copied); the
-  /// outputs are new arrays. The GIL is released while the step runs.
+  /// TrainStep or EvalStep over the arrays (viewed, not copied: host
+  /// arrays, and CUDA arrays for a session on a cuda device); the outputs
+  /// are new NumPy arrays. The GIL is released while the step runs.
   std::vector<nb::object> step(bool training,
-                               const std::vector<InputArray> &arrays) {
+                               const std::vector<nb::object> &arrays) {
     const std::vector<std::string> &names = inputNames(training);
     std::vector<ValuePtr> inputs;
     std::vector<const OdtValue *> raw;
+    // The arrays the values view, kept until the step is over.
+    std::vector<InputArray> hostArrays;
+    std::vector<DeviceArray> deviceArrays;
+    hostArrays.reserve(arrays.size());
+    deviceArrays.reserve(arrays.size());
     for (size_t i = 0; i < arrays.size(); ++i) {
       std::string what = i < names.size()
                              ? "input '" + names[i] + "'"
                              : "input " + std::to_string(i);
-      inputs.push_back(viewArray(arrays[i], what));
+      if (isCudaArray(arrays[i])) {
+        DeviceArray array;
+        if (!nb::try_cast(arrays[i], array, /*convert=*/false))
+          throw nb::type_error(
+              (what + ": a CUDA array must be C-contiguous, of a dtype odt "
+                      "knows")
+                  .c_str());
+        deviceArrays.push_back(array);
+        inputs.push_back(viewDeviceArray(deviceArrays.back(), what));
+      } else {
+        InputArray array;
+        if (!nb::try_cast(arrays[i], array, /*convert=*/false))
+          throw nb::type_error(
+              (what + ": a C-contiguous array in host memory or a CUDA "
+                      "array (DLPack) was expected")
+                  .c_str());
+        hostArrays.push_back(array);
+        inputs.push_back(viewArray(hostArrays.back(), what));
+      }
       raw.push_back(inputs.back().get());
     }
     size_t outputCount = outputNames(training).size();

@@ -17,6 +17,90 @@ from odt.training import api, artifacts
 from test_training_api import batch, forward_model, load_state, make_module, path
 
 
+class _MockDriver:
+    """The tests' mock libcuda, the same library the runtime loads: device
+    memory (host memory it hands out as the device's) and its event log."""
+
+    def __init__(self, library):
+        import ctypes
+        self.ctypes = ctypes
+        self.lib = ctypes.CDLL(library)
+        function = ctypes.c_void_p()
+        found = ctypes.c_int()
+        self.lib.cuGetProcAddress_v2(b"cuMemAlloc", ctypes.byref(function), 12000,
+                                     ctypes.c_uint64(0), ctypes.byref(found))
+        self.alloc = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_uint64),
+                                      ctypes.c_size_t)(function.value)
+        self.lib.odtMockCudaLog.restype = ctypes.c_char_p
+
+    def device_copy(self, array):
+        address = self.ctypes.c_uint64()
+        self.assert_ok(self.alloc(self.ctypes.byref(address), array.nbytes))
+        self.ctypes.memmove(address.value, array.ctypes.data, array.nbytes)
+        return address.value
+
+    @staticmethod
+    def assert_ok(result):
+        if result != 0:
+            raise RuntimeError("the mock's cuMemAlloc failed: %d" % result)
+
+    def log(self):
+        return self.lib.odtMockCudaLog().decode()
+
+
+class _MockCudaArray:
+    """A CUDA array by the DLPack protocol (as torch CUDA tensors and CuPy
+    arrays are) over the mock driver's device memory."""
+
+    def __init__(self, mock, array, transposed=False):
+        import ctypes
+
+        class Device(ctypes.Structure):
+            _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+        class DataType(ctypes.Structure):
+            _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                        ("lanes", ctypes.c_uint16)]
+
+        class Tensor(ctypes.Structure):
+            _fields_ = [("data", ctypes.c_void_p), ("device", Device), ("ndim", ctypes.c_int32),
+                        ("dtype", DataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                        ("strides", ctypes.POINTER(ctypes.c_int64)),
+                        ("byte_offset", ctypes.c_uint64)]
+
+        deleter_type = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+        class Managed(ctypes.Structure):
+            _fields_ = [("dl_tensor", Tensor), ("manager_ctx", ctypes.c_void_p),
+                        ("deleter", deleter_type)]
+
+        self.ctypes = ctypes
+        self.shape = (ctypes.c_int64 * array.ndim)(*array.shape)
+        strides = array.strides[::-1] if transposed else array.strides
+        self.strides = (ctypes.c_int64 * array.ndim)(*[s // array.itemsize for s in strides])
+        code = {"f": 2, "i": 0, "u": 1}[array.dtype.kind]  # DLPack's float, int, uint
+        self.deleter = deleter_type(lambda _: None)  # the memory is the mock's
+        self.managed = Managed()
+        tensor = self.managed.dl_tensor
+        tensor.data = mock.device_copy(array)
+        tensor.device = Device(2, 0)  # kDLCUDA, device 0
+        tensor.ndim = array.ndim
+        tensor.dtype = DataType(code, array.itemsize * 8, 1)
+        tensor.shape = self.shape
+        tensor.strides = self.strides
+        self.managed.deleter = self.deleter
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, **kwargs):
+        new_capsule = self.ctypes.pythonapi.PyCapsule_New
+        new_capsule.restype = self.ctypes.py_object
+        new_capsule.argtypes = [self.ctypes.c_void_p, self.ctypes.c_char_p,
+                                self.ctypes.c_void_p]
+        return new_capsule(self.ctypes.addressof(self.managed), b"dltensor", None)
+
+
 class CompiledFolderTest(unittest.TestCase):
     def test_module_from_a_compiled_folder(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -110,6 +194,55 @@ class OdtBehaviourTest(unittest.TestCase):
                 with self.assertRaisesRegex(odt.OdtError,
                                             "used by a training session on a device"):
                     api.Module(folder, state, device="cuda")
+            finally:
+                if saved is None:
+                    os.environ.pop("ODT_CUDA_DRIVER", None)
+                else:
+                    os.environ["ODT_CUDA_DRIVER"] = saved
+
+    def test_cuda_arrays_are_read_on_the_device(self):
+        # A batch already in the device's memory (what a torch CUDA tensor or
+        # a CuPy array gives through DLPack) goes to the session as it is:
+        # copied on the device, not through the host. Here the memory is the
+        # mock driver's and the array a DLPack producer over it.
+        saved = os.environ.get("ODT_CUDA_DRIVER")
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = odt.compile(path("training_model.onnx"), path("eval_model.onnx"),
+                                 path("adamw.onnx"), output_dir=os.path.join(tmp, "gpu"),
+                                 extra_args=["--gpu-arch=sm_90"])
+            try:
+                os.environ["ODT_CUDA_DRIVER"] = os.environ["ODT_TEST_MOCK_CUDA"]
+                mock = _MockDriver(os.environ["ODT_TEST_MOCK_CUDA"])
+                x, y = batch()
+                on_device = _MockCudaArray(mock, x)
+                module = api.Module(folder, load_state(), device="cuda")
+                opt = api.Optimizer(folder, module)
+                start = len(mock.log())
+                for _ in range(3):
+                    loss = module(on_device, y)
+                    opt.step()
+                self.assertEqual(np.asarray(loss).shape, ())
+                self.assertIn("copy on device %d" % x.nbytes, mock.log()[start:])
+                self.assertNotIn("copy to device %d" % x.nbytes, mock.log()[start:])
+                # An OrtValue made for the device (ORT's way) holds host data,
+                # uploaded at each step.
+                loss = module(odt.OrtValue.ortvalue_from_numpy(x, "cuda", 0),
+                              odt.OrtValue.ortvalue_from_numpy(y, "cuda", 0))
+                self.assertEqual(loss.device_name(), "cpu")
+                # Labels must come from host memory (the runtime checks them).
+                with self.assertRaisesRegex(odt.OdtError, "host memory"):
+                    module(on_device, _MockCudaArray(mock, y))
+                with self.assertRaisesRegex(TypeError, "C-contiguous"):
+                    module(_MockCudaArray(mock, x, transposed=True), y)
+                # A CPU module does not take device memory, nor an OrtValue of
+                # another device.
+                cpu_state, cpu_module, _ = make_module()
+                with self.assertRaisesRegex(ValueError, "runs on the CPU"):
+                    cpu_module(on_device, y)
+                with self.assertRaisesRegex(ValueError, "OrtValue for cuda:1"):
+                    module(odt.OrtValue.ortvalue_from_numpy(x, "cuda", 1), y)
+                with self.assertRaisesRegex(ValueError, "'rocm:0'"):
+                    odt.OrtValue.ortvalue_from_numpy(x, "rocm", 0)
             finally:
                 if saved is None:
                     os.environ.pop("ODT_CUDA_DRIVER", None)

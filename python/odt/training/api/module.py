@@ -34,6 +34,17 @@ def _remove_folder(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+
+def _cuda_device(value):
+    """The CUDA device number of an array whose data lives in a CUDA
+    device's memory by the DLPack protocol (__dlpack_device__ is (2, N):
+    kDLCUDA), else None."""
+    query = getattr(value, "__dlpack_device__", None)
+    if query is None or isinstance(value, np.ndarray):
+        return None
+    device_type, device_id = query()
+    return int(device_id) if int(device_type) == 2 else None
+
 class Module:
     """Training and evaluation of a model (ORT's Module).
 
@@ -124,15 +135,33 @@ class Module:
         arrays = []
         for index, value in enumerate(user_inputs):
             if isinstance(value, OrtValue):
+                if value._device != "cpu" and value._device != self._device_name():
+                    raise ValueError(f"input {index} is an OrtValue for {value._device}; this "
+                                     f"module runs on {self._device_name()}")
                 value = value.numpy()
+            elif _cuda_device(value) is not None:
+                # A CUDA array (a torch CUDA tensor, a CuPy array: DLPack),
+                # read where it is by a session on that device.
+                if self._device == "cpu":
+                    raise ValueError(f"input {index} is in the memory of cuda:"
+                                     f"{_cuda_device(value)}; this module runs on the CPU "
+                                     "(make it with device='cuda')")
+                arrays.append(value)
+                continue
             if not isinstance(value, np.ndarray):
-                raise TypeError(f"input {index} must be a numpy.ndarray or an OrtValue, not "
-                                f"{type(value).__name__}")
+                raise TypeError(f"input {index} must be a numpy.ndarray, an OrtValue or a "
+                                f"CUDA array (DLPack), not {type(value).__name__}")
             arrays.append(np.ascontiguousarray(value))
         outputs = self._get_session().step(self.training, arrays)
         if as_ortvalues:
             outputs = [OrtValue(o) for o in outputs]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _device_name(self) -> str:
+        """The device as "cpu" or "cuda:N" (a plain "cuda" is cuda:0)."""
+        if self._device == "cpu" or ":" in self._device:
+            return self._device
+        return self._device + ":0"
 
     def train(self, mode: bool = True) -> "Module":
         self.training = mode
