@@ -44,6 +44,9 @@ void buildGPULoops(OpPassManager &pm, int64_t blockSize, bool warpReductions) {
   // A host loop launching a kernel per iteration (an embedding gradient's
   // loop over tokens) becomes a loop inside that kernel.
   pm.addNestedPass<func::FuncOp>(createSinkHostLoops());
+  // A row's elementwise work (a softmax's division, a LayerNorm's
+  // normalization) in the kernel that reduced the row.
+  pm.addNestedPass<func::FuncOp>(createFuseRowConsumers());
   if (warpReductions)
     pm.addNestedPass<func::FuncOp>(createWarpReductions());
   DistributeParallelLoopsOptions distribute;

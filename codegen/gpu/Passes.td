@@ -197,6 +197,32 @@ def DistributeParallelLoops
                            "mlir::scf::SCFDialect"];
 }
 
+def FuseRowConsumers
+    : Pass<"odt-gpu-fuse-row-consumers", "mlir::func::FuncOp"> {
+  let summary = "Do a row's elementwise work in the kernel that reduced the row";
+  let description = [{
+    After odt-gpu-fuse-parallel-loops, before odt-gpu-warp-reductions and
+    the distribution. An outermost scf.parallel over rows (dims from 0 by
+    1) followed, with only pure ops and allocations between, by one over
+    the same rows and one more innermost dim of C columns (static, at most
+    the trip count of the row loop's longest sequential loop, so that a
+    thread's work per row at most doubles) becomes one: the second loop's
+    body, as an scf.for over the columns, at the end of the first's body (a
+    softmax's maximum and sum then its division, a LayerNorm's moments then
+    its normalization: one kernel instead of two). Legal where every load
+    and store of either loop to a buffer either loop writes is indexed
+    first by the loop's own row (rows stay independent, and the second
+    loop's reads of the first's writes are of its own row, written earlier
+    by the same thread) through one view, of a buffer that is separate
+    memory (an allocation or an entry point's argument). Each row's work
+    is the same computation in the same order, so --gpu-loops-on-cpu
+    builds train to the same losses to the bit. Repeats while the next
+    loop is another such consumer.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def WarpReductions : Pass<"odt-gpu-warp-reductions", "mlir::func::FuncOp"> {
   let summary = "Sum each row of a row reduction over the lanes of a warp";
   let description = [{
@@ -218,11 +244,17 @@ def WarpReductions : Pass<"odt-gpu-warp-reductions", "mlir::func::FuncOp"> {
     gpu.shuffle xor steps (16, 8, 4, 2, 1) combine the lanes, leaving
     every lane with the same total bit for bit, so the rest of the body
     runs in every lane as it ran in the one thread (its stores write the
-    same value to the same address). The terms add in another order than
-    one thread's. A sum down a column (coalesced across threads already), a
-    register tile's products (sixteen values) and loops nested in others
-    stay as they are. The threshold is a first choice, not measured on a
-    GPU.
+    same value to the same address). The body's other loops may be a row's
+    elementwise work (odt-gpu-fuse-row-consumers': nothing carried, each
+    store at the loop's index, innermost): lane l takes its iterations l,
+    l + 32, ... too. All spread loops start at 0 with step 1, so element k
+    is lane k mod 32's in each; a buffer written in a spread loop is
+    touched only in spread loops, and one the lane-uniform code writes is
+    read in spread loops only after that write. The terms add in another
+    order than one thread's. A sum down a column (coalesced across threads
+    already), a register tile's products (sixteen values) and loops nested
+    in others stay as they are. The threshold is a first choice, not
+    measured on a GPU.
   }];
   let options = [
     Option<"minTerms", "min-terms", "int64_t", "64",

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/gpu/BufferIdentity.h"
 #include "codegen/gpu/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,6 +24,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -81,19 +83,72 @@ Value combine(OpBuilder &builder, Location loc, Combiner combiner, Value lhs,
   llvm_unreachable("combiner");
 }
 
-/// Whether `loop` is a row sum a warp takes: at least `minTerms` terms
-/// (static bounds), one or two loop-carried values, each a combination of
-/// its terms,
-/// nothing written and no loop inside, and every load that depends on the
-/// loop index reading it as its innermost index, so that consecutive
-/// lanes read consecutive addresses (a sum down a column, whose threads'
-/// reads are coalesced already, stays as it is).
+/// Whether the memory accesses in `loop` that depend on its index read or
+/// write that index as the innermost index of a unit-stride dim (so that
+/// consecutive lanes touch consecutive addresses, and a lane touches only
+/// the elements it owns), no other index computed in the loop (a shifted
+/// or strided access), nothing else with side effects, and no loop inside.
+/// Stores are allowed where `stores` is.
+bool readsAlongItsIndex(scf::ForOp loop, bool stores) {
+  Value row = loop.getInductionVar();
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    if (isa<scf::ForOp, scf::WhileOp, scf::ParallelOp>(op) ||
+        (isa<memref::StoreOp>(op) && !stores) ||
+        (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
+         !isa<memref::LoadOp, memref::StoreOp>(op)))
+      return WalkResult::interrupt();
+    Value memref;
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      memref = load.getMemRef();
+      indices = load.getIndices();
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      memref = store.getMemRef();
+      indices = store.getIndices();
+      // A store writes an element of the lane's own.
+      if (indices.empty() || indices.back() != row)
+        return WalkResult::interrupt();
+    } else {
+      return WalkResult::advance();
+    }
+    if (!llvm::is_contained(indices, row))
+      return WalkResult::advance();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(cast<MemRefType>(memref.getType())
+                   .getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return WalkResult::interrupt();
+    for (unsigned position = 0; position < indices.size(); ++position)
+      if (indices[position] == row && position + 1 != indices.size())
+        return WalkResult::interrupt();
+    for (Value index : indices)
+      if (index != row && index.getDefiningOp() &&
+          loop->isAncestor(index.getDefiningOp()))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// The iterations of `loop` when its bounds are static, its start 0 and
+/// its step 1 (every loop a warp spreads is, so that iteration k is lane
+/// k mod 32's in all of them), else nothing.
+std::optional<int64_t> unitTrips(scf::ForOp loop) {
+  if (!isConstantIntValue(loop.getLowerBound(), 0) ||
+      !isConstantIntValue(loop.getStep(), 1))
+    return std::nullopt;
+  return getConstantIntValue(loop.getUpperBound());
+}
+
+/// Whether `loop` is a row sum a warp takes: at least `minTerms` terms,
+/// one or two loop-carried values, each a combination of its terms,
+/// nothing written, and its accesses along its index (readsAlongItsIndex:
+/// a sum down a column, whose threads' reads are coalesced already, stays
+/// as it is).
 bool isRowReduction(scf::ForOp loop, int64_t minTerms) {
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
-  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!lower || !upper || !step || *step <= 0 ||
-      (*upper - *lower + *step - 1) / *step < minTerms)
+  std::optional<int64_t> trips = unitTrips(loop);
+  if (!trips || *trips < minTerms)
     return false;
   // A sum per lane of one or two values: a register tile's sixteen
   // would cost sixteen butterflies.
@@ -102,36 +157,77 @@ bool isRowReduction(scf::ForOp loop, int64_t minTerms) {
   for (unsigned index = 0; index < loop.getNumRegionIterArgs(); ++index)
     if (!getCombiner(loop, index))
       return false;
-  Value row = loop.getInductionVar();
-  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
-    if (isa<memref::StoreOp, scf::ForOp, scf::WhileOp, scf::ParallelOp>(op) ||
-        (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
-         !isa<memref::LoadOp>(op)))
-      return WalkResult::interrupt();
+  return readsAlongItsIndex(loop, /*stores=*/false);
+}
+
+/// Whether `loop` is a row's elementwise work a warp can spread (a
+/// softmax's division, a LayerNorm's normalization, fused into the row's
+/// kernel by odt-gpu-fuse-row-consumers): nothing carried, each element
+/// it writes at its index (readsAlongItsIndex).
+bool isColumnLoop(scf::ForOp loop) {
+  return unitTrips(loop) && loop.getNumRegionIterArgs() == 0 &&
+         readsAlongItsIndex(loop, /*stores=*/true);
+}
+
+/// Whether the body's memory accesses stay right once the `spread` loops
+/// are split over the lanes (each lane then runs only the iterations it
+/// owns; the rest of the body runs in every lane): a buffer written in a
+/// spread loop is accessed nowhere but in spread loops (where, by
+/// readsAlongItsIndex, each lane touches only its own elements), and a
+/// buffer the lane-uniform code writes (every lane the same value) is read
+/// in spread loops only after that code's last write to it, so each lane
+/// reads its own store. Buffers are told apart by their root (views of one
+/// buffer are one buffer); a root that may share memory with another
+/// makes the body not qualify.
+bool lanesStayApart(Block *body, ArrayRef<scf::ForOp> spread) {
+  auto inSpread = [&](Operation *op) {
+    return llvm::any_of(spread,
+                        [&](scf::ForOp loop) { return loop->isAncestor(op); });
+  };
+  struct Access {
+    Operation *op;
+    Value root;
+    bool write, spread;
+  };
+  SmallVector<Access> accesses;
+  bool unknown = false;
+  body->walk([&](Operation *op) {
+    Value memref;
+    bool write = false;
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      ValueRange indices = load.getIndices();
-      if (!llvm::is_contained(indices, row))
-        return WalkResult::advance();
-      // Consecutive terms at consecutive addresses: the index is the
-      // innermost one, of a dim with unit stride.
-      SmallVector<int64_t> strides;
-      int64_t offset;
-      if (failed(load.getMemRefType().getStridesAndOffset(strides, offset)) ||
-          strides.back() != 1)
-        return WalkResult::interrupt();
-      for (unsigned position = 0; position < indices.size(); ++position)
-        if (indices[position] == row && position + 1 != indices.size())
-          return WalkResult::interrupt();
-      // The index reaches the load only as itself: an index computed from
-      // it (a strided or shifted read) is not known to be contiguous.
-      for (Value index : indices)
-        if (index != row && index.getDefiningOp() &&
-            index.getDefiningOp()->getBlock() == loop.getBody())
-          return WalkResult::interrupt();
+      memref = load.getMemRef();
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      memref = store.getMemRef();
+      write = true;
+    } else {
+      if (op->getNumRegions() == 0 && !isMemoryEffectFree(op))
+        unknown = true;
+      return;
     }
-    return WalkResult::advance();
+    accesses.push_back({op, getUnderlyingBuffer(memref), write, inSpread(op)});
   });
-  return !walk.wasInterrupted();
+  if (unknown)
+    return false;
+  for (const Access &access : accesses)
+    if (access.write && !isSeparateBuffer(access.root))
+      return false;
+  for (const Access &written : accesses) {
+    if (!written.write)
+      continue;
+    for (const Access &other : accesses) {
+      if (other.root != written.root)
+        continue;
+      if (written.spread && !other.spread)
+        return false;
+      // A lane's read in a spread loop before the lane-uniform write (of
+      // whatever element) could see another lane's write, or not.
+      if (!written.spread && other.spread &&
+          body->findAncestorOpInBlock(*other.op)->isBeforeInBlock(
+              body->findAncestorOpInBlock(*written.op)))
+        return false;
+    }
+  }
+  return true;
 }
 
 struct WarpReductionsPass : impl::WarpReductionsBase<WarpReductionsPass> {
@@ -165,9 +261,17 @@ struct WarpReductionsPass : impl::WarpReductionsBase<WarpReductionsPass> {
         nested |= isa<scf::ForOp, scf::WhileOp, scf::ParallelOp>(inner);
       });
     }
-    if (nested || rows.empty() || llvm::any_of(rows, [&](scf::ForOp row) {
-          return !isRowReduction(row, minTerms);
-        }))
+    if (nested || rows.empty())
+      return;
+    // Every loop a row sum or a row's elementwise work, one sum at least.
+    SmallVector<scf::ForOp> sums;
+    for (scf::ForOp row : rows) {
+      if (isRowReduction(row, minTerms))
+        sums.push_back(row);
+      else if (!isColumnLoop(row))
+        return;
+    }
+    if (sums.empty() || !lanesStayApart(loop.getBody(), rows))
       return;
 
     IRRewriter rewriter(loop.getContext());
@@ -189,8 +293,26 @@ struct WarpReductionsPass : impl::WarpReductionsBase<WarpReductionsPass> {
     rewriter.inlineBlockBefore(loop.getBody(), body, body->end(), outputs);
     rewriter.eraseOp(loop);
 
-    for (scf::ForOp row : rows)
-      spreadOverLanes(rewriter, row, lane);
+    for (scf::ForOp row : rows) {
+      if (llvm::is_contained(sums, row))
+        spreadOverLanes(rewriter, row, lane);
+      else
+        strideOverLanes(rewriter, row, lane);
+    }
+  }
+
+  /// `row` with lane l taking iterations l, l + 32, ...
+  static void strideOverLanes(IRRewriter &rewriter, scf::ForOp row,
+                              Value lane) {
+    Location loc = row.getLoc();
+    rewriter.setInsertionPoint(row);
+    Value warp = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
+    Value offset = arith::MulIOp::create(rewriter, loc, lane, row.getStep());
+    Value start =
+        arith::AddIOp::create(rewriter, loc, row.getLowerBound(), offset);
+    Value stride = arith::MulIOp::create(rewriter, loc, row.getStep(), warp);
+    row.getLowerBoundMutable().set(start);
+    row.getStepMutable().set(stride);
   }
 
   /// `row` with lane l taking terms l, l + 32, ..., each lane from the

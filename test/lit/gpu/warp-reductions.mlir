@@ -33,7 +33,7 @@
 // DISTRIBUTED:             %[[LINEAR:.*]] = arith.addi
 // DISTRIBUTED:             arith.remsi %[[LINEAR]], %c32
 // DISTRIBUTED:             gpu.shuffle xor
-func.func @row_mean(%x: memref<?x128xf32>, %mean: memref<?xf32>) {
+func.func @row_mean(%x: memref<?x128xf32> {odt.role = "user_output"}, %mean: memref<?xf32> {odt.role = "user_output"}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c128 = arith.constant 128 : index
@@ -72,8 +72,8 @@ func.func @row_mean(%x: memref<?x128xf32>, %mean: memref<?xf32>) {
 // CHECK-COUNT-5:   gpu.shuffle xor
 // CHECK:           arith.addf %cst,
 // CHECK:           memref.store %{{.*}}, %arg2[%[[ROW]]]
-func.func @softmax_statistics(%x: memref<64x256xf32>, %max: memref<64xf32>,
-                              %sum: memref<64xf32>) {
+func.func @softmax_statistics(%x: memref<64x256xf32> {odt.role = "user_output"}, %max: memref<64xf32> {odt.role = "user_output"},
+                              %sum: memref<64xf32> {odt.role = "user_output"}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
@@ -112,9 +112,9 @@ func.func @softmax_statistics(%x: memref<64x256xf32>, %max: memref<64xf32>,
 // CHECK-NOT:     gpu.shuffle
 // CHECK-NOT:     scf.parallel ({{.*}}, {{.*}})
 // CHECK:         return
-func.func @not_rows(%x: memref<128x64xf32>, %short: memref<64x32xf32>,
-                    %t: memref<64x128xf32, strided<[1, 64]>>,
-                    %out: memref<64xf32>, %copy: memref<64x128xf32>) {
+func.func @not_rows(%x: memref<128x64xf32> {odt.role = "user_output"}, %short: memref<64x32xf32> {odt.role = "user_output"},
+                    %t: memref<64x128xf32, strided<[1, 64]>> {odt.role = "user_output"},
+                    %out: memref<64xf32> {odt.role = "user_output"}, %copy: memref<64x128xf32> {odt.role = "user_output"}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -183,6 +183,111 @@ func.func @not_rows(%x: memref<128x64xf32>, %short: memref<64x32xf32>,
       scf.yield %r : f32
     }
     memref.store %s, %out[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A softmax as odt-gpu-fuse-row-consumers leaves it: the row's division
+// is a loop over its columns in the row's kernel, in place. The warp
+// spreads it too: lane l divides elements l, l + 32, ..., the ones it read
+// in the two sums, after the sums' butterflies (every lane stored the
+// same maximum and sum, and reads its own store back).
+// CHECK-LABEL: func.func @softmax_in_one_kernel
+// CHECK:         scf.parallel (%[[ROW:.*]], %[[LANE:.*]]) =
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:           %[[OFFSET:.*]] = arith.muli %[[LANE]], %c1
+// CHECK:           %[[START:.*]] = arith.addi %c0, %[[OFFSET]]
+// CHECK:           %[[STRIDE:.*]] = arith.muli %c1, %c32
+// CHECK:           scf.for %[[COL:.*]] = %[[START]] to %c128 step %[[STRIDE]] {
+// CHECK:             arith.divf
+// CHECK:             memref.store %{{.*}}, %arg0[%[[ROW]], %[[COL]]]
+func.func @softmax_in_one_kernel(%x: memref<64x128xf32> {odt.role = "user_output"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant 0xFF800000 : f32
+  %max = memref.alloc() : memref<64xf32>
+  %sum = memref.alloc() : memref<64xf32>
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %m = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %lowest) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<64x128xf32>
+      %n = arith.maximumf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    memref.store %m, %max[%i] : memref<64xf32>
+    %s = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<64x128xf32>
+      %r = memref.load %max[%i] : memref<64xf32>
+      %d = arith.subf %v, %r : f32
+      %e = math.exp %d : f32
+      %n = arith.addf %acc, %e : f32
+      scf.yield %n : f32
+    }
+    memref.store %s, %sum[%i] : memref<64xf32>
+    scf.for %j = %c0 to %c128 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<64x128xf32>
+      %r = memref.load %max[%i] : memref<64xf32>
+      %q = memref.load %sum[%i] : memref<64xf32>
+      %d = arith.subf %v, %r : f32
+      %e = math.exp %d : f32
+      %o = arith.divf %e, %q : f32
+      memref.store %o, %x[%i, %j] : memref<64x128xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Kernels whose lanes would meet: the lane-uniform code reads an element a
+// column loop wrote (another lane's), and a column loop reads a buffer
+// before the lane-uniform code writes it (another lane may write it first).
+// CHECK-LABEL: func.func @lanes_would_meet
+// CHECK-NOT:     gpu.shuffle
+// CHECK-NOT:     scf.parallel ({{.*}}, {{.*}})
+// CHECK:         return
+func.func @lanes_would_meet(%x: memref<64x128xf32> {odt.role = "user_output"},
+                            %y: memref<64x128xf32> {odt.role = "user_output"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<64xf32>
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %s = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<64x128xf32>
+      %n = arith.addf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    scf.for %j = %c0 to %c128 step %c1 {
+      memref.store %s, %y[%i, %j] : memref<64x128xf32>
+    }
+    %fifth = memref.load %y[%i, %c5] : memref<64x128xf32>
+    memref.store %fifth, %sum[%i] : memref<64xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %s = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<64x128xf32>
+      %n = arith.addf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    scf.for %j = %c0 to %c128 step %c1 {
+      %old = memref.load %sum[%i] : memref<64xf32>
+      memref.store %old, %y[%i, %j] : memref<64x128xf32>
+    }
+    memref.store %s, %sum[%i] : memref<64xf32>
     scf.reduce
   }
   return

@@ -1,0 +1,198 @@
+//===- FuseRowConsumers.cpp - a row's elementwise work in its row's kernel ===//
+//
+// A softmax is a kernel over rows (its maximum and sum of exponentials)
+// then a kernel over rows x columns (each element's exponential divided by
+// the sum); a LayerNorm, its moments then its normalization. The second
+// kernel reads the first's results at its own row only, so each row's
+// columns can be done by the thread (or, after odt-gpu-warp-reductions,
+// the warp) that made its statistics, right after: one launch instead of
+// two, and the row is read again while it is in cache. See Passes.td for
+// the rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/gpu/BufferIdentity.h"
+#include "codegen/gpu/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace odt {
+
+#define GEN_PASS_DEF_FUSEROWCONSUMERS
+#include "codegen/gpu/Passes.h.inc"
+
+namespace {
+
+bool isZero(Value value) { return isConstantIntValue(value, 0); }
+bool isOne(Value value) { return isConstantIntValue(value, 1); }
+
+/// Whether `a` and `b` are the same bound: one value, or equal constants.
+bool sameBound(Value a, Value b) {
+  if (a == b)
+    return true;
+  std::optional<int64_t> first = getConstantIntValue(a);
+  std::optional<int64_t> second = getConstantIntValue(b);
+  return first && second && *first == *second;
+}
+
+/// The most iterations of a sequential loop in `body` with static bounds
+/// (what one thread of the row kernel already does per row), or 0.
+int64_t longestLoop(Block *body) {
+  int64_t longest = 0;
+  body->walk([&](scf::ForOp loop) {
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    std::optional<int64_t> trips;
+    if (lower && upper && step && *step > 0)
+      trips = (*upper - *lower + *step - 1) / *step;
+    if (trips)
+      longest = std::max(longest, *trips);
+  });
+  return longest;
+}
+
+struct FuseRowConsumersPass : impl::FuseRowConsumersBase<FuseRowConsumersPass> {
+  void runOnOperation() override {
+    SmallVector<Block *> blocks;
+    getOperation()->walk([&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks) {
+      // The next op is read after the fusion, which moves the ops between
+      // the two loops above the first and erases the second.
+      for (Operation *op = block->empty() ? nullptr : &block->front(); op;
+           op = op->getNextNode()) {
+        auto rows = dyn_cast<scf::ParallelOp>(op);
+        if (!rows || rows->getParentOfType<scf::ParallelOp>())
+          continue;
+        // A row kernel may take several consumers in turn (a LayerNorm's
+        // normalized output and a copy of it).
+        while (scf::ParallelOp consumer = nextConsumer(rows))
+          fuse(rows, consumer);
+      }
+    }
+  }
+
+  /// The parallel loop after `rows` (only pure ops and allocations between
+  /// them) that is its row consumer: its dims `rows`' dims and one more,
+  /// innermost, of at most as many columns as `rows`' longest sequential
+  /// loop (so a thread's work per row at most doubles), every memory
+  /// access of either loop to a buffer either writes indexed first by the
+  /// row (so rows stay independent and each row's reads of the first
+  /// loop's writes see its own thread's stores), each such buffer separate
+  /// memory accessed through one view.
+  scf::ParallelOp nextConsumer(scf::ParallelOp rows) {
+    if (!rows.getInitVals().empty() || !allUnitFromZero(rows))
+      return nullptr;
+    Operation *next = rows->getNextNode();
+    while (next && (isa<memref::AllocOp>(next) ||
+                    (isMemoryEffectFree(next) && next->getNumRegions() == 0)))
+      next = next->getNextNode();
+    auto consumer = dyn_cast_or_null<scf::ParallelOp>(next);
+    unsigned rank = rows.getNumLoops();
+    if (!consumer || !consumer.getInitVals().empty() ||
+        consumer.getNumLoops() != rank + 1 || !allUnitFromZero(consumer))
+      return nullptr;
+    for (unsigned dim = 0; dim < rank; ++dim)
+      if (!sameBound(rows.getUpperBound()[dim], consumer.getUpperBound()[dim]))
+        return nullptr;
+    std::optional<int64_t> columns =
+        getConstantIntValue(consumer.getUpperBound()[rank]);
+    if (!columns || *columns > longestLoop(rows.getBody()))
+      return nullptr;
+    if (!accessesByRow(rows, consumer))
+      return nullptr;
+    return consumer;
+  }
+
+  static bool allUnitFromZero(scf::ParallelOp loop) {
+    return llvm::all_of(loop.getLowerBound(), isZero) &&
+           llvm::all_of(loop.getStep(), isOne);
+  }
+
+  /// The access rule of nextConsumer.
+  static bool accessesByRow(scf::ParallelOp rows, scf::ParallelOp consumer) {
+    struct Access {
+      Value memref;
+      ValueRange indices;
+      ValueRange rowIndices; // the loop's induction variables of the rows
+      bool write;
+    };
+    SmallVector<Access> accesses;
+    bool unknown = false;
+    unsigned rank = rows.getNumLoops();
+    auto collect = [&](scf::ParallelOp loop) {
+      ValueRange ivs = loop.getBody()->getArguments().take_front(rank);
+      loop.getBody()->walk([&](Operation *op) {
+        if (auto load = dyn_cast<memref::LoadOp>(op))
+          accesses.push_back({load.getMemRef(), load.getIndices(), ivs, false});
+        else if (auto store = dyn_cast<memref::StoreOp>(op))
+          accesses.push_back(
+              {store.getMemRef(), store.getIndices(), ivs, true});
+        else if (isa<scf::ParallelOp>(op) ||
+                 (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
+                  !isa<memref::AllocaOp>(op)))
+          unknown = true;
+      });
+    };
+    collect(rows);
+    collect(consumer);
+    if (unknown)
+      return false;
+    llvm::DenseMap<Value, Value> viewOfWritten;
+    for (const Access &access : accesses) {
+      if (!access.write)
+        continue;
+      Value root = getUnderlyingBuffer(access.memref);
+      if (!isSeparateBuffer(root))
+        return false;
+      auto [it, inserted] = viewOfWritten.try_emplace(root, access.memref);
+      if (!inserted && it->second != access.memref)
+        return false;
+    }
+    for (const Access &access : accesses) {
+      auto it = viewOfWritten.find(getUnderlyingBuffer(access.memref));
+      if (it == viewOfWritten.end())
+        continue;
+      if (it->second != access.memref || access.indices.size() < rank)
+        return false;
+      for (unsigned dim = 0; dim < rank; ++dim)
+        if (access.indices[dim] != access.rowIndices[dim])
+          return false;
+    }
+    return true;
+  }
+
+  /// `consumer`'s body as a sequential loop over its columns at the end
+  /// of `rows`' body, its row dims `rows`' own; the ops between the two
+  /// loops go above `rows`.
+  void fuse(scf::ParallelOp rows, scf::ParallelOp consumer) {
+    IRRewriter rewriter(rows.getContext());
+    for (Operation *op = rows->getNextNode(); op != consumer;) {
+      Operation *next = op->getNextNode();
+      op->moveBefore(rows);
+      op = next;
+    }
+    unsigned rank = rows.getNumLoops();
+    Block *rowBody = rows.getBody();
+    rewriter.setInsertionPoint(rowBody->getTerminator());
+    Location loc = consumer.getLoc();
+    auto columns = scf::ForOp::create(
+        rewriter, loc, consumer.getLowerBound()[rank],
+        consumer.getUpperBound()[rank], consumer.getStep()[rank]);
+    Block *body = consumer.getBody();
+    rewriter.eraseOp(body->getTerminator());
+    SmallVector<Value> ivs(rows.getInductionVars());
+    ivs.push_back(columns.getInductionVar());
+    rewriter.inlineBlockBefore(body, columns.getBody()->getTerminator(), ivs);
+    rewriter.eraseOp(consumer);
+  }
+};
+
+} // namespace
+} // namespace odt
