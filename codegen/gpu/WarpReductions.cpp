@@ -323,12 +323,7 @@ struct WarpReductionsPass : impl::WarpReductionsBase<WarpReductionsPass> {
   /// lanes that differ from it in the low s bits.
   void spreadOverLanes(IRRewriter &rewriter, scf::ForOp row, Value lane) {
     Location loc = row.getLoc();
-    rewriter.setInsertionPoint(row);
-    Value warp = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
-    Value offset = arith::MulIOp::create(rewriter, loc, lane, row.getStep());
-    Value start =
-        arith::AddIOp::create(rewriter, loc, row.getLowerBound(), offset);
-    Value stride = arith::MulIOp::create(rewriter, loc, row.getStep(), warp);
+    strideOverLanes(rewriter, row, lane);
     SmallVector<Combiner> combiners;
     SmallVector<Value> initial(row.getInitArgs());
     for (unsigned index = 0; index < row.getNumRegionIterArgs(); ++index) {
@@ -337,8 +332,6 @@ struct WarpReductionsPass : impl::WarpReductionsBase<WarpReductionsPass> {
         row.getInitArgsMutable()[index].set(arith::ConstantOp::create(
             rewriter, loc, rewriter.getF32FloatAttr(0.0)));
     }
-    row.getLowerBoundMutable().set(start);
-    row.getStepMutable().set(stride);
 
     rewriter.setInsertionPointAfter(row);
     Value width = arith::ConstantIntOp::create(rewriter, loc, kWarpSize, 32);

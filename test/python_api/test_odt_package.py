@@ -3,6 +3,7 @@ folders, odt.compile, odt-compile lookup, devices, odt's own properties,
 arrays that are not contiguous, and clear errors for what ORT's API allows
 but odt cannot do. Runs on odt only."""
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -15,6 +16,27 @@ import odt
 from odt.training import api, artifacts
 
 from test_training_api import batch, forward_model, load_state, make_module, path
+
+
+@contextlib.contextmanager
+def _on_the_mock_driver():
+    """ODT_CUDA_DRIVER set to the tests' mock libcuda while the block runs."""
+    saved = os.environ.get("ODT_CUDA_DRIVER")
+    os.environ["ODT_CUDA_DRIVER"] = os.environ["ODT_TEST_MOCK_CUDA"]
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("ODT_CUDA_DRIVER", None)
+        else:
+            os.environ["ODT_CUDA_DRIVER"] = saved
+
+
+def _gpu_build(folder):
+    """ORT's MLP compiled for sm_90 into `folder`/gpu."""
+    return odt.compile(path("training_model.onnx"), path("eval_model.onnx"),
+                       path("adamw.onnx"), output_dir=os.path.join(folder, "gpu"),
+                       extra_args=["--gpu-arch=sm_90"])
 
 
 class _MockDriver:
@@ -170,84 +192,64 @@ class OdtBehaviourTest(unittest.TestCase):
         # lives on the device; the mock's kernels compute nothing, so only
         # the path is checked: steps run, parameters and checkpoints come
         # back through the host, and the losses are not compared.
-        saved = os.environ.get("ODT_CUDA_DRIVER")
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = odt.compile(path("training_model.onnx"), path("eval_model.onnx"),
-                                 path("adamw.onnx"), output_dir=os.path.join(tmp, "gpu"),
-                                 extra_args=["--gpu-arch=sm_90"])
-            try:
-                os.environ["ODT_CUDA_DRIVER"] = os.environ["ODT_TEST_MOCK_CUDA"]
-                state = load_state()
-                module = api.Module(folder, state, device="cuda")
-                opt = api.Optimizer(folder, module)
-                before = module.get_contiguous_parameters().numpy().copy()
-                x, y = batch()
-                for _ in range(3):
-                    module(x, y)
-                    opt.step()
-                    module.lazy_reset_grad()
-                after = module.get_contiguous_parameters().numpy()
-                self.assertEqual(after.shape, before.shape)
-                saved_path = os.path.join(tmp, "on_device.ckpt")
-                api.CheckpointState.save_checkpoint(state, saved_path)
-                self.assertTrue(os.path.getsize(saved_path) > 0)
-                with self.assertRaisesRegex(odt.OdtError,
-                                            "used by a training session on a device"):
-                    api.Module(folder, state, device="cuda")
-            finally:
-                if saved is None:
-                    os.environ.pop("ODT_CUDA_DRIVER", None)
-                else:
-                    os.environ["ODT_CUDA_DRIVER"] = saved
+        with tempfile.TemporaryDirectory() as tmp, _on_the_mock_driver():
+            folder = _gpu_build(tmp)
+            state = load_state()
+            module = api.Module(folder, state, device="cuda")
+            opt = api.Optimizer(folder, module)
+            before = module.get_contiguous_parameters().numpy().copy()
+            x, y = batch()
+            for _ in range(3):
+                module(x, y)
+                opt.step()
+                module.lazy_reset_grad()
+            after = module.get_contiguous_parameters().numpy()
+            self.assertEqual(after.shape, before.shape)
+            saved_path = os.path.join(tmp, "on_device.ckpt")
+            api.CheckpointState.save_checkpoint(state, saved_path)
+            self.assertTrue(os.path.getsize(saved_path) > 0)
+            with self.assertRaisesRegex(odt.OdtError,
+                                        "used by a training session on a device"):
+                api.Module(folder, state, device="cuda")
 
     def test_cuda_arrays_are_read_on_the_device(self):
         # A batch already in the device's memory (what a torch CUDA tensor or
         # a CuPy array gives through DLPack) goes to the session as it is:
         # copied on the device, not through the host. Here the memory is the
         # mock driver's and the array a DLPack producer over it.
-        saved = os.environ.get("ODT_CUDA_DRIVER")
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = odt.compile(path("training_model.onnx"), path("eval_model.onnx"),
-                                 path("adamw.onnx"), output_dir=os.path.join(tmp, "gpu"),
-                                 extra_args=["--gpu-arch=sm_90"])
-            try:
-                os.environ["ODT_CUDA_DRIVER"] = os.environ["ODT_TEST_MOCK_CUDA"]
-                mock = _MockDriver(os.environ["ODT_TEST_MOCK_CUDA"])
-                x, y = batch()
-                on_device = _MockCudaArray(mock, x)
-                module = api.Module(folder, load_state(), device="cuda")
-                opt = api.Optimizer(folder, module)
-                start = len(mock.log())
-                for _ in range(3):
-                    loss = module(on_device, y)
-                    opt.step()
-                self.assertEqual(np.asarray(loss).shape, ())
-                self.assertIn("copy on device %d" % x.nbytes, mock.log()[start:])
-                self.assertNotIn("copy to device %d" % x.nbytes, mock.log()[start:])
-                # An OrtValue made for the device (ORT's way) holds host data,
-                # uploaded at each step.
-                loss = module(odt.OrtValue.ortvalue_from_numpy(x, "cuda", 0),
-                              odt.OrtValue.ortvalue_from_numpy(y, "cuda", 0))
-                self.assertEqual(loss.device_name(), "cpu")
-                # Labels must come from host memory (the runtime checks them).
-                with self.assertRaisesRegex(odt.OdtError, "host memory"):
-                    module(on_device, _MockCudaArray(mock, y))
-                with self.assertRaisesRegex(TypeError, "C-contiguous"):
-                    module(_MockCudaArray(mock, x, transposed=True), y)
-                # A CPU module does not take device memory, nor an OrtValue of
-                # another device.
-                cpu_state, cpu_module, _ = make_module()
-                with self.assertRaisesRegex(ValueError, "runs on the CPU"):
-                    cpu_module(on_device, y)
-                with self.assertRaisesRegex(ValueError, "OrtValue for cuda:1"):
-                    module(odt.OrtValue.ortvalue_from_numpy(x, "cuda", 1), y)
-                with self.assertRaisesRegex(ValueError, "'rocm:0'"):
-                    odt.OrtValue.ortvalue_from_numpy(x, "rocm", 0)
-            finally:
-                if saved is None:
-                    os.environ.pop("ODT_CUDA_DRIVER", None)
-                else:
-                    os.environ["ODT_CUDA_DRIVER"] = saved
+        with tempfile.TemporaryDirectory() as tmp, _on_the_mock_driver():
+            folder = _gpu_build(tmp)
+            mock = _MockDriver(os.environ["ODT_TEST_MOCK_CUDA"])
+            x, y = batch()
+            on_device = _MockCudaArray(mock, x)
+            module = api.Module(folder, load_state(), device="cuda")
+            opt = api.Optimizer(folder, module)
+            start = len(mock.log())
+            for _ in range(3):
+                loss = module(on_device, y)
+                opt.step()
+            self.assertEqual(np.asarray(loss).shape, ())
+            self.assertIn("copy on device %d" % x.nbytes, mock.log()[start:])
+            self.assertNotIn("copy to device %d" % x.nbytes, mock.log()[start:])
+            # An OrtValue made for the device (ORT's way) holds host data,
+            # uploaded at each step.
+            loss = module(odt.OrtValue.ortvalue_from_numpy(x, "cuda", 0),
+                          odt.OrtValue.ortvalue_from_numpy(y, "cuda", 0))
+            self.assertEqual(loss.device_name(), "cpu")
+            # Labels must come from host memory (the runtime checks them).
+            with self.assertRaisesRegex(odt.OdtError, "host memory"):
+                module(on_device, _MockCudaArray(mock, y))
+            with self.assertRaisesRegex(TypeError, "C-contiguous"):
+                module(_MockCudaArray(mock, x, transposed=True), y)
+            # A CPU module does not take device memory, nor an OrtValue of
+            # another device.
+            _, cpu_module, _ = make_module()
+            with self.assertRaisesRegex(ValueError, "runs on the CPU"):
+                cpu_module(on_device, y)
+            with self.assertRaisesRegex(ValueError, "OrtValue for cuda:1"):
+                module(odt.OrtValue.ortvalue_from_numpy(x, "cuda", 1), y)
+            with self.assertRaisesRegex(ValueError, "'rocm:0'"):
+                odt.OrtValue.ortvalue_from_numpy(x, "rocm", 0)
 
     def test_odt_properties_are_hidden_and_reserved(self):
         state, module, opt = make_module()
