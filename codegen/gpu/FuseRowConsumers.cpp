@@ -67,47 +67,59 @@ struct FuseRowConsumersPass : impl::FuseRowConsumersBase<FuseRowConsumersPass> {
       // the two loops above the first and erases the second.
       for (Operation *op = block->empty() ? nullptr : &block->front(); op;
            op = op->getNextNode()) {
-        auto rows = dyn_cast<scf::ParallelOp>(op);
-        if (!rows || rows->getParentOfType<scf::ParallelOp>())
+        auto loop = dyn_cast<scf::ParallelOp>(op);
+        if (!loop || loop->getParentOfType<scf::ParallelOp>())
           continue;
-        // A row kernel may take several consumers in turn (a LayerNorm's
-        // normalized output and a copy of it).
-        while (scf::ParallelOp consumer = nextConsumer(rows))
-          fuse(rows, consumer);
+        // An elementwise loop over rows and columns that a row kernel
+        // right after reads row by row (a LayerNorm gradient's dy * gamma
+        // before its row sums) goes into it, at its start ...
+        scf::ParallelOp next = nextLoop(loop);
+        if (next && isRowPair(/*rows=*/next, /*columns=*/loop)) {
+          fuse(next, loop, /*atStart=*/true);
+          op = next;
+          loop = next;
+        }
+        // ... and a row kernel takes the loops over its rows and columns
+        // that read it row by row, in turn (a softmax's division; a
+        // LayerNorm's normalized output and a copy of it).
+        for (next = nextLoop(loop); next && isRowPair(loop, next);
+             next = nextLoop(loop))
+          fuse(loop, next, /*atStart=*/false);
       }
     }
   }
 
-  /// The parallel loop after `rows` (only pure ops and allocations between
-  /// them) that is its row consumer: its dims `rows`' dims and one more,
-  /// innermost, of at most as many columns as `rows`' longest sequential
-  /// loop (so a thread's work per row at most doubles), every memory
-  /// access of either loop to a buffer either writes indexed first by the
-  /// row (so rows stay independent and each row's reads of the first
-  /// loop's writes see its own thread's stores), each such buffer separate
-  /// memory accessed through one view.
-  scf::ParallelOp nextConsumer(scf::ParallelOp rows) {
-    if (!rows.getInitVals().empty() || !allUnitFromZero(rows))
-      return nullptr;
-    Operation *next = rows->getNextNode();
+  /// The parallel loop after `loop`, with only pure ops and allocations
+  /// between them, or null.
+  static scf::ParallelOp nextLoop(scf::ParallelOp loop) {
+    Operation *next = loop->getNextNode();
     while (next && (isa<memref::AllocOp>(next) ||
                     (isMemoryEffectFree(next) && next->getNumRegions() == 0)))
       next = next->getNextNode();
-    auto consumer = dyn_cast_or_null<scf::ParallelOp>(next);
+    return dyn_cast_or_null<scf::ParallelOp>(next);
+  }
+
+  /// Whether `columns` (before or after `rows`) is a loop over `rows`' rows
+  /// and one more, innermost dim that can run in `rows`' threads: its
+  /// columns at most as many as `rows`' longest sequential loop (so a
+  /// thread's work per row at most doubles), every memory access of either
+  /// loop to a buffer either writes indexed first by the loop's own row (so
+  /// rows stay independent, and what one reads of the other's writes is
+  /// its own row's, written earlier by the same thread), each such buffer
+  /// separate memory accessed through one view.
+  static bool isRowPair(scf::ParallelOp rows, scf::ParallelOp columns) {
     unsigned rank = rows.getNumLoops();
-    if (!consumer || !consumer.getInitVals().empty() ||
-        consumer.getNumLoops() != rank + 1 || !allUnitFromZero(consumer))
-      return nullptr;
+    if (!rows.getInitVals().empty() || !allUnitFromZero(rows) ||
+        !columns.getInitVals().empty() || columns.getNumLoops() != rank + 1 ||
+        !allUnitFromZero(columns))
+      return false;
     for (unsigned dim = 0; dim < rank; ++dim)
-      if (!sameBound(rows.getUpperBound()[dim], consumer.getUpperBound()[dim]))
-        return nullptr;
-    std::optional<int64_t> columns =
-        getConstantIntValue(consumer.getUpperBound()[rank]);
-    if (!columns || *columns > longestLoop(rows.getBody()))
-      return nullptr;
-    if (!accessesByRow(rows, consumer))
-      return nullptr;
-    return consumer;
+      if (!sameBound(rows.getUpperBound()[dim], columns.getUpperBound()[dim]))
+        return false;
+    std::optional<int64_t> count =
+        getConstantIntValue(columns.getUpperBound()[rank]);
+    return count && *count <= longestLoop(rows.getBody()) &&
+           accessesByRow(rows, columns);
   }
 
   static bool allUnitFromZero(scf::ParallelOp loop) {
@@ -115,7 +127,7 @@ struct FuseRowConsumersPass : impl::FuseRowConsumersBase<FuseRowConsumersPass> {
            llvm::all_of(loop.getStep(), isOne);
   }
 
-  /// The access rule of nextConsumer.
+  /// The access rule of isRowPair.
   static bool accessesByRow(scf::ParallelOp rows, scf::ParallelOp consumer) {
     struct Access {
       Value memref;
@@ -168,29 +180,35 @@ struct FuseRowConsumersPass : impl::FuseRowConsumersBase<FuseRowConsumersPass> {
     return true;
   }
 
-  /// `consumer`'s body as a sequential loop over its columns at the end
-  /// of `rows`' body, its row dims `rows`' own; the ops between the two
-  /// loops go above `rows`.
-  void fuse(scf::ParallelOp rows, scf::ParallelOp consumer) {
+  /// `columns`' body as a sequential loop over its columns at the end of
+  /// `rows`' body (or at its start, for a loop that came before `rows`),
+  /// its row dims `rows`' own; the ops between the two loops go above the
+  /// first of them.
+  static void fuse(scf::ParallelOp rows, scf::ParallelOp columns,
+                   bool atStart) {
     IRRewriter rewriter(rows.getContext());
-    for (Operation *op = rows->getNextNode(); op != consumer;) {
+    Operation *first = atStart ? columns : rows;
+    Operation *second = atStart ? rows : columns;
+    for (Operation *op = first->getNextNode(); op != second;) {
       Operation *next = op->getNextNode();
-      op->moveBefore(rows);
+      op->moveBefore(first);
       op = next;
     }
     unsigned rank = rows.getNumLoops();
     Block *rowBody = rows.getBody();
-    rewriter.setInsertionPoint(rowBody->getTerminator());
-    Location loc = consumer.getLoc();
-    auto columns = scf::ForOp::create(
-        rewriter, loc, consumer.getLowerBound()[rank],
-        consumer.getUpperBound()[rank], consumer.getStep()[rank]);
-    Block *body = consumer.getBody();
+    if (atStart)
+      rewriter.setInsertionPointToStart(rowBody);
+    else
+      rewriter.setInsertionPoint(rowBody->getTerminator());
+    auto loop = scf::ForOp::create(
+        rewriter, columns.getLoc(), columns.getLowerBound()[rank],
+        columns.getUpperBound()[rank], columns.getStep()[rank]);
+    Block *body = columns.getBody();
     rewriter.eraseOp(body->getTerminator());
     SmallVector<Value> ivs(rows.getInductionVars());
-    ivs.push_back(columns.getInductionVar());
-    rewriter.inlineBlockBefore(body, columns.getBody()->getTerminator(), ivs);
-    rewriter.eraseOp(consumer);
+    ivs.push_back(loop.getInductionVar());
+    rewriter.inlineBlockBefore(body, loop.getBody()->getTerminator(), ivs);
+    rewriter.eraseOp(columns);
   }
 };
 

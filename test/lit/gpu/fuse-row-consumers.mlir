@@ -64,22 +64,67 @@ func.func @softmax(%x: memref<64x128xf32> {odt.role = "user_output"}) {
 
 // -----
 
-// Consumers that stay kernels of their own: one that reads another row's
-// statistic (the row reversed), one whose rows are not the row kernel's, one
-// with more columns than the row kernel's loops (the thread's work per row
-// would grow past double), and one that writes through a view of a buffer
-// the row kernel reads directly.
-// CHECK-LABEL: func.func @not_consumers
-// CHECK-COUNT-8: scf.parallel
-func.func @not_consumers(%x: memref<64x128xf32> {odt.role = "user_output"}, %y: memref<64x256xf32> {odt.role = "user_output"},
-                         %z: memref<32x128xf32> {odt.role = "user_output"}) {
+// An elementwise loop over rows and columns that the row kernel right after
+// reads at its own row (a LayerNorm gradient's dy * gamma, then its row
+// sums) goes into it, as a loop over the columns at its start.
+// CHECK-LABEL: func.func @producer
+// CHECK:         scf.parallel (%[[ROW:.*]]) =
+// CHECK-NEXT:      scf.for %[[COL:.*]] = %c0 to %c128 step %c1 {
+// CHECK:             arith.mulf
+// CHECK:             memref.store %{{.*}}, %[[SCALED:.*]][%[[ROW]], %[[COL]]]
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK:             memref.load %[[SCALED]][%[[ROW]],
+// CHECK-NOT:     scf.parallel
+// CHECK:         return
+func.func @producer(%dy: memref<64x128xf32> {odt.role = "user_input"},
+                    %gamma: memref<128xf32> {odt.role = "parameter"},
+                    %sum: memref<64xf32> {odt.role = "user_output"}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %scaled = memref.alloc() : memref<64x128xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c128) step (%c1, %c1) {
+    %d = memref.load %dy[%i, %j] : memref<64x128xf32>
+    %g = memref.load %gamma[%j] : memref<128xf32>
+    %p = arith.mulf %d, %g : f32
+    memref.store %p, %scaled[%i, %j] : memref<64x128xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %s = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %scaled[%i, %k] : memref<64x128xf32>
+      %n = arith.addf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    memref.store %s, %sum[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Pairs that stay two kernels: a consumer that reads another row's
+// statistic (the row reversed), one whose rows are not the row kernel's,
+// one with more columns than the row kernel's loops (the thread's work per
+// row would grow past double), and one that writes through a view of a
+// buffer the row kernel reads directly.
+// CHECK-LABEL: func.func @another_rows_statistic
+// CHECK-COUNT-2: scf.parallel
+// CHECK-LABEL: func.func @other_rows
+// CHECK-COUNT-2: scf.parallel
+// CHECK-LABEL: func.func @too_many_columns
+// CHECK-COUNT-2: scf.parallel
+// CHECK-LABEL: func.func @through_a_view
+// CHECK-COUNT-2: scf.parallel
+func.func @another_rows_statistic(%x: memref<64x128xf32> {odt.role = "user_output"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %c63 = arith.constant 63 : index
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
-  %c256 = arith.constant 256 : index
   %zero = arith.constant 0.0 : f32
   %sum = memref.alloc() : memref<64xf32>
   scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
@@ -97,49 +142,80 @@ func.func @not_consumers(%x: memref<64x128xf32> {odt.role = "user_output"}, %y: 
     memref.store %s, %x[%i, %j] : memref<64x128xf32>
     scf.reduce
   }
-  %sum2 = memref.alloc() : memref<64xf32>
+  return
+}
+
+func.func @other_rows(%x: memref<64x128xf32> {odt.role = "user_input"},
+                      %z: memref<32x128xf32> {odt.role = "user_output"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<64xf32>
   scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
     %s = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (f32) {
       %v = memref.load %x[%i, %k] : memref<64x128xf32>
       %n = arith.addf %acc, %v : f32
       scf.yield %n : f32
     }
-    memref.store %s, %sum2[%i] : memref<64xf32>
+    memref.store %s, %sum[%i] : memref<64xf32>
     scf.reduce
   }
   scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c128) step (%c1, %c1) {
-    %s = memref.load %sum2[%i] : memref<64xf32>
+    %s = memref.load %sum[%i] : memref<64xf32>
     memref.store %s, %z[%i, %j] : memref<32x128xf32>
     scf.reduce
   }
-  %sum3 = memref.alloc() : memref<64xf32>
+  return
+}
+
+func.func @too_many_columns(%x: memref<64x128xf32> {odt.role = "user_input"},
+                            %y: memref<64x256xf32> {odt.role = "user_output"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<64xf32>
   scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
     %s = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (f32) {
       %v = memref.load %x[%i, %k] : memref<64x128xf32>
       %n = arith.addf %acc, %v : f32
       scf.yield %n : f32
     }
-    memref.store %s, %sum3[%i] : memref<64xf32>
+    memref.store %s, %sum[%i] : memref<64xf32>
     scf.reduce
   }
   scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c256) step (%c1, %c1) {
-    %s = memref.load %sum3[%i] : memref<64xf32>
+    %s = memref.load %sum[%i] : memref<64xf32>
     memref.store %s, %y[%i, %j] : memref<64x256xf32>
     scf.reduce
   }
-  %sum4 = memref.alloc() : memref<64xf32>
+  return
+}
+
+func.func @through_a_view(%x: memref<64x128xf32> {odt.role = "user_output"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<64xf32>
   scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
     %s = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (f32) {
       %v = memref.load %x[%i, %k] : memref<64x128xf32>
       %n = arith.addf %acc, %v : f32
       scf.yield %n : f32
     }
-    memref.store %s, %sum4[%i] : memref<64xf32>
+    memref.store %s, %sum[%i] : memref<64xf32>
     scf.reduce
   }
   %flat = memref.collapse_shape %x [[0, 1]] : memref<64x128xf32> into memref<8192xf32>
   scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c128) step (%c1, %c1) {
-    %s = memref.load %sum4[%i] : memref<64xf32>
+    %s = memref.load %sum[%i] : memref<64xf32>
     memref.store %s, %flat[%j] : memref<8192xf32>
     scf.reduce
   }
