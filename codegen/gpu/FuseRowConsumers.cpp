@@ -46,14 +46,8 @@ bool sameBound(Value a, Value b) {
 int64_t longestLoop(Block *body) {
   int64_t longest = 0;
   body->walk([&](scf::ForOp loop) {
-    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
-    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
-    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-    std::optional<int64_t> trips;
-    if (lower && upper && step && *step > 0)
-      trips = (*upper - *lower + *step - 1) / *step;
-    if (trips)
-      longest = std::max(longest, *trips);
+    if (std::optional<APInt> trips = loop.getStaticTripCount())
+      longest = std::max(longest, trips->getSExtValue());
   });
   return longest;
 }

@@ -37,50 +37,28 @@ namespace {
 
 constexpr int64_t kWarpSize = 32;
 
-/// How a loop-carried value of a reduction loop combines its terms.
-struct Combiner {
-  enum Kind { Add, Maximum, Minimum, MaxNum, MinNum } kind;
-};
-
-/// The combiner of iter_arg `index` of `loop`: the value yielded for it is
-/// an addition, maximum or minimum of it (its only use) and a term.
-std::optional<Combiner> getCombiner(scf::ForOp loop, unsigned index) {
+/// The op that combines iter_arg `index` of `loop` with a term: the value
+/// yielded for it is an addition, maximum or minimum of it (its only use)
+/// and a term; null otherwise.
+Operation *getCombiner(scf::ForOp loop, unsigned index) {
   BlockArgument carried = loop.getRegionIterArg(index);
   if (!carried.getType().isF32() || !carried.hasOneUse())
-    return std::nullopt;
-  Value yielded = loop.getYieldedValues()[index];
-  Operation *combine = yielded.getDefiningOp();
-  if (!combine || combine->getBlock() != loop.getBody() ||
-      combine != *carried.getUsers().begin())
-    return std::nullopt;
-  if (isa<arith::AddFOp>(combine))
-    return Combiner{Combiner::Add};
-  if (isa<arith::MaximumFOp>(combine))
-    return Combiner{Combiner::Maximum};
-  if (isa<arith::MinimumFOp>(combine))
-    return Combiner{Combiner::Minimum};
-  if (isa<arith::MaxNumFOp>(combine))
-    return Combiner{Combiner::MaxNum};
-  if (isa<arith::MinNumFOp>(combine))
-    return Combiner{Combiner::MinNum};
-  return std::nullopt;
+    return nullptr;
+  Operation *combiner = loop.getYieldedValues()[index].getDefiningOp();
+  if (!combiner || combiner->getBlock() != loop.getBody() ||
+      combiner != *carried.getUsers().begin() ||
+      !isa<arith::AddFOp, arith::MaximumFOp, arith::MinimumFOp,
+           arith::MaxNumFOp, arith::MinNumFOp>(combiner))
+    return nullptr;
+  return combiner;
 }
 
-Value combine(OpBuilder &builder, Location loc, Combiner combiner, Value lhs,
+/// `lhs` and `rhs` combined as `combiner` combines its operands.
+Value combine(OpBuilder &builder, Location loc, Operation *combiner, Value lhs,
               Value rhs) {
-  switch (combiner.kind) {
-  case Combiner::Add:
-    return arith::AddFOp::create(builder, loc, lhs, rhs);
-  case Combiner::Maximum:
-    return arith::MaximumFOp::create(builder, loc, lhs, rhs);
-  case Combiner::Minimum:
-    return arith::MinimumFOp::create(builder, loc, lhs, rhs);
-  case Combiner::MaxNum:
-    return arith::MaxNumFOp::create(builder, loc, lhs, rhs);
-  case Combiner::MinNum:
-    return arith::MinNumFOp::create(builder, loc, lhs, rhs);
-  }
-  llvm_unreachable("combiner");
+  OperationState state(loc, combiner->getName(), ValueRange{lhs, rhs},
+                       TypeRange{lhs.getType()});
+  return builder.create(state)->getResult(0);
 }
 
 /// Whether the memory accesses in `loop` that depend on its index read or
@@ -324,11 +302,11 @@ struct WarpReductionsPass : impl::WarpReductionsBase<WarpReductionsPass> {
   void spreadOverLanes(IRRewriter &rewriter, scf::ForOp row, Value lane) {
     Location loc = row.getLoc();
     strideOverLanes(rewriter, row, lane);
-    SmallVector<Combiner> combiners;
+    SmallVector<Operation *> combiners;
     SmallVector<Value> initial(row.getInitArgs());
     for (unsigned index = 0; index < row.getNumRegionIterArgs(); ++index) {
-      combiners.push_back(*getCombiner(row, index));
-      if (combiners.back().kind == Combiner::Add)
+      combiners.push_back(getCombiner(row, index));
+      if (isa<arith::AddFOp>(combiners.back()))
         row.getInitArgsMutable()[index].set(arith::ConstantOp::create(
             rewriter, loc, rewriter.getF32FloatAttr(0.0)));
     }
@@ -348,7 +326,7 @@ struct WarpReductionsPass : impl::WarpReductionsBase<WarpReductionsPass> {
         total = combine(rewriter, loc, combiners[index], total,
                         shuffle.getShuffleResult());
       }
-      if (combiners[index].kind == Combiner::Add)
+      if (isa<arith::AddFOp>(combiners[index]))
         total = combine(rewriter, loc, combiners[index], initial[index], total);
       for (OpOperand *use : uses)
         use->set(total);

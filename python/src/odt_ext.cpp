@@ -44,10 +44,10 @@ using ValuePtr = std::unique_ptr<OdtValue, ValueDeleter>;
 // Inputs are only read (a read-only array is accepted); a parameter buffer
 // to fill must be writable.
 using InputArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
-// An input in a CUDA device's memory (a torch CUDA tensor, a CuPy array:
-// anything with __dlpack__), taken as it is: the session copies it on the
-// device.
-using DeviceArray = nb::ndarray<nb::ro, nb::device::cuda, nb::c_contig>;
+// A step's input: in host memory, or in a CUDA device's (a torch CUDA
+// tensor, a CuPy array: anything with __dlpack__), taken where it is; the
+// session copies the latter on the device.
+using StepArray = nb::ndarray<nb::ro, nb::c_contig>;
 using HostArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
 using NumpyArray = nb::ndarray<nb::numpy>;
 
@@ -125,41 +125,26 @@ nb::dlpack::dtype toDlpack(OdtDataType type) {
   }
 }
 
-/// An OdtValue over the array's memory (no copy). The array must outlive it.
+/// An OdtValue over the array's memory (no copy): host memory, or a CUDA
+/// device's for an array there. The array must outlive it.
 template <typename Array>
 ValuePtr viewArray(const Array &array, const std::string &what) {
   std::vector<int64_t> shape(array.ndim());
   for (size_t i = 0; i < array.ndim(); ++i)
     shape[i] = static_cast<int64_t>(array.shape(i));
+  OdtDataType type = toDataType(array.dtype(), what);
+  void *data = const_cast<void *>(array.data());
   OdtValue *value = nullptr;
-  check(OdtCreateTensorWithData(toDataType(array.dtype(), what), shape.data(),
-                                shape.size(), const_cast<void *>(array.data()),
-                                array.nbytes(), &value));
+  if (array.device_type() == nb::device::cuda::value) {
+    std::string device = "cuda:" + std::to_string(array.device_id());
+    check(OdtCreateTensorWithDeviceData(type, shape.data(), shape.size(),
+                                        device.c_str(), data, array.nbytes(),
+                                        &value));
+  } else {
+    check(OdtCreateTensorWithData(type, shape.data(), shape.size(), data,
+                                  array.nbytes(), &value));
+  }
   return ValuePtr(value);
-}
-
-/// An OdtValue over a CUDA array's device memory (no copy). The array must
-/// outlive it.
-ValuePtr viewDeviceArray(const DeviceArray &array, const std::string &what) {
-  std::vector<int64_t> shape(array.ndim());
-  for (size_t i = 0; i < array.ndim(); ++i)
-    shape[i] = static_cast<int64_t>(array.shape(i));
-  std::string device = "cuda:" + std::to_string(array.device_id());
-  OdtValue *value = nullptr;
-  check(OdtCreateTensorWithDeviceData(
-      toDataType(array.dtype(), what), shape.data(), shape.size(),
-      device.c_str(), const_cast<void *>(array.data()), array.nbytes(),
-      &value));
-  return ValuePtr(value);
-}
-
-/// Whether `object` says, by the DLPack protocol, that its data lives in a
-/// CUDA device's memory (kDLCUDA, 2).
-bool isCudaArray(nb::handle object) {
-  if (!nb::hasattr(object, "__dlpack_device__"))
-    return false;
-  nb::object device = object.attr("__dlpack_device__")();
-  return nb::cast<int>(device[0]) == 2;
 }
 
 /// A NumPy array that owns `value` (no copy).
@@ -314,33 +299,22 @@ public:
     std::vector<ValuePtr> inputs;
     std::vector<const OdtValue *> raw;
     // The arrays the values view, kept until the step is over.
-    std::vector<InputArray> hostArrays;
-    std::vector<DeviceArray> deviceArrays;
-    hostArrays.reserve(arrays.size());
-    deviceArrays.reserve(arrays.size());
+    std::vector<StepArray> viewed;
+    viewed.reserve(arrays.size());
     for (size_t i = 0; i < arrays.size(); ++i) {
       std::string what = i < names.size()
                              ? "input '" + names[i] + "'"
                              : "input " + std::to_string(i);
-      if (isCudaArray(arrays[i])) {
-        DeviceArray array;
-        if (!nb::try_cast(arrays[i], array, /*convert=*/false))
-          throw nb::type_error(
-              (what + ": a CUDA array must be C-contiguous, of a dtype odt "
-                      "knows")
-                  .c_str());
-        deviceArrays.push_back(array);
-        inputs.push_back(viewDeviceArray(deviceArrays.back(), what));
-      } else {
-        InputArray array;
-        if (!nb::try_cast(arrays[i], array, /*convert=*/false))
-          throw nb::type_error(
-              (what + ": a C-contiguous array in host memory or a CUDA "
-                      "array (DLPack) was expected")
-                  .c_str());
-        hostArrays.push_back(array);
-        inputs.push_back(viewArray(hostArrays.back(), what));
-      }
+      StepArray array;
+      if (!nb::try_cast(arrays[i], array, /*convert=*/false) ||
+          (array.device_type() != nb::device::cpu::value &&
+           array.device_type() != nb::device::cuda::value))
+        throw nb::type_error(
+            (what + ": a C-contiguous array in host memory or in a CUDA "
+                    "device's memory (DLPack) was expected")
+                .c_str());
+      viewed.push_back(array);
+      inputs.push_back(viewArray(viewed.back(), what));
       raw.push_back(inputs.back().get());
     }
     size_t outputCount = outputNames(training).size();
