@@ -134,6 +134,13 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
   Distribution d = planDistribution(builder, outer);
   if (cache)
     emitPanelCache(builder);
+  // A single 2-D product packs all of A once, before its parallel loop
+  // (every chunk of columns then reads the panels; a pass over A that the
+  // other kernels, where they run instead, do not need). A product with
+  // loops around it packs each k block of each 2-D product.
+  Value allRowPanelsOfA;
+  if (config.rowPanelsOfA && outer.empty())
+    allRowPanelsOfA = emitAllRowPanelsOfA(builder);
   auto forall =
       scf::ForallOp::create(builder, loc, ArrayRef<OpFoldResult>{d.iterations},
                             ValueRange{c}, std::nullopt);
@@ -170,7 +177,16 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
               rowCount)
             .value;
     sizes[plan.m] = rowCount;
+    if (allRowPanelsOfA) {
+      Value rowStep = arith::ConstantIndexOp::create(builder, loc, rows);
+      allRowPanelsOfA =
+          slice(builder, allRowPanelsOfA, 0,
+                arith::DivUIOp::create(builder, loc, firstRow, rowStep),
+                arith::CeilDivUIOp::create(builder, loc, rowCount, rowStep))
+              .value;
+    }
   }
+  rowPanelsOfAllK = allRowPanelsOfA;
   Slice cSlice = slice(builder, cOut, cutsOfC);
   // Each operand that the parallel dim moves is cut the same way.
   if (std::optional<unsigned> inA = maps[0].getResultPosition(parallelExpr))
@@ -184,18 +200,41 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
     bias = slice(builder, bias, 0, first, width).value;
   sizes[d.parallelDim] = width;
 
-  Value panel = tensor::EmptyOp::create(
-      builder, loc, ArrayRef<int64_t>{depth, columns}, builder.getF32Type());
+  SmallVector<Value> scratch = {tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{depth, columns}, builder.getF32Type())};
+  if (config.rowPanelsOfA && !rowPanelsOfAllK) {
+    // As many row tiles as a parallel iteration has rows: a block of rows
+    // (at most the larger of the two row blocks), else all of m.
+    std::optional<int64_t> mostRows =
+        d.blockRows ? std::optional<int64_t>(
+                          std::max(config.rowBlock, config.wideRowBlock))
+                    : getConstantIntValue(sizes[plan.m]);
+    SmallVector<OpFoldResult> shape = {
+        mostRows ? OpFoldResult(
+                       builder.getIndexAttr(llvm::divideCeil(*mostRows, rows)))
+                 : OpFoldResult(
+                       arith::CeilDivUIOp::create(
+                           builder, loc, sizes[plan.m],
+                           arith::ConstantIndexOp::create(builder, loc, rows))
+                           .getResult()),
+        builder.getIndexAttr(depth + kRowPanelPadding),
+        builder.getIndexAttr(rows)};
+    scratch.push_back(
+        tensor::EmptyOp::create(builder, loc, shape, builder.getF32Type()));
+  }
   SmallVector<Value> lbs(outer.size(), zero), steps(outer.size(), one), ubs;
   for (unsigned dim : outer)
     ubs.push_back(sizes[dim]);
   LoopIndices at(sizes.size());
+  SmallVector<Value> carried = {cSlice.value};
+  llvm::append_range(carried, scratch);
   scf::LoopNest nest = scf::buildLoopNest(
-      builder, loc, lbs, ubs, steps, ValueRange{cSlice.value, panel},
+      builder, loc, lbs, ubs, steps, carried,
       [&](OpBuilder &nested, Location, ValueRange ivs, ValueRange args) {
         for (auto [dim, iv] : llvm::zip(outer, ivs))
           at[dim] = iv;
-        return emitKernels(nested, args[0], args[1], config.kernels, at);
+        return emitKernels(nested, args[0], args.drop_front(), config.kernels,
+                           at);
       });
   builder.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(builder, loc, nest.results.front(),
@@ -228,12 +267,12 @@ ContractionEmitter::slice(OpBuilder &builder, Value value,
 }
 
 scf::ValueVector ContractionEmitter::emitKernels(OpBuilder &builder, Value c,
-                                                 Value panel,
+                                                 ValueRange scratch,
                                                  ArrayRef<KernelChoice> choices,
                                                  const LoopIndices &at) {
   const KernelChoice &choice = choices.front();
   if (choices.size() == 1)
-    return emitKernel(builder, c, panel, choice.kernel, at);
+    return emitKernel(builder, c, scratch, choice.kernel, at);
   // The choice's conditions: those the sizes decide here are dropped (or
   // rule the choice out); the others are tested at run time.
   std::optional<int64_t> m = getConstantIntValue(sizes[plan.m]);
@@ -273,9 +312,9 @@ scf::ValueVector ContractionEmitter::emitKernels(OpBuilder &builder, Value c,
           atLeast(sizes[plan.k], choice.minK, arith::CmpIPredicate::uge));
   }
   if (never)
-    return emitKernels(builder, c, panel, choices.drop_front(), at);
+    return emitKernels(builder, c, scratch, choices.drop_front(), at);
   if (terms.empty())
-    return emitKernel(builder, c, panel, choice.kernel, at);
+    return emitKernel(builder, c, scratch, choice.kernel, at);
   Value condition = terms.front();
   for (Value term : ArrayRef<Value>(terms).drop_front())
     condition = arith::AndIOp::create(builder, loc, condition, term);
@@ -283,29 +322,35 @@ scf::ValueVector ContractionEmitter::emitKernels(OpBuilder &builder, Value c,
       builder, condition,
       [&](OpBuilder &then) {
         return SmallVector<Value>(
-            emitKernel(then, c, panel, choice.kernel, at));
+            emitKernel(then, c, scratch, choice.kernel, at));
       },
       [&](OpBuilder &otherwise) {
         return SmallVector<Value>(
-            emitKernels(otherwise, c, panel, choices.drop_front(), at));
+            emitKernels(otherwise, c, scratch, choices.drop_front(), at));
       });
 }
 
 scf::ValueVector ContractionEmitter::emitKernel(OpBuilder &builder, Value c,
-                                                Value panel,
+                                                ValueRange scratch,
                                                 ContractionKernel kernel,
                                                 const LoopIndices &at) {
+  scf::ValueVector results;
   switch (kernel) {
   case ContractionKernel::Packed:
-    return emitPacked(builder, c, panel, at);
+    return emitPacked(builder, c, scratch, at);
   case ContractionKernel::Direct:
-    return {emitDirect(builder, c, at), panel};
+    results = {emitDirect(builder, c, at)};
+    break;
   case ContractionKernel::Dots:
-    return {emitDots(builder, c, at), panel};
+    results = {emitDots(builder, c, at)};
+    break;
   case ContractionKernel::Swapped:
-    return emitSwapped(builder, c, panel, at);
+    results = emitSwapped(builder, c, scratch.front(), at);
+    scratch = scratch.drop_front();
+    break;
   }
-  llvm_unreachable("unknown contraction kernel");
+  llvm::append_range(results, scratch);
+  return results;
 }
 
 SmallVector<Value> ContractionEmitter::emitIf(OpBuilder &builder,

@@ -86,13 +86,16 @@ private:
 
   /// One 2-D product at the current outer indices, by the first of
   /// `choices` that applies (tested at run time, or here when the sizes
-  /// say); yields (C, panel).
-  scf::ValueVector emitKernels(OpBuilder &builder, Value c, Value panel,
+  /// say); yields C and the scratch tensors. `scratch` is what the
+  /// kernels reuse from one 2-D product to the next (the loops around
+  /// them carry it, so it is allocated once per parallel iteration): B's
+  /// panel, then the panels of A's row tiles when the config has them.
+  scf::ValueVector emitKernels(OpBuilder &builder, Value c, ValueRange scratch,
                                ArrayRef<KernelChoice> choices,
                                const LoopIndices &at);
 
-  /// One 2-D product by `kernel`; yields (C, panel).
-  scf::ValueVector emitKernel(OpBuilder &builder, Value c, Value panel,
+  /// One 2-D product by `kernel`; yields C and the scratch tensors.
+  scf::ValueVector emitKernel(OpBuilder &builder, Value c, ValueRange scratch,
                               ContractionKernel kernel, const LoopIndices &at);
 
   using BranchBuilder = function_ref<SmallVector<Value>(OpBuilder &)>;
@@ -119,8 +122,25 @@ private:
   Value emitSwappedTile(OpBuilder &builder, Value c, Value column, Value kStart,
                         Value kCount, Value packed, LoopIndices at);
 
-  scf::ValueVector emitPacked(OpBuilder &builder, Value c, Value panel,
+  scf::ValueVector emitPacked(OpBuilder &builder, Value c, ValueRange scratch,
                               LoopIndices at);
+
+  /// Copies A[kStart .. kStart + kCount) of every row tile into `panels`
+  /// ([tiles, depth, rows]: tile t's values at k block row kk are
+  /// panels[t, kk, 0 .. rows), zeros past m's end), for an A stored
+  /// [k, m]: each copy is one vector along m.
+  Value packRowsOfA(OpBuilder &builder, Value panels, Value kStart,
+                    Value kCount, LoopIndices at);
+
+  /// All of A in panels of its row tiles ([tiles, k + padding, rows]),
+  /// packed before the product's parallel loop, in parallel over k blocks.
+  Value emitAllRowPanelsOfA(OpBuilder &builder);
+
+  /// k values of padding after each panel of A's row tiles: panels of 256
+  /// k values x 8 rows are 8 KB apart, and the packing's stores down the
+  /// tiles at one k would all fall in one L1 set; a line more apart, they
+  /// spread over the sets.
+  static constexpr int64_t kRowPanelPadding = 2;
 
   /// Before the product's parallel loop: when it will take the packed path
   /// (enough rows) and the cache is stale, every panel of B is packed into
@@ -237,6 +257,12 @@ private:
   /// of the current parallel chunk.
   PanelCache *cache = nullptr;
   Value cachedPanels, columnOffset;
+  /// Inside the packed kernel with rowPanelsOfA: the current k block's
+  /// panels of A's row tiles, which emitTile reads instead of A.
+  Value rowPanelsOfA;
+  /// The panels of the current rows' tiles over all of k, when A was
+  /// packed before the parallel loop (emitAllRowPanelsOfA); else null.
+  Value rowPanelsOfAllK;
   SmallVector<AffineMap> maps;
   Value a, b, zero, one, padding;
   SmallVector<Value> sizes;

@@ -17,16 +17,34 @@ using namespace mlir;
 namespace odt::cpu {
 
 scf::ValueVector ContractionEmitter::emitPacked(OpBuilder &builder, Value c,
-                                                Value panel, LoopIndices at) {
+                                                ValueRange scratch,
+                                                LoopIndices at) {
   Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);
   Value columnStep = arith::ConstantIndexOp::create(builder, loc, columns);
+  SmallVector<Value> carried = {c};
+  llvm::append_range(carried, scratch);
   auto blocks = scf::ForOp::create(
-      builder, loc, zero, sizes[plan.k], depthStep, ValueRange{c, panel},
+      builder, loc, zero, sizes[plan.k], depthStep, carried,
       [&](OpBuilder &kb, Location, Value kStart, ValueRange blockArgs) {
         Value left = arith::SubIOp::create(kb, loc, sizes[plan.k], kStart);
         Value kCount = arith::MinUIOp::create(kb, loc, depthStep, left);
+        // The row tiles of every column tile read this k block of A: with
+        // A stored [k, m], from panels made once here.
+        SmallVector<Value> passedOn(blockArgs.drop_front(2));
+        if (rowPanelsOfAllK) {
+          SmallVector<OpFoldResult> offsets = {zero, kStart, zero};
+          SmallVector<OpFoldResult> blockSizes =
+              tensor::getMixedSizes(kb, loc, rowPanelsOfAllK);
+          blockSizes[1] = kCount;
+          rowPanelsOfA = tensor::ExtractSliceOp::create(
+              kb, loc, rowPanelsOfAllK, offsets, blockSizes,
+              SmallVector<OpFoldResult>(3, kb.getIndexAttr(1)));
+        } else if (config.rowPanelsOfA) {
+          rowPanelsOfA = packRowsOfA(kb, blockArgs[2], kStart, kCount, at);
+          passedOn = {rowPanelsOfA};
+        }
         auto tiles = scf::ForOp::create(
-            kb, loc, zero, sizes[plan.n], columnStep, blockArgs,
+            kb, loc, zero, sizes[plan.n], columnStep, blockArgs.take_front(2),
             [&](OpBuilder &jb, Location, Value column, ValueRange args) {
               at[plan.n] = column;
               // B already laid out as panels is read where it is.
@@ -52,10 +70,112 @@ scf::ValueVector ContractionEmitter::emitPacked(OpBuilder &builder, Value c,
               scf::YieldOp::create(
                   jb, loc, ValueRange{result, carried ? packed : args[1]});
             });
-        scf::YieldOp::create(kb, loc, tiles.getResults());
+        rowPanelsOfA = nullptr;
+        SmallVector<Value> yielded(tiles.getResults());
+        llvm::append_range(yielded, passedOn);
+        scf::YieldOp::create(kb, loc, yielded);
       });
   return scf::ValueVector(blocks.getResults().begin(),
                           blocks.getResults().end());
+}
+
+Value ContractionEmitter::packRowsOfA(OpBuilder &builder, Value panels,
+                                      Value kStart, Value kCount,
+                                      LoopIndices at) {
+  // k outer, tiles inner: each k reads a row of A from start to end (a
+  // stream the prefetchers follow; tiles outer read a line a row apart
+  // per k, and the packing took 40% of a 512 x 128 x 1024 product).
+  Value rowStep = arith::ConstantIndexOp::create(builder, loc, rows);
+  Value fullTiles =
+      arith::DivUIOp::create(builder, loc, sizes[plan.m], rowStep);
+  Value leftRows = arith::RemUIOp::create(builder, loc, sizes[plan.m], rowStep);
+  auto tileType = VectorType::get({rows}, builder.getF32Type());
+  std::optional<int64_t> staticLeft = getConstantIntValue(leftRows);
+  auto kLoop = scf::ForOp::create(
+      builder, loc, zero, kCount, one, ValueRange{panels},
+      [&](OpBuilder &kb, Location, Value kk, ValueRange kArgs) {
+        at[plan.k] = arith::AddIOp::create(kb, loc, kStart, kk);
+        auto copyTile = [&](OpBuilder &b, Value tile, Value into,
+                            bool inBounds) -> Value {
+          at[plan.m] = arith::MulIOp::create(b, loc, tile, rowStep);
+          Value values = vector::TransferReadOp::create(
+              b, loc, tileType, a, indicesOf(0, at), padding,
+              ArrayRef<bool>{inBounds});
+          return vector::TransferWriteOp::create(b, loc, values, into,
+                                                 ValueRange{tile, kk, zero},
+                                                 ArrayRef<bool>{true})
+              ->getResult(0);
+        };
+        auto tileLoop = scf::ForOp::create(
+            kb, loc, zero, fullTiles, one, kArgs,
+            [&](OpBuilder &tb, Location, Value tile, ValueRange args) {
+              scf::YieldOp::create(tb, loc, copyTile(tb, tile, args[0], true));
+            });
+        Value packed = tileLoop.getResult(0);
+        // The last, partial tile: zeros past m's end.
+        if (!staticLeft || *staticLeft != 0) {
+          Value partial = arith::CmpIOp::create(
+              kb, loc, arith::CmpIPredicate::ne, leftRows, zero);
+          packed =
+              emitIf(
+                  kb, partial,
+                  [&](OpBuilder &then) -> SmallVector<Value> {
+                    return {copyTile(then, fullTiles, packed, false)};
+                  },
+                  [&](OpBuilder &) -> SmallVector<Value> { return {packed}; })
+                  .front();
+        }
+        scf::YieldOp::create(kb, loc, packed);
+      });
+  return kLoop.getResult(0);
+}
+
+Value ContractionEmitter::emitAllRowPanelsOfA(OpBuilder &builder) {
+  Value rowStep = arith::ConstantIndexOp::create(builder, loc, rows);
+  Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);
+  Value kSize = sizes[plan.k];
+  SmallVector<OpFoldResult> shape = {
+      getAsOpFoldResult(
+          arith::CeilDivUIOp::create(builder, loc, sizes[plan.m], rowStep)
+              .getResult()),
+      getAsOpFoldResult(
+          arith::AddIOp::create(
+              builder, loc, kSize,
+              arith::ConstantIndexOp::create(builder, loc, kRowPanelPadding))
+              .getResult()),
+      builder.getIndexAttr(rows)};
+  // Constant sizes become static dims.
+  for (OpFoldResult &size : shape)
+    if (std::optional<int64_t> constant = getConstantIntValue(size))
+      size = builder.getIndexAttr(*constant);
+  Value panels =
+      tensor::EmptyOp::create(builder, loc, shape, builder.getF32Type());
+  Value blocks = arith::CeilDivUIOp::create(builder, loc, kSize, depthStep);
+  auto forall =
+      scf::ForallOp::create(builder, loc, ArrayRef<OpFoldResult>{blocks},
+                            ValueRange{panels}, std::nullopt);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(forall.getBody());
+  Value kStart =
+      arith::MulIOp::create(builder, loc, forall.getInductionVar(0), depthStep);
+  Value kCount = arith::MinUIOp::create(
+      builder, loc, depthStep,
+      arith::SubIOp::create(builder, loc, kSize, kStart));
+  Value out = forall.getRegionIterArgs()[0];
+  SmallVector<OpFoldResult> offsets = {builder.getIndexAttr(0), kStart,
+                                       builder.getIndexAttr(0)};
+  SmallVector<OpFoldResult> slabSizes =
+      tensor::getMixedSizes(builder, loc, out);
+  slabSizes[1] = kCount;
+  SmallVector<OpFoldResult> unit(3, builder.getIndexAttr(1));
+  Value slab = tensor::ExtractSliceOp::create(builder, loc, out, offsets,
+                                              slabSizes, unit);
+  LoopIndices at(sizes.size());
+  Value packed = packRowsOfA(builder, slab, kStart, kCount, at);
+  builder.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(builder, loc, packed, out, offsets,
+                                        slabSizes, unit);
+  return forall.getResult(0);
 }
 
 Value ContractionEmitter::emitPack(OpBuilder &builder, Value panel,
@@ -260,6 +380,14 @@ Value ContractionEmitter::emitTile(OpBuilder &builder, Value row,
       accumulators.push_back(choice.getResult(0));
     }
   }
+  // With panels of A's row tiles, row `row + r` is lane (row mod rows) +
+  // r of panel row / rows (a full tile starts a panel).
+  Value panelOfTile, firstLane;
+  if (rowPanelsOfA) {
+    Value rowStep = arith::ConstantIndexOp::create(builder, loc, rows);
+    panelOfTile = arith::DivUIOp::create(builder, loc, row, rowStep);
+    firstLane = arith::RemUIOp::create(builder, loc, row, rowStep);
+  }
   auto kLoop = scf::ForOp::create(
       builder, loc, zero, kCount, one, accumulators,
       [&](OpBuilder &nested, Location, Value kk, ValueRange sums) {
@@ -269,7 +397,17 @@ Value ContractionEmitter::emitTile(OpBuilder &builder, Value row,
         for (unsigned r = 0; r < count; ++r) {
           at[plan.m] = rowValues[r];
           Value element =
-              tensor::ExtractOp::create(nested, loc, a, indicesOf(0, at));
+              rowPanelsOfA
+                  ? tensor::ExtractOp::create(
+                        nested, loc, rowPanelsOfA,
+                        ValueRange{panelOfTile, kk,
+                                   arith::AddIOp::create(
+                                       nested, loc, firstLane,
+                                       arith::ConstantIndexOp::create(nested,
+                                                                      loc, r))})
+                        .getResult()
+                  : tensor::ExtractOp::create(nested, loc, a, indicesOf(0, at))
+                        .getResult();
           Value broadcast =
               vector::BroadcastOp::create(nested, loc, vectorType, element);
           next.push_back(

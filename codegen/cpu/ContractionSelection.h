@@ -86,6 +86,10 @@ struct ContractionConfig {
   int64_t chunkTiles = 0, rowBlock = 0;
   /// The dots kernel's columns per group and the direct kernel's k block.
   int64_t dotGroup = 0, directDepth = 0;
+  /// A is stored [k, m] (a weight gradient's X^T): the packed kernel first
+  /// copies each k block of A into panels of its row tiles ([tiles, k,
+  /// rows], contiguous), which the tiles then read in order.
+  bool rowPanelsOfA = false;
 
   /// The rows from which the packed kernel runs (its entry's min_rows), or
   /// -1 when no entry is packed.
@@ -163,6 +167,10 @@ bool isLaidOutAsPanels(mlir::linalg::GenericOp op, const ContractionPlan &plan,
 
 /// Whether k is the innermost dim of A (rows of A contiguous along k).
 bool isKInnermostInA(mlir::linalg::GenericOp op, const ContractionPlan &plan);
+
+/// Whether m is the innermost dim of A (A stored [k, m], a transposed
+/// operand: the values a row tile reads at one k are contiguous).
+bool isMInnermostInA(mlir::linalg::GenericOp op, const ContractionPlan &plan);
 
 } // namespace odt::cpu
 

@@ -147,9 +147,10 @@ func.func @panels_in_place(%a: tensor<4x27xf32>, %b: tensor<2x27x16xf32>, %c: te
 
 // A weight gradient dW = dY^T X: 512 rows, k the batch (known at run
 // time): whole-row blocks of 64 when k <= 32, and then B is read in place
-// (the packed kernel needs k >= 33).
+// (the packed kernel needs k >= 33). A is stored [k, m]: the packed kernel
+// reads it from panels of its row tiles.
 // CHECK-LABEL: func.func @weight_gradient
-// CHECK: odt.contraction = {blocking = {direct_depth = 32 : i64, dot_group = 8 : i64}, depth = 256 : i64, distribution = {chunk_tiles = 2 : i64, row_block = 256 : i64}, kernels = [{kernel = "packed", min_k = 33 : i64, min_rows = 12 : i64}, {kernel = "direct"}], tile = array<i64: 6, 16>, wide_rows = {max_k = 32 : i64, row_block = 64 : i64}}
+// CHECK: odt.contraction = {blocking = {direct_depth = 32 : i64, dot_group = 8 : i64}, depth = 256 : i64, distribution = {chunk_tiles = 2 : i64, row_block = 256 : i64}, kernels = [{kernel = "packed", min_k = 33 : i64, min_rows = 12 : i64}, {kernel = "direct"}], row_panels_of_a, tile = array<i64: 6, 16>, wide_rows = {max_k = 32 : i64, row_block = 64 : i64}}
 func.func @weight_gradient(%dy: tensor<?x512xf32>, %x: tensor<?x784xf32>, %c: tensor<512x784xf32>) -> tensor<512x784xf32> {
   %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%dy, %x : tensor<?x512xf32>, tensor<?x784xf32>) outs(%c : tensor<512x784xf32>) {
