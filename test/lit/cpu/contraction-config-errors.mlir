@@ -180,3 +180,39 @@ func.func @panels_in_place_of_wide_rows(%a: tensor<?x64xf32>, %b: tensor<64x32xf
   } -> tensor<?x32xf32>
   return %r : tensor<?x32xf32>
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @row_panels_of_a_along_k(%a: tensor<64x64xf32>, %b: tensor<64x32xf32>, %c: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{odt.contraction: row_panels_of_a needs a packed kernel and A stored with m innermost ([k, m])}}
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x64xf32>, tensor<64x32xf32>) outs(%c : tensor<64x32xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, kernels = [{kernel = "packed"}], row_panels_of_a, tile = array<i64: 6, 16>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+
+// -----
+
+#at = affine_map<(m, n, k) -> (k, m)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @row_panels_of_a_without_packed(%a: tensor<64x8xf32>, %b: tensor<64x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  // expected-error @+1 {{odt.contraction: row_panels_of_a needs a packed kernel and A stored with m innermost ([k, m])}}
+  %r = linalg.generic {indexing_maps = [#at, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x8xf32>, tensor<64x32xf32>) outs(%c : tensor<8x32xf32>)
+      attrs = {odt.contraction = {depth = 256 : i64, kernels = [{kernel = "direct"}], row_panels_of_a, tile = array<i64: 6, 16>}} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
+}
