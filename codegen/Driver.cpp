@@ -99,6 +99,7 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
     progress.phase("gpu");
     GPUPipelineOptions gpu;
     gpu.chips = options.gpuChips;
+    gpu.precision = options.gpuPrecision;
     FailureOr<std::vector<GPUKernelImage>> images =
         compileGPUKernels(*module, gpu, options.verification);
     if (failed(images))
@@ -121,9 +122,10 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
   if (options.gpuLoopsOnCPU) {
     // Where a GPU build makes them: before deallocation, which frees the
     // scratch buffers the loops allocate (split sums' partial sums).
-    cpu->buildBufferLoops = [](OpPassManager &pm) {
+    std::string precision = options.gpuPrecision;
+    cpu->buildBufferLoops = [precision](OpPassManager &pm) {
       buildGPULoopsAfterBufferization(pm, GPUPipelineOptions().blockSize,
-                                      /*warpReductions=*/false);
+                                      /*warpReductions=*/false, precision);
     };
     cpu->buildLoops = [](OpPassManager &pm) {
       pm.addPass(createParallelForToNestedForsPass());
@@ -136,13 +138,14 @@ LogicalResult compileArtifacts(MLIRContext &context, const ArtifactPaths &paths,
   // code would be.
   GPUPipelineOptions gpu;
   gpu.chips = options.gpuChips;
+  gpu.precision = options.gpuPrecision;
   if (options.gpu) {
     if (failed(checkGPUChips(*module, gpu.chips)))
       return failure();
     cpu->buildBufferLoops = [gpu](OpPassManager &pm) {
       // As the GPU pipeline (--emit=ptx) does after bufferization.
       buildGPULoopsAfterBufferization(pm, gpu.blockSize,
-                                      /*warpReductions=*/true);
+                                      /*warpReductions=*/true, gpu.precision);
       pm.addPass(createConvertParallelLoopToGpuPass());
     };
     cpu->buildAfterDeallocation = [](OpPassManager &pm) {

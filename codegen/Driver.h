@@ -60,6 +60,10 @@ struct CompileOptions {
   /// the CPU's kernels: trained, it checks the GPU distribution's numerics
   /// on a machine without a GPU.
   bool gpuLoopsOnCPU = false;
+  /// A GPU build's or a gpuLoopsOnCPU build's products: fp32 (FFMA), or
+  /// the tensor cores' tf32, tf32x3 or bf16 (GPUPipelineOptions::precision;
+  /// emulated lane by lane where the loops run on the CPU).
+  std::string gpuPrecision = "fp32";
   /// When the pipelines verify the IR (RunPipeline.h): once at each
   /// pipeline's end, or after every pass.
   Verification verification = Verification::AtEnd;

@@ -12,4 +12,7 @@ bash "$root/scripts/setup-peers.sh" "$build/peers" >/dev/null
 # Flower (the federated-learning test), a venv of its own the same way.
 bash "$root/scripts/setup-peers.sh" "$build/flower" \
   "$root/scripts/flower-requirements.txt" >/dev/null
+# nvdisasm (PyPI), which reads the SASS of the tensor-core builds' cubins.
+bash "$root/scripts/setup-peers.sh" "$build/cuda-tools" \
+  "$root/scripts/cuda-tools-requirements.txt" >/dev/null
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"

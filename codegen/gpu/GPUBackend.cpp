@@ -27,9 +27,24 @@ const std::vector<std::string> &getSupportedGPUChips() {
   return chips;
 }
 
-void buildGPULoops(OpPassManager &pm, int64_t blockSize, bool warpReductions) {
+const std::vector<std::string> &getSupportedGPUPrecisions() {
+  static const std::vector<std::string> precisions = {"fp32", "tf32", "tf32x3",
+                                                      "bf16"};
+  return precisions;
+}
+
+void buildGPULoops(OpPassManager &pm, int64_t blockSize, bool warpReductions,
+                   StringRef precision) {
   pm.addNestedPass<func::FuncOp>(createCopiesAsLoops());
   pm.addNestedPass<func::FuncOp>(createParallelDimsOutermost());
+  if (precision != "fp32") {
+    // Products on the tensor cores, emulated lane by lane where the loops
+    // run on the CPU (no warps there).
+    TensorCoreProductsOptions tensorCores;
+    tensorCores.precision = precision.str();
+    tensorCores.emulate = !warpReductions;
+    pm.addNestedPass<func::FuncOp>(createTensorCoreProducts(tensorCores));
+  }
   pm.addNestedPass<func::FuncOp>(createAccumulateInRegisters());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   // Adjacent loops over the same elements become one kernel where each
@@ -58,10 +73,10 @@ void buildGPULoops(OpPassManager &pm, int64_t blockSize, bool warpReductions) {
 }
 
 void buildGPULoopsAfterBufferization(OpPassManager &pm, int64_t blockSize,
-                                     bool warpReductions) {
+                                     bool warpReductions, StringRef precision) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  buildGPULoops(pm, blockSize, warpReductions);
+  buildGPULoops(pm, blockSize, warpReductions, precision);
 }
 
 void buildGPUKernels(OpPassManager &pm, const GPUPipelineOptions &options) {
@@ -123,7 +138,7 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   // 2. Each linalg op a parallel loop over its parallel dims (reductions
   //    are sequential loops inside), spread over blocks of threads.
   buildGPULoopsAfterBufferization(pm, options.blockSize,
-                                  /*warpReductions=*/true);
+                                  /*warpReductions=*/true, options.precision);
   // 3. Kernels, in PTX for each chip.
   buildGPUKernels(pm, options);
 }
@@ -143,6 +158,11 @@ struct GPUPipelineCLOptions : public PassPipelineOptions<GPUPipelineCLOptions> {
                      "(odt-gpu-loops only; off: the loops --gpu-loops-on-cpu "
                      "runs)"),
       llvm::cl::init(false)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("The products' arithmetic: fp32, tf32, tf32x3 or bf16 "
+                     "(tensor cores)"),
+      llvm::cl::init("fp32")};
 };
 } // namespace
 
@@ -153,7 +173,7 @@ void registerGPUPipeline() {
       "loops over the same elements fused, spread over blocks and threads "
       "(chips is ignored)",
       [](OpPassManager &pm, const GPUPipelineCLOptions &cl) {
-        buildGPULoops(pm, cl.blockSize, cl.warpReductions);
+        buildGPULoops(pm, cl.blockSize, cl.warpReductions, cl.precision);
       });
   PassPipelineRegistration<GPUPipelineCLOptions>(
       "odt-gpu-pipeline",
@@ -164,6 +184,7 @@ void registerGPUPipeline() {
         if (!cl.chips.empty())
           options.chips.assign(cl.chips.begin(), cl.chips.end());
         options.blockSize = cl.blockSize;
+        options.precision = cl.precision;
         buildGPUPipeline(pm, options);
       });
 }

@@ -36,7 +36,13 @@ struct GPUPipelineOptions {
   std::vector<std::string> chips = {"sm_80"};
   /// Threads per block of the element loops.
   int64_t blockSize = 256;
+  /// The products' arithmetic: fp32 (FFMA), or tensor cores' tf32, tf32x3
+  /// or bf16 (odt-gpu-tensor-core-products).
+  std::string precision = "fp32";
 };
+
+/// The precisions --gpu-precision takes, fp32 first (the default).
+const std::vector<std::string> &getSupportedGPUPrecisions();
 
 /// The GPU's loop structure on memrefs: each linalg op a parallel loop
 /// over its parallel dims (parallel dims first, reductions inside), adjacent
@@ -47,15 +53,18 @@ struct GPUPipelineOptions {
 /// sequentially on a CPU check the distribution's numerics without a GPU
 /// (CompileOptions::gpuLoopsOnCPU). `warpReductions` (a GPU build's) sums
 /// rows over the lanes of warps (odt-gpu-warp-reductions), which needs the
-/// lanes to run together: not on the CPU.
+/// lanes to run together: not on the CPU. `precision` other than fp32
+/// computes products with mma.sync (odt-gpu-tensor-core-products), which
+/// a CPU run (no warpReductions) emulates lane by lane.
 void buildGPULoops(mlir::OpPassManager &pm, int64_t blockSize,
-                   bool warpReductions);
+                   bool warpReductions, llvm::StringRef precision = "fp32");
 
 /// buildGPULoops right after bufferization, with the canonicalization and
 /// CSE it needs first (equal bounds as the same values): the GPU pipeline's,
 /// a GPU build's and a --gpu-loops-on-cpu build's loops.
 void buildGPULoopsAfterBufferization(mlir::OpPassManager &pm, int64_t blockSize,
-                                     bool warpReductions);
+                                     bool warpReductions,
+                                     llvm::StringRef precision = "fp32");
 
 /// The chips odt compiles for, in order: Ampere (sm_80 A100, sm_86, sm_87
 /// Jetson Orin), Ada (sm_89) and Hopper (sm_90).

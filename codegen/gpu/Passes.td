@@ -100,6 +100,55 @@ def ParallelDimsOutermost
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def TensorCoreProducts
+    : Pass<"odt-gpu-tensor-core-products", "mlir::func::FuncOp"> {
+  let summary = "Compute matrix products with warp-wide mma.sync (tf32, tf32x3, bf16)";
+  let description = [{
+    After odt-gpu-parallel-dims-outermost, before
+    odt-gpu-accumulate-in-registers, when a precision other than fp32 is
+    asked for (--gpu-precision). A linalg.generic on f32 buffers computing
+    out += a * b with projected permutation maps, one reduction dim k used
+    by both inputs, its output indexed by every parallel dim and separate
+    memory from both inputs: rows m (C's innermost dim used by A and not
+    B's), columns n (C's innermost used by B and not A), the other parallel
+    dims batch entries. It becomes an scf.parallel over batch entries,
+    warp tiles of (16 x mTiles) x (8 x nTiles) outputs (chooseWarpTile: up
+    to 2 x 4) and an innermost lane dim of 32, which the distribution
+    collapses last into blocks of a multiple of 32 threads, so a warp tile's
+    lanes are one warp. Lane l (group g = l / 4, t = l % 4) owns the
+    outputs (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1) of each mma
+    tile; it loads them once (or starts from the fill that wrote C right
+    before, which goes), runs k in steps of 8 (tf32: mma.sync m16n8k8,
+    fragments A (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) and B (t, g),
+    (t + 4, g), each rounded to nearest, ties away from zero, as
+    cvt.rna.tf32.f32 does) or 16 (bf16: m16n8k16,
+    pairs of A (g, 2t..), (g + 8, 2t..), (g, 2t + 8..), (g + 8, 2t + 8..) and
+    of B (2t.., g), (2t + 8.., g), rounded to nearest even), and stores them
+    once. tf32x3 splits each input into its tf32 value and the tf32 of the
+    rest and adds small x big, big x small, then big x big (three mma.sync:
+    about fp32's accuracy). Elements past a dim's end are loaded as zeros
+    (indices clamped into the buffer). With `emulate` (--gpu-loops-on-cpu,
+    where a warp's lanes run one after another) each lane computes its own
+    outputs from the step's rounded inputs in k order instead of mma.sync:
+    the tiling, the ownership and the rounding are checked on the CPU, the
+    fragments' register order and the tensor cores' additions are not.
+    Convolutions (non-permutation maps) keep the FFMA kernels; the epilogue
+    fusion of odt-gpu-accumulate-in-registers does not apply to these
+    products.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"fp32\"",
+           "fp32 (no change), tf32, tf32x3 or bf16">,
+    Option<"emulate", "emulate", "bool", "false",
+           "Each lane computes its outputs itself (a CPU run of the loops)">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def DeviceScalarWork : Pass<"odt-gpu-device-scalar-work", "mlir::func::FuncOp"> {
   let summary = "Scalar work on buffers runs in kernels, not in the host code";
   let description = [{

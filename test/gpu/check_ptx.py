@@ -13,11 +13,19 @@ exactly those `.param`s (count and sizes; checked without ptxas too).
 Prints one line per chip: kernels, the most registers a kernel uses, its
 shared memory.
 
+With --precision tf32, tf32x3 or bf16 (the products on tensor cores), the
+PTX must hold mma.sync instructions of that type and each chip's SASS
+(nvdisasm on the cubin: from --cuda-tools, the venv of
+scripts/cuda-tools-requirements.txt (PyPI's nvidia-cuda-nvdisasm), or PATH) HMMA instructions; the count of each
+is printed. Without nvdisasm the SASS check says so and is skipped (exit
+77 once everything else passed).
+
 Exit 77 (ctest's SKIP_RETURN_CODE) with the reason when there is nothing to
 assemble with (no ptxas) or nothing to compile (the zoo made no artifacts:
 a model odt does not take ends on its diagnostic there).
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -36,6 +44,17 @@ def find_ptxas():
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return None
+
+
+def find_nvdisasm(venv):
+    """The cuda-tools venv's nvdisasm (PyPI's nvidia-cuda-nvdisasm), else
+    PATH's; None when neither exists."""
+    if venv:
+        found = sorted(glob.glob(os.path.join(
+            venv, "lib", "python3*", "site-packages", "nvidia", "*", "bin", "nvdisasm")))
+        if found:
+            return found[0]
+    return shutil.which("nvdisasm")
 
 
 PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8}
@@ -59,6 +78,11 @@ def main():
     parser.add_argument("--odt-compile", required=True)
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--chips", default="sm_80,sm_87,sm_89,sm_90")
+    parser.add_argument("--precision", default="fp32",
+                        help="odt-compile --gpu-precision")
+    parser.add_argument("--cuda-tools", default=None,
+                        help="the venv of scripts/cuda-tools-requirements.txt, "
+                             "whose nvdisasm checks the SASS (else PATH's)")
     args = parser.parse_args()
     chips = args.chips.split(",")
     if not os.path.isdir(args.artifacts):
@@ -78,7 +102,8 @@ def check(args, chips, work):
         # --ptxas=off: this script assembles each chip's PTX itself, with
         # -Werror --warn-on-spills (lit gpu/cubin.test covers the cubins).
         [args.odt_compile, args.artifacts, "-o", out, "--quiet", "--no-cache",
-         "--gpu-arch=" + ",".join(chips), "--ptxas=off"], capture_output=True, text=True)
+         "--gpu-arch=" + ",".join(chips), "--ptxas=off",
+         "--gpu-precision=" + args.precision], capture_output=True, text=True)
     if made.returncode != 0:
         print("odt-compile --gpu-arch failed:\n" + made.stderr)
         return 1
@@ -108,6 +133,22 @@ def check(args, chips, work):
                   ".entry has %s" % (chip, len(wrong), wrong[0],
                                      launched.get(wrong[0]), parameters.get(wrong[0])))
             return 1
+    # The mma.sync of the precision asked for, in every chip's PTX.
+    mma_type = {"tf32": "tf32", "tf32x3": "tf32", "bf16": "bf16"}.get(args.precision)
+    mma_counts = {}
+    for chip in chips:
+        with open(os.path.join(out, "model.%s.ptx" % chip)) as f:
+            ptx = f.read()
+        mma = len(re.findall(r"mma\.sync\.aligned\.m16n8k(?:8|16)\.row\.col\.f32\.%s\.%s\.f32"
+                             % (mma_type, mma_type), ptx)) if mma_type else 0
+        if mma_type and mma == 0:
+            print("%s: --gpu-precision=%s, but the PTX has no mma.sync on %s" % (
+                chip, args.precision, mma_type))
+            return 1
+        if not mma_type and "mma.sync" in ptx:
+            print("%s: an fp32 build has mma.sync in its PTX" % chip)
+            return 1
+        mma_counts[chip] = mma
     ptxas = find_ptxas()
     if ptxas is None:
         print("SKIP: ptxas not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin):"
@@ -115,6 +156,8 @@ def check(args, chips, work):
               "(each kernel's launches pass its .entry's parameters, count and "
               "sizes)")
         return SKIP
+    nvdisasm = find_nvdisasm(args.cuda_tools)
+    sass_skipped = False
     failed = False
     for chip in chips:
         source = os.path.join(out, "model.%s.ptx" % chip)
@@ -142,7 +185,30 @@ def check(args, chips, work):
               "each launched with its .entry's parameters (count and sizes), at most "
               "%d registers, %d bytes of shared memory" % (
                   chip, entries, max(registers or [0]), max(shared or [0])))
-    return 1 if failed else 0
+        if not mma_type:
+            continue
+        if nvdisasm is None:
+            print("%s: %d mma.sync in the PTX; SASS not checked: nvdisasm not "
+                  "found (scripts/setup-peers.sh build/cuda-tools "
+                  "scripts/cuda-tools-requirements.txt, then --cuda-tools)" % (
+                      chip, mma_counts[chip]))
+            sass_skipped = True
+            continue
+        sass = subprocess.run([nvdisasm, os.path.join(work, chip + ".cubin")],
+                              capture_output=True, text=True)
+        if sass.returncode != 0:
+            print("%s: nvdisasm failed:\n%s" % (chip, sass.stderr[-2000:]))
+            failed = True
+            continue
+        hmma = len(re.findall(r"\bHMMA\.", sass.stdout))
+        print("%s: %d mma.sync (%s) in the PTX, %d HMMA in the SASS" % (
+            chip, mma_counts[chip], mma_type, hmma))
+        if hmma == 0:
+            print("%s: the SASS has no HMMA instruction" % chip)
+            failed = True
+    if failed:
+        return 1
+    return SKIP if sass_skipped else 0
 
 
 if __name__ == "__main__":

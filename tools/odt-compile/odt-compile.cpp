@@ -131,6 +131,15 @@ static cl::opt<bool> gpuLoopsOnCPU(
              "threads, run one after another, without the CPU's kernels: "
              "trained, it checks the GPU code's numerics without a GPU"),
     cl::cat(category));
+static cl::opt<std::string> gpuPrecision(
+    "gpu-precision",
+    cl::desc("A GPU build's (or --gpu-loops-on-cpu build's) matrix products: "
+             "fp32 (default: FFMA, ONNX Runtime's numerics), tf32 (tensor "
+             "cores, inputs rounded to 10 mantissa bits), tf32x3 (three tf32 "
+             "products: about fp32's accuracy) or bf16 (inputs rounded to 7 "
+             "bits); sums in f32. --gpu-loops-on-cpu emulates the tensor "
+             "cores' rounding lane by lane"),
+    cl::init("fp32"), cl::cat(category));
 static cl::opt<bool> verifyEach(
     "verify-each",
     cl::desc("Verify the IR after every compiler pass, naming the pass that "
@@ -588,6 +597,7 @@ computeCacheKey(const odt::ArtifactPaths &paths,
   key.addText("convolution-kernel", kernels.convolutionKernel);
   key.addText("gpu-loops-on-cpu", gpuLoopsOnCPU ? "1" : "0");
   key.addText("gpu-arch", llvm::join(gpuArch, ","));
+  key.addText("gpu-precision", gpuPrecision);
   // The cubins are ptxas's: another ptxas (or none) makes other bytes.
   if (gpuArch.empty() || resolvedPtxas.empty())
     key.addText("ptxas", "none");
@@ -702,6 +712,7 @@ int compile(const odt::ArtifactPaths &paths, const std::string &outDir,
   options.threads = jobs;
   options.kernels = kernels;
   options.gpuLoopsOnCPU = ::gpuLoopsOnCPU;
+  options.gpuPrecision = ::gpuPrecision;
   options.verification =
       verifyEach ? odt::Verification::EachPass : odt::Verification::AtEnd;
   options.stop = emit == "onnx"     ? odt::CompileStop::Onnx
@@ -1076,6 +1087,14 @@ int main(int argc, char **argv) {
     if (!llvm::is_contained(odt::getSupportedGPUChips(), chip))
       return fail("unknown --gpu-arch '" + chip + "' (" +
                   llvm::join(odt::getSupportedGPUChips(), ", ") + ")");
+  if (!llvm::is_contained(odt::getSupportedGPUPrecisions(),
+                          std::string(gpuPrecision)))
+    return fail("unknown --gpu-precision '" + gpuPrecision + "' (" +
+                llvm::join(odt::getSupportedGPUPrecisions(), ", ") + ")");
+  if (gpuPrecision != "fp32" && gpuArch.empty() && !gpuLoopsOnCPU &&
+      emit != "ptx")
+    return fail("--gpu-precision chooses a GPU build's arithmetic: give "
+                "--gpu-arch (or --gpu-loops-on-cpu, or --emit=ptx)");
   if (!gpuArch.empty() && gpuLoopsOnCPU)
     return fail("--gpu-arch builds for a GPU and --gpu-loops-on-cpu for the "
                 "CPU: give one");
