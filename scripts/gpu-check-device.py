@@ -9,7 +9,10 @@ checkpoints, inputs, manifests). For every model:
   * odt-run trains it on the GPU (--device cuda) for the manifest's steps;
     the losses must match the manifest's: ORT's golden losses within 1e-5
     relative, the CPU build's within 1e-4 relative for the first 3 steps and
-    1e-3 relative + 5e-4 absolute for all (the zoo's rule);
+    1e-3 relative + 5e-4 absolute for all (the zoo's rule); a tensor-core
+    build (MODEL@tf32, @tf32x3, @bf16) against the CPU run of its loops with
+    the tensor cores' rounding emulated, by the same rule (the check of the
+    mma.sync fragments' layout);
   * odt-run bench times the training step (TrainStep + OptimizerStep +
     LazyResetGrad, graph replays after the first two calls), median of N;
   * PyTorch eager CUDA (the machine's torch) trains the same module (bench/

@@ -15,6 +15,11 @@
 #                                    losses to match: ORT's golden losses for
 #                                    ORT's MLP, the CPU build's for the bench
 #                                    zoo's models (same artifacts, same data)
+#   A name MODEL@PRECISION (mlp@tf32x3) is a GPU build with
+#   --gpu-precision=PRECISION (tensor cores), whose losses must match a
+#   --gpu-loops-on-cpu build at the same precision (the tensor cores'
+#   rounding emulated lane by lane): the only check of the mma.sync
+#   fragments' layout; not timed against PyTorch.
 #   python/                          bench/zoo.py and zoo/*.py (the modules)
 #   gpu-check-device.py              part 2, run on the device machine:
 #       python3 OUT/gpu-check-device.py OUT --out RESULTS
@@ -29,7 +34,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
 out=$root/build/gpu-check
 arch=sm_90
-models=ort_mlp,mlp,lenet5,transformer,mobilenetv2,resnet18_cifar
+models=ort_mlp,mlp,lenet5,transformer,mobilenetv2,resnet18_cifar,mlp@tf32x3,transformer@tf32,transformer@bf16
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -117,17 +122,23 @@ EOF
     "$odt_compile" "${artifacts[@]}" --gpu-arch="$arch" -o "$dest/gpu" --quiet
     manifest "$dest" 2 0.001 "ORT 1.19.2's golden losses" "$work/$name.losses"
   else
-    batch=$(batch_of "$name")
-    zoo=$zoo_cache/$name
+    # MODEL@PRECISION: the zoo model MODEL with its products on tensor cores.
+    precision=fp32
+    case "$name" in
+      *@*) precision=${name#*@}; name_base=${name%@*} ;;
+      *) name_base=$name ;;
+    esac
+    batch=$(batch_of "$name_base")
+    zoo=$zoo_cache/$name_base
     if [ ! -f "$zoo/input_b$batch.npy" ]; then
       [ -x "$peers_python" ] ||
         { echo "gpu-check: error: no $peers_python (scripts/setup-peers.sh build/peers)" >&2; exit 2; }
       mkdir -p "$zoo_cache"
-      "$peers_python" "$root/bench/zoo.py" "$zoo_cache" --only "$name" \
+      "$peers_python" "$root/bench/zoo.py" "$zoo_cache" --only "$name_base" \
         > "$work/zoo.log" 2>&1 || { cat "$work/zoo.log" >&2; exit 1; }
     fi
     folder=$zoo
-    case "$name" in
+    case "$name_base" in
       mobilenetv2|resnet18_cifar)
         folder=$zoo/odt
         if [ ! -f "$folder/checkpoint" ]; then
@@ -139,13 +150,26 @@ EOF
     cp "$zoo/input_b$batch.npy" "$dest/input.npy"
     cp "$zoo/labels_b$batch.npy" "$dest/labels.npy"
     input_name=input
-    "$odt_compile" "$folder" --gpu-arch="$arch" -o "$dest/gpu" --quiet
-    # The CPU build of the same artifacts gives the losses to match.
-    "$odt_compile" "$folder" -o "$work/$name.cpu" --quiet
+    "$odt_compile" "$folder" --gpu-arch="$arch" --gpu-precision="$precision" \
+      -o "$dest/gpu" --quiet
+    # The CPU build of the same artifacts gives the losses to match; at
+    # another precision, the GPU loops run on the CPU with the tensor
+    # cores' rounding emulated.
+    reference="odt's CPU build"
+    cpu_options=()
+    if [ "$precision" != fp32 ]; then
+      reference="odt's CPU build (--gpu-loops-on-cpu, $precision emulated)"
+      cpu_options=(--gpu-loops-on-cpu --gpu-precision="$precision")
+    fi
+    "$odt_compile" "$folder" "${cpu_options[@]}" -o "$work/$name.cpu" --quiet
     "$odt_run" train "$work/$name.cpu" --checkpoint "$dest/checkpoint" \
       --input "input=$dest/input.npy" --input "labels=$dest/labels.npy" \
       --steps 8 --json > "$work/$name.losses"
-    manifest "$dest" 8 0.001 "odt's CPU build" "$work/$name.losses" "$name" "$batch"
+    if [ "$precision" = fp32 ]; then
+      manifest "$dest" 8 0.001 "$reference" "$work/$name.losses" "$name" "$batch"
+    else
+      manifest "$dest" 8 0.001 "$reference" "$work/$name.losses"
+    fi
   fi
   echo "$input_name" > "$dest/input_name"
   # libmodel.so holds the kernels (PTX and cubin) and the descriptor; the
