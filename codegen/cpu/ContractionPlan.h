@@ -11,6 +11,7 @@
 #ifndef ODT_CODEGEN_CPU_CONTRACTIONPLAN_H
 #define ODT_CODEGEN_CPU_CONTRACTIONPLAN_H
 
+#include "codegen/common/Products.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -19,9 +20,6 @@
 namespace odt::cpu {
 
 // --- Normalization (ContractionNormalize.cpp) ---
-
-/// Whether the body is `out + a * b` (in either operand order).
-bool isMultiplyAccumulate(mlir::linalg::GenericOp op);
 
 /// The loop dim of `map`'s result `result` (a projected permutation's).
 unsigned resultDim(mlir::AffineMap map, unsigned result);

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/common/Products.h"
 #include "codegen/gpu/BufferIdentity.h"
 #include "codegen/gpu/Passes.h"
 
@@ -67,26 +68,6 @@ struct ProductDims {
   unsigned m = 0, n = 0, k = 0;
   SmallVector<unsigned> batch;
 };
-
-bool isMultiplyAccumulate(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
-    return false;
-  auto add = dyn_cast<arith::AddFOp>(
-      body.getTerminator()->getOperand(0).getDefiningOp());
-  if (!add)
-    return false;
-  Value out = body.getArgument(2);
-  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
-  if (add.getLhs() != out && add.getRhs() != out)
-    return false;
-  auto multiply = product.getDefiningOp<arith::MulFOp>();
-  if (!multiply)
-    return false;
-  Value a = body.getArgument(0), b = body.getArgument(1);
-  return (multiply.getLhs() == a && multiply.getRhs() == b) ||
-         (multiply.getLhs() == b && multiply.getRhs() == a);
-}
 
 /// The dims of a product the tensor cores take: f32 buffers, out += a * b,
 /// projected permutations, one reduction dim used by both inputs, the
