@@ -1,7 +1,9 @@
 """Where a compiled model's training step goes, by the ONNX nodes behind
 each task: perf's samples of `odt-run train` grouped by the nodes whose ops
 each parallel task (`__odt_par_N`) and serial loop nest (`__odt_loop_N`)
-was made from.
+was made from. Identical loop nests share one outlined function (a
+transformer's layers): such a task is marked (xN), its N call sites' nodes
+listed, and its share is all of them together.
 
     python3 scripts/profile-by-node.py ARTIFACT_DIR --input NAME=FILE.npy ...
         [--bin build/bin] [--threads 1] [--steps 200] [--top 30]
@@ -56,7 +58,23 @@ def outlined_functions(dump):
             r"^  func\.func private @(__odt_(?:par|loop)_[0-9.]+)\(.*?^  }",
             train, re.M | re.S):
         functions[match.group(1)] = names(match.group(0))
-    return functions
+    # Outlining gives identical loop nests one function (the two layers'
+    # ffn products of a transformer): its samples are all its call sites',
+    # whose nodes the calls' locations name.
+    calls = collections.defaultdict(list)
+    for match in re.finditer(r"^    call @(__odt_(?:par|loop)_[0-9.]+)\(.*?(loc\(.*\))$",
+                             train, re.M):
+        calls[match.group(1)].append(names(match.group(2)))
+    for name, sites in calls.items():
+        if name in functions and len(sites) > 1:
+            for site in sites:
+                functions[name] |= site
+    return functions, {name: len(sites) for name, sites in calls.items()}
+
+
+def times(count):
+    """' (x2)' for a task called from two places in the step, else ''."""
+    return " (x%d)" % count if count > 1 else ""
 
 
 def node_kind(name):
@@ -85,11 +103,12 @@ def main():
              "--mlir-print-debuginfo"], capture_output=True, text=True)
         if result.returncode != 0:
             sys.exit("profile-by-node: odt-compile failed:\n" + result.stderr[-2000:])
-        functions = outlined_functions(result.stderr)
+        functions, calls = outlined_functions(result.stderr)
         if args.list_tasks:
             for name in sorted(functions, key=lambda f: [int(p) if p.isdigit() else p
                                                          for p in re.split(r"[_.]", f)]):
-                print("%s: %s" % (name, ", ".join(sorted(functions[name])) or "-"))
+                print("%s%s: %s" % (name, times(calls.get(name, 1)),
+                                    ", ".join(sorted(functions[name])) or "-"))
             return
         if not args.input:
             sys.exit("profile-by-node: --input NAME=FILE.npy is needed to train")
@@ -114,6 +133,7 @@ def main():
         share, symbol = float(match.group(1)), match.group(2)
         task = re.search(r"(__odt_(?:par|loop)_\d+)(?:\.\d+)?(?:_task)?$", symbol)
         nodes = functions.get(task.group(1), set()) if task else set()
+        symbol += times(calls.get(task.group(1), 1)) if task else ""
         rows.append((share, symbol, nodes))
         if nodes:
             for kind in {node_kind(n) for n in nodes}:
