@@ -15,6 +15,7 @@
 
 #include "codegen/gpu/BufferIdentity.h"
 #include "codegen/gpu/Passes.h"
+#include "codegen/gpu/RegisterReductions.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -255,6 +256,8 @@ std::optional<RegisterTile> chooseRegisterTile(linalg::GenericOp op,
   return std::nullopt;
 }
 
+} // namespace
+
 /// An elementwise op that can run in the reduction's threads, on each sum
 /// as it is stored (an epilogue: a bias, an activation): the next op after
 /// `op` (ops free of memory effects and allocations between, which
@@ -319,6 +322,8 @@ void hoistAboveReduction(linalg::GenericOp op, linalg::GenericOp epilogue) {
   }
 }
 
+namespace {
+
 /// The body of `elementwise` (a generic with only parallel dims whose map of
 /// `registerBuffer` is the reduction's, so that its dims are the reduction's
 /// parallel dims) for the element at `parallelDims`: its inputs loaded,
@@ -355,6 +360,8 @@ SmallVector<Value> emitElementwiseAt(IRRewriter &rewriter,
   return cloneBody(rewriter, body, mapping, parallelDims);
 }
 
+} // namespace
+
 /// The epilogue for the element at `parallelDims`, `sum` being the
 /// reduction's value there: its results stored.
 void emitEpilogue(IRRewriter &rewriter, linalg::GenericOp op,
@@ -387,6 +394,8 @@ Value startValue(IRRewriter &rewriter, linalg::GenericOp op, unsigned index,
                                           op.getMatchingIndexingMap(output),
                                           parallelDims));
 }
+
+namespace {
 
 /// `initializers`: for each output, the op that wrote every element just
 /// before the reduction and that the reduction replaces (a linalg.fill, or
@@ -735,6 +744,8 @@ void lowerSplit(linalg::GenericOp op, ArrayRef<Operation *> combiners,
     lower(second, registerTile, initializers, epilogue, rewriter);
 }
 
+} // namespace
+
 /// The ops that write every element of `op`'s outputs just before it and
 /// that the reduction can replace, one per output or null: before `op`,
 /// with only ops free of memory effects and the other outputs'
@@ -791,6 +802,8 @@ SmallVector<Operation *> replaceableInitializers(linalg::GenericOp op) {
   }
   return initializers;
 }
+
+namespace {
 
 struct AccumulateInRegistersPass
     : impl::AccumulateInRegistersBase<AccumulateInRegistersPass> {

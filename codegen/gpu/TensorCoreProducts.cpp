@@ -22,6 +22,7 @@
 #include "codegen/common/Products.h"
 #include "codegen/gpu/BufferIdentity.h"
 #include "codegen/gpu/Passes.h"
+#include "codegen/gpu/RegisterReductions.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -97,7 +98,11 @@ std::optional<ProductDims> matchProduct(linalg::GenericOp op) {
     if (!mapC.isFunctionOfDim(dim))
       return std::nullopt;
   }
-  if (!mapA.isFunctionOfDim(dims.k) || !mapB.isFunctionOfDim(dims.k))
+  // k last (odt-gpu-parallel-dims-outermost's order): the other dims are
+  // the parallel dims in order, as the initializer and epilogue rules take
+  // them.
+  if (!mapA.isFunctionOfDim(dims.k) || !mapB.isFunctionOfDim(dims.k) ||
+      dims.k + 1 != op.getNumLoops())
     return std::nullopt;
   // n: C's innermost dim used by B and not A; m: the innermost other dim
   // used by A and not B; the rest are batch dims.
@@ -437,16 +442,14 @@ void ProductEmitter::emit() {
   a = op.getDpsInputs()[0];
   b = op.getDpsInputs()[1];
   c = op.getDpsInits()[0];
-  // What wrote C right before the product, if a fill: the sums start from
-  // its value instead of loading C (the fill goes away when nothing else
-  // reads what it wrote before the product overwrites it).
-  Value initial;
-  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-      fill && fill.hasPureBufferSemantics() && fill.getOutputs()[0] == c &&
-      fill.getInputs()[0].getType().isF32()) {
-    initial = fill.getInputs()[0];
-    rewriter.eraseOp(fill);
-  }
+  // What wrote C right before the product (a fill, a bias broadcast)
+  // gives the sums' start, and the elementwise op right after it (a bias,
+  // an activation) runs on each sum as it is stored: the same rules as the
+  // FFMA kernels' (RegisterReductions.h).
+  SmallVector<Operation *> initializers = replaceableInitializers(op);
+  linalg::GenericOp epilogue = findEpilogue(op);
+  if (epilogue)
+    hoistAboveReduction(op, epilogue);
 
   rewriter.setInsertionPoint(op);
   for (Range range : cast<linalg::LinalgOp>(op.getOperation())
@@ -509,13 +512,25 @@ void ProductEmitter::emit() {
         for (int64_t r = 0; r < 4; ++r)
           function(rows[2 * i + r / 2], add(outputColumns[j], r % 2));
   };
+  // The parallel dims' values at an output (k is the last loop dim).
+  auto parallelDims = [&](Value row, Value column) {
+    SmallVector<Value> values = at(row, column, Value());
+    values.pop_back();
+    return values;
+  };
+  // Each sum starts at its element's value, read inside the buffers (a
+  // lane's rows and columns past the end read the last ones; those sums
+  // are never stored).
+  Value lastRow = arith::SubIOp::create(rewriter, loc, sizes[dims.m], index(1));
+  Value lastColumn =
+      arith::SubIOp::create(rewriter, loc, sizes[dims.n], index(1));
   SmallVector<Value> sums;
   forEachOutput([&](Value row, Value column) {
-    Value inside = both(less(row, sizes[dims.m]), less(column, sizes[dims.n]));
-    if (initial)
-      sums.push_back(initial);
-    else
-      sums.push_back(loadOrZero(2, at(row, column, Value()), inside));
+    sums.push_back(startValue(
+        rewriter, op, 0, initializers.front(),
+        parallelDims(
+            arith::MinUIOp::create(rewriter, loc, row, lastRow),
+            arith::MinUIOp::create(rewriter, loc, column, lastColumn))));
   });
   auto kLoop = scf::ForOp::create(
       rewriter, loc, index(0), sizes[dims.k], index(kPerStep(precision)), sums,
@@ -537,8 +552,15 @@ void ProductEmitter::emit() {
     for (AffineExpr expr : maps[2].getResults())
       indices.push_back(values[cast<AffineDimExpr>(expr).getPosition()]);
     memref::StoreOp::create(rewriter, loc, result, c, indices);
+    if (epilogue)
+      emitEpilogue(rewriter, op, epilogue, parallelDims(row, column), result);
   });
   rewriter.eraseOp(op);
+  if (epilogue)
+    rewriter.eraseOp(epilogue);
+  for (Operation *initializer : initializers)
+    if (initializer)
+      rewriter.eraseOp(initializer);
 }
 
 struct TensorCoreProductsPass

@@ -133,3 +133,50 @@ func.func @convolution(%x: memref<34xf32> {odt.role = "user_input"}, %w: memref<
   }
   return
 }
+
+// -----
+
+// A Gemm's bias broadcast into C before the product starts the sums (the
+// broadcast goes), and the ReLU after it runs on each sum as it is stored
+// (the epilogue: its generic goes; its output's allocation moves above).
+// TF32-LABEL: func.func @bias_relu
+// TF32: memref.alloc
+// TF32-NOT: linalg.generic
+// TF32: scf.parallel
+// TF32: memref.load %arg3
+// TF32: scf.for
+// TF32: scf.if
+// TF32: memref.store %{{.*}}, %arg2
+// TF32: arith.maximumf
+// TF32: memref.store
+// TF32-NOT: linalg.generic
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#row = affine_map<(m, n) -> (n)>
+#id = affine_map<(m, n) -> (m, n)>
+func.func @bias_relu(%a: memref<?x64xf32> {odt.role = "user_input"}, %b: memref<64x40xf32> {odt.role = "parameter"}, %c: memref<?x40xf32> {odt.role = "user_output"}, %bias: memref<40xf32> {odt.role = "parameter"}) -> memref<?x40xf32> {
+  linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<40xf32>) outs(%c : memref<?x40xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<?x64xf32>, memref<64x40xf32>) outs(%c : memref<?x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %a, %c0 : memref<?x64xf32>
+  %r = memref.alloc(%rows) : memref<?x40xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<?x40xf32>) outs(%r : memref<?x40xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  }
+  return %r : memref<?x40xf32>
+}
