@@ -135,11 +135,15 @@ bool canCompute(ContractionKernel kernel, bool transposeB, bool kInnermost) {
 /// half a cache line and the next k is a row of A further (2 KB in a
 /// weight gradient over 512 features, the same L1 set every few steps), so
 /// every read missed L1 (512 x 128 x 1024, 1 thread: 116 GFLOP/s against
-/// 177 with A stored [m, k]).
+/// 177 with A stored [m, k]). Not where n fits one column tile: the kernel
+/// then reads A once, and the copy would be a second pass over it (LeNet-5's
+/// last weight gradient, 10 columns).
 void chooseRowPanelsOfA(ContractionConfig &config, linalg::GenericOp op,
                         const ContractionPlan &plan, std::string &why) {
-  config.rowPanelsOfA =
-      isMInnermostInA(op, plan) && config.packedMinRows() >= 0;
+  std::optional<int64_t> n = staticLoopSize(op, plan.n);
+  config.rowPanelsOfA = isMInnermostInA(op, plan) &&
+                        config.packedMinRows() >= 0 &&
+                        (!n || *n > config.columns);
   if (config.rowPanelsOfA)
     why += " A is stored [k, m]: the packed kernel copies each k block of "
            "it into panels of its row tiles.";
