@@ -134,20 +134,14 @@ Value ContractionEmitter::emitAllRowPanelsOfA(OpBuilder &builder) {
   Value rowStep = arith::ConstantIndexOp::create(builder, loc, rows);
   Value depthStep = arith::ConstantIndexOp::create(builder, loc, depth);
   Value kSize = sizes[plan.k];
+  // Folded, so that static sizes make static dims.
   SmallVector<OpFoldResult> shape = {
-      getAsOpFoldResult(
-          arith::CeilDivUIOp::create(builder, loc, sizes[plan.m], rowStep)
-              .getResult()),
-      getAsOpFoldResult(
-          arith::AddIOp::create(
-              builder, loc, kSize,
-              arith::ConstantIndexOp::create(builder, loc, kRowPanelPadding))
-              .getResult()),
+      getAsOpFoldResult(builder.createOrFold<arith::CeilDivUIOp>(
+          loc, sizes[plan.m], rowStep)),
+      getAsOpFoldResult(builder.createOrFold<arith::AddIOp>(
+          loc, kSize,
+          arith::ConstantIndexOp::create(builder, loc, kRowPanelPadding))),
       builder.getIndexAttr(rows)};
-  // Constant sizes become static dims.
-  for (OpFoldResult &size : shape)
-    if (std::optional<int64_t> constant = getConstantIntValue(size))
-      size = builder.getIndexAttr(*constant);
   Value panels =
       tensor::EmptyOp::create(builder, loc, shape, builder.getF32Type());
   Value blocks = arith::CeilDivUIOp::create(builder, loc, kSize, depthStep);

@@ -223,7 +223,7 @@ private:
   Location loc;
   SmallVector<AffineMap> maps;
   SmallVector<Value> sizes, loopValues;
-  Value a, b, c;
+  Value c;
   int64_t mTiles = 1, nTiles = 1;
   /// The lane's rows (per m tile: groupID, groupID + 8) and columns (per n
   /// tile: 2 threadID_in_group and the next, its outputs'; groupID, its B
@@ -439,8 +439,6 @@ SmallVector<Value> ProductEmitter::emitMmaStep(Value kStart, ValueRange sums) {
 
 void ProductEmitter::emit() {
   maps = op.getIndexingMapsArray();
-  a = op.getDpsInputs()[0];
-  b = op.getDpsInputs()[1];
   c = op.getDpsInits()[0];
   // What wrote C right before the product (a fill, a bias broadcast)
   // gives the sums' start, and the elementwise op right after it (a bias,
