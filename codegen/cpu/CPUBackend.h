@@ -59,7 +59,7 @@ struct KernelSelection {
   /// force-kernel); empty: the selection's.
   std::string contractionKernel;
   bool contractionRemarks = false;
-  /// linalg, image_columns or image_partials
+  /// linalg, image_columns, image_partials or scattered_columns
   /// (odt-select-convolution-kernels' force-kernel); empty: the selection's.
   std::string convolutionKernel;
   bool convolutionRemarks = false;

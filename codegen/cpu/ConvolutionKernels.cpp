@@ -964,4 +964,125 @@ Value buildFilterGradientImagePartials(OpBuilder &b,
   return sumAlongDim(b, loc, perImage.getResult(0), imageDim);
 }
 
+/// Y[n, f, o] = init + sum_k X[n, c, o + k - (K - 1)] * W[f, c, k], from
+/// the unpadded X: per image, contributions[(f, k), q] = W^T[(f, k), c] *
+/// X[c, q] (one matrix product over the input's positions q), then, tap by
+/// tap in (kh, kw) order, the slab contributions[(f, k), :] added into the
+/// output at offset K - 1 - k (the output position its input position q
+/// reaches through that tap). Every slab lies inside the output
+/// (canScatterColumns: padding K - 1 on both sides, stride 1), so the adds
+/// are whole rows without bounds.
+Value buildForwardScatteredColumns(OpBuilder &b, const ConvolutionForm &form,
+                                   const ConvolutionConfig &config) {
+  MLIRContext *context = b.getContext();
+  Location loc = form.op->getLoc();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  auto filterType = cast<RankedTensorType>(form.filterOrGradient.getType());
+  auto sourceType = cast<RankedTensorType>(form.unpadded.getType());
+  Type f32 = filterType.getElementType();
+  int64_t filters = filterType.getDimSize(0),
+          channels = filterType.getDimSize(1),
+          tapRows = filterType.getDimSize(2),
+          tapColumns = filterType.getDimSize(3),
+          rows = sourceType.getDimSize(2), columns = sourceType.getDimSize(3);
+  // The filter as [F, KH, KW, C] (loops in that order), then [F*KH*KW, C]:
+  // a small copy per step, so that the product reads its rows in place.
+  Value reordered = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{filters, tapRows, tapColumns, channels}, f32);
+  reordered =
+      buildMappedCopy(b, loc, form.filterOrGradient, reordered,
+                      AffineMap::get(4, 0, {d(0), d(3), d(1), d(2)}, context),
+                      AffineMap::getMultiDimIdentityMap(4, context));
+  Value matrix = tensor::CollapseShapeOp::create(
+      b, loc, reordered, ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  auto fill = form.init.getDefiningOp<linalg::FillOp>();
+  Value start = fill ? fill.getOutputs()[0] : form.init;
+  OpFoldResult images = tensor::getMixedSizes(b, loc, form.init)[0];
+  return buildOutputForall(b, loc, images, start, [&](Value n, Value out) {
+    Value source = tensor::CollapseShapeOp::create(
+        b, loc, sliceImage(b, loc, form.unpadded, n),
+        ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+    Value contributions = buildMatrixProductAccumulate(
+        b, loc, matrix, source,
+        createZeros(
+            b, loc,
+            getAsIndexOpFoldResult(
+                context, ArrayRef<int64_t>{filters * tapRows * tapColumns,
+                                           rows * columns}),
+            f32));
+    Value slabs = tensor::ExpandShapeOp::create(
+        b, loc,
+        RankedTensorType::get({filters, tapRows, tapColumns, rows, columns},
+                              f32),
+        contributions, ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4}});
+    auto outImage =
+        sliceImage(b, loc, out, n).getDefiningOp<tensor::ExtractSliceOp>();
+    Value image = outImage.getResult();
+    if (fill)
+      image =
+          linalg::FillOp::create(b, loc, fill.getInputs(), ValueRange{image})
+              .getResult(0);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto slabType = RankedTensorType::get({filters, rows, columns}, f32);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(3, context);
+    auto addSlab = [&](OpBuilder &nb, Location l, Value kh, Value kw,
+                       Value target) -> Value {
+      auto reach = [&](Value k, int64_t taps) -> OpFoldResult {
+        return arith::SubIOp::create(
+                   nb, l, arith::ConstantIndexOp::create(nb, l, taps - 1), k)
+            .getResult();
+      };
+      SmallVector<OpFoldResult> slabSizes = {
+          nb.getIndexAttr(filters), nb.getIndexAttr(1), nb.getIndexAttr(1),
+          nb.getIndexAttr(rows), nb.getIndexAttr(columns)};
+      Value slab = tensor::ExtractSliceOp::create(
+          nb, l, slabType, slabs,
+          ArrayRef<OpFoldResult>{nb.getIndexAttr(0), kh, kw, nb.getIndexAttr(0),
+                                 nb.getIndexAttr(0)},
+          slabSizes, SmallVector<OpFoldResult>(5, nb.getIndexAttr(1)));
+      SmallVector<OpFoldResult> offsets = {
+          nb.getIndexAttr(0), nb.getIndexAttr(0), reach(kh, tapRows),
+          reach(kw, tapColumns)};
+      SmallVector<OpFoldResult> sizes = {
+          nb.getIndexAttr(1), nb.getIndexAttr(filters), nb.getIndexAttr(rows),
+          nb.getIndexAttr(columns)};
+      SmallVector<OpFoldResult> unit(4, nb.getIndexAttr(1));
+      Value window = tensor::ExtractSliceOp::create(nb, l, slabType, target,
+                                                    offsets, sizes, unit);
+      Value added =
+          linalg::GenericOp::create(
+              nb, l, TypeRange{slabType}, ValueRange{slab}, ValueRange{window},
+              ArrayRef<AffineMap>{identity, identity},
+              SmallVector<utils::IteratorType>(3,
+                                               utils::IteratorType::parallel),
+              [](OpBuilder &bb, Location bl, ValueRange args) {
+                linalg::YieldOp::create(
+                    bb, bl,
+                    ValueRange{arith::AddFOp::create(bb, bl, args[1], args[0])
+                                   .getResult()});
+              })
+              .getResult(0);
+      return tensor::InsertSliceOp::create(nb, l, added, target, offsets, sizes,
+                                           unit);
+    };
+    auto byRow = scf::ForOp::create(
+        b, loc, zero, arith::ConstantIndexOp::create(b, loc, tapRows), one,
+        ValueRange{image},
+        [&](OpBuilder &rb, Location rl, Value kh, ValueRange rowArgs) {
+          auto byColumn = scf::ForOp::create(
+              rb, rl, zero, arith::ConstantIndexOp::create(rb, rl, tapColumns),
+              one, ValueRange{rowArgs[0]},
+              [&](OpBuilder &cb, Location cl, Value kw, ValueRange args) {
+                scf::YieldOp::create(cb, cl, addSlab(cb, cl, kh, kw, args[0]));
+              });
+          scf::YieldOp::create(rb, rl, byColumn.getResult(0));
+        });
+    Value result = byRow.getResult(0);
+    if (config.reluEpilogue)
+      result = applyRelu(b, loc, result);
+    return std::make_pair(result, outImage);
+  });
+}
+
 } // namespace odt::cpu

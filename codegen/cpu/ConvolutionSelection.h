@@ -37,6 +37,15 @@
 //   odt.convolution = {kernel = "image_partials"}
 //       a filter gradient summed over each image's positions (one partial
 //       per image and filter element), then over the images
+//   odt.convolution = {kernel = "scattered_columns"}
+//       a forward convolution of a zero-padded input that every window
+//       meets in full (padding KH - 1, KW - 1 on both sides, stride 1: an
+//       input gradient, a ConvTranspose) computed from the unpadded input:
+//       per image, the filter as [F*KH*KW, C] times the input [C, H*W]
+//       gives each input position's contribution to every output it
+//       reaches, and the KH*KW slabs [F, H, W] of that are added into the
+//       output at their offsets (col2im), instead of multiplying the
+//       padding's zeros
 //
 // Convolutions without a config keep linalg's lowering.
 //
@@ -78,12 +87,17 @@ struct ConvolutionForm {
   /// f32 throughout, two spatial dims, one group, a static filter: the
   /// forms the image-columns products compute.
   bool productShaped = false;
+  /// Forward: the tensor that a tensor.pad with zeros made `input` from,
+  /// and that pad's amounts along the spatial dims (before and after), or
+  /// null when the input is not such a pad.
+  mlir::Value unpadded;
+  llvm::SmallVector<int64_t, 2> padsBefore, padsAfter;
 };
 
 /// `op` as a convolution the CPU backend may lower itself, or nothing.
 std::optional<ConvolutionForm> matchConvolution(mlir::Operation *op);
 
-enum class ConvolutionKernel { ImageColumns, ImagePartials };
+enum class ConvolutionKernel { ImageColumns, ImagePartials, ScatteredColumns };
 
 struct ConvolutionConfig {
   ConvolutionKernel kernel;
@@ -110,6 +124,12 @@ struct ConvolutionConfig {
 /// panel whole rows or part of one.
 bool canLayOutPanels(const ConvolutionForm &form, int64_t width);
 
+/// Whether scattered_columns can compute `form`: a forward f32 convolution
+/// (productShaped) at stride 1 without dilation, of an input zero-padded by
+/// KH - 1 and KW - 1 on both sides (each output position reached by every
+/// tap of some input position, none cut off), with static spatial sizes.
+bool canScatterColumns(const ConvolutionForm &form);
+
 /// The config for `form`, or nothing (linalg's lowering); `why` says why.
 /// `force` (a kernel name, or "linalg" for none) replaces the choice where
 /// that kernel can compute the convolution. `vectorWidth`: the target's f32
@@ -118,7 +138,8 @@ std::optional<ConvolutionConfig>
 selectConvolutionConfig(const ConvolutionForm &form, llvm::StringRef force,
                         int64_t vectorWidth, std::string &why);
 
-/// The kernel named `name` (image_columns, image_partials), or nothing.
+/// The kernel named `name` (image_columns, image_partials,
+/// scattered_columns), or nothing.
 std::optional<ConvolutionKernel>
 parseConvolutionKernelName(llvm::StringRef name);
 /// Whether `name` is a kernel, or "linalg" (none: linalg's loops).
@@ -142,6 +163,9 @@ mlir::Value buildFilterGradientImageColumns(mlir::OpBuilder &b,
                                             const ConvolutionConfig &config);
 mlir::Value buildFilterGradientImagePartials(mlir::OpBuilder &b,
                                              const ConvolutionForm &form);
+mlir::Value buildForwardScatteredColumns(mlir::OpBuilder &b,
+                                         const ConvolutionForm &form,
+                                         const ConvolutionConfig &config);
 
 } // namespace odt::cpu
 

@@ -7,6 +7,7 @@
 #include "codegen/cpu/ConvolutionSelection.h"
 #include "codegen/cpu/Passes.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -47,7 +48,10 @@ struct LowerConvolutionsPass
       rewriter.setInsertionPoint(op);
       Value result;
       bool forward = form->kind == cpu::ConvolutionForm::Kind::Forward;
-      if (forward)
+      if (forward &&
+          (*config)->kernel == cpu::ConvolutionKernel::ScatteredColumns)
+        result = cpu::buildForwardScatteredColumns(rewriter, *form, **config);
+      else if (forward)
         result = cpu::buildForwardImageColumns(rewriter, *form, **config);
       else if ((*config)->kernel == cpu::ConvolutionKernel::ImageColumns)
         result =
@@ -60,6 +64,11 @@ struct LowerConvolutionsPass
       } else {
         rewriter.replaceOp(op, result);
       }
+      // scattered_columns reads the pad's source: the padded copy is gone
+      // unless something else reads it.
+      if (Operation *pad = form->input.getDefiningOp();
+          pad && isa<tensor::PadOp>(pad) && pad->use_empty())
+        rewriter.eraseOp(pad);
     }
     if (failedAny)
       signalPassFailure();

@@ -386,7 +386,8 @@ def SelectConvolutionKernels
     with a static filter, and each filter gradient of the middle's form
     (codegen/common/MiddleContract.h), gets `odt.convolution`: the kernel
     (`image_columns`: im2col products per image; `image_partials`: a
-    partial sum per image), for a filter gradient's products the image
+    partial sum per image; `scattered_columns`: a forward convolution of
+    a fully padded input as products over the unpadded input, col2im), for a filter gradient's products the image
     groups summed in parallel, and for a forward convolution whose only
     reader is a Relu, `epilogue = "relu"`; for a forward one whose output
     positions split into whole panels of the target's product tile (two
@@ -399,7 +400,8 @@ def SelectConvolutionKernels
   }];
   let options = [
     Option<"forceKernel", "force-kernel", "std::string", "\"\"",
-           "linalg, image_columns or image_partials: every convolution that "
+           "linalg, image_columns, image_partials or scattered_columns: "
+           "every convolution that "
            "kernel can compute gets it">,
     Option<"remarks", "remarks", "bool", "false",
            "A remark at each convolution: why it got its config">
@@ -425,7 +427,11 @@ def LowerConvolutions
       groups of images, each summing dY's rows times each image's
       position-major columns, then the groups' sums added;
     - `image_partials`, filter gradient: the generic with its image loop
-      parallel (a partial per image), then a sum over the images.
+      parallel (a partial per image), then a sum over the images;
+    - `scattered_columns`, forward, of a tensor.pad by the window's size
+      less one: an scf.forall over the images, each multiplying the filter
+      as [F*KH*KW, C] by the pad's unpadded source [C, H*W] and adding the
+      product's KH*KW slabs [F, H, W] into its output at their offsets.
     A config that cannot be carried out (a kernel for another form, a
     Relu epilogue without a Relu, unknown fields) is an error at the op.
   }];

@@ -25,7 +25,7 @@ struct SelectConvolutionKernelsPass
     if (!forceKernel.empty() && !cpu::isConvolutionKernelName(forceKernel)) {
       getOperation().emitError()
           << "odt-select-convolution-kernels: force-kernel must be linalg, "
-             "image_columns or image_partials, not '"
+             "image_columns, image_partials or scattered_columns, not '"
           << forceKernel << "'";
       return signalPassFailure();
     }

@@ -169,10 +169,12 @@ static cl::opt<bool> contractionRemarks(
     cl::cat(category));
 static cl::opt<std::string> convolutionKernel(
     "convolution-kernel",
-    cl::desc("Compute every convolution that this kernel can with it "
-             "(image_columns, image_partials; linalg: none of them, linalg's "
-             "loops), to compare kernels on one model; the others keep the "
-             "selected ones"),
+    cl::desc(
+        "Compute every convolution that this kernel can with it "
+        "(image_columns, image_partials, scattered_columns; linalg: none of "
+        "them, linalg's "
+        "loops), to compare kernels on one model; the others keep the "
+        "selected ones"),
     cl::value_desc("KERNEL"), cl::cat(category));
 static cl::opt<bool> convolutionRemarks(
     "convolution-remarks",
@@ -1074,7 +1076,8 @@ int main(int argc, char **argv) {
   if (!convolutionKernel.empty() &&
       !odt::cpu::isConvolutionKernelName(convolutionKernel))
     return fail("unknown --convolution-kernel '" + convolutionKernel +
-                "' (linalg, image_columns, image_partials)");
+                "' (linalg, image_columns, image_partials, "
+                "scattered_columns)");
   if ((!convolutionKernel.empty() || convolutionRemarks) && simpleCodegen)
     return fail("--convolution-kernel and --convolution-remarks choose among "
                 "convolution kernels, which --simple-codegen does not use");

@@ -31,7 +31,7 @@ func.func @relu_without_relu(%x: tensor<?x3x10x10xf32>, %w: tensor<4x3x3x3xf32>,
 // -----
 
 func.func @unknown_kernel(%x: tensor<?x3x10x10xf32>, %w: tensor<4x3x3x3xf32>, %init: tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32> {
-  // expected-error @+1 {{'odt.convolution': unknown kernel 'winograd' (image_columns, image_partials)}}
+  // expected-error @+1 {{'odt.convolution': unknown kernel 'winograd' (image_columns, image_partials, scattered_columns)}}
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, odt.convolution = {kernel = "winograd"}}
       ins(%x, %w : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
   return %0 : tensor<?x4x8x8xf32>
@@ -202,4 +202,34 @@ func.func @image_chunks_not_positive(%dy: tensor<?x4x8x8xf32>, %x: tensor<?x3x10
     linalg.yield %s : f32
   } -> tensor<4x3x3x3xf32>
   return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+// scattered_columns needs the input to be a zero pad by the window's size
+// less one on both sides: here it is padded by 1 around a 3x3 window.
+func.func @scattered_half_padded(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %init: tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<?x3x8x8xf32> to tensor<?x3x10x10xf32>
+  // expected-error @+1 {{'odt.convolution': scattered_columns computes f32 2-D forward convolutions of one group with a static filter, at stride 1 without dilation, of an input zero-padded by the window's size less one on both sides, with static spatial sizes}}
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, odt.convolution = {kernel = "scattered_columns"}}
+      ins(%padded, %w : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+func.func @scattered_with_panels(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %init: tensor<?x4x10x10xf32>) -> tensor<?x4x10x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 2, 2] high[0, 0, 2, 2] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<?x3x8x8xf32> to tensor<?x3x12x12xf32>
+  // expected-error @+1 {{'odt.convolution': panel_columns applies to forward image_columns}}
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, odt.convolution = {kernel = "scattered_columns", panel_columns = 32}}
+      ins(%padded, %w : tensor<?x3x12x12xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<?x4x10x10xf32>) -> tensor<?x4x10x10xf32>
+  return %0 : tensor<?x4x10x10xf32>
 }

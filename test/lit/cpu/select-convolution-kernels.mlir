@@ -147,4 +147,4 @@ func.func @given(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x3x8x8xf32>) -> tensor<4x
   return %dw : tensor<4x3x3x3xf32>
 }
 
-// UNKNOWN: error: odt-select-convolution-kernels: force-kernel must be linalg, image_columns or image_partials, not 'winograd'
+// UNKNOWN: error: odt-select-convolution-kernels: force-kernel must be linalg, image_columns, image_partials or scattered_columns, not 'winograd'
