@@ -91,6 +91,20 @@ std::optional<int64_t> strideOf(AffineExpr expr, unsigned row,
   return constant.getValue();
 }
 
+/// k when `expr` is `row floordiv k` with k > 1 (each element of the
+/// input's row repeated k times along the row: a tiled pooling window's
+/// gradient reads its window's dY so), else nothing.
+std::optional<int64_t> repeatOf(AffineExpr expr, unsigned row) {
+  auto quotient = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!quotient || quotient.getKind() != AffineExprKind::FloorDiv)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(quotient.getLHS());
+  auto divisor = dyn_cast<AffineConstantExpr>(quotient.getRHS());
+  if (!dim || dim.getPosition() != row || !divisor || divisor.getValue() < 2)
+    return std::nullopt;
+  return divisor.getValue();
+}
+
 /// Whether `type`'s elements are whole bytes: a row of i1 (a Dropout
 /// mask, a byte per element in memory) would be read as packed bits.
 bool isWholeBytes(MemRefType type) {
@@ -161,6 +175,9 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     bool elementwise = false;
     /// Per input: its stride along the row (0: not moved by it).
     SmallVector<int64_t> inputStrides;
+    /// Per input: k > 1 when the row reads each of its elements k times
+    /// (repeatOf; its stride is then 0), else 1.
+    SmallVector<int64_t> inputRepeats;
   };
 
   void vectorize(linalg::GenericOp op) {
@@ -226,20 +243,32 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     // not moved by the row (stride 0). One that is the output itself would
     // see the row's earlier values, unless the op is elementwise and reads
     // it where it writes it (computed in place).
-    SmallVector<int64_t> inputStrides;
+    SmallVector<int64_t> inputStrides, inputRepeats;
     for (OpOperand *input : op.getDpsInputOperands()) {
       auto type = dyn_cast<MemRefType>(input->get().getType());
       AffineMap map = op.getMatchingIndexingMap(input);
       if (!type || !type.getElementType().isIntOrFloat())
         return std::nullopt;
+      // (An elementwise op's outputs share one map, checked above, and each
+      // row's inputs are read before its outputs are written: one of
+      // several outputs may be an input read in place, as the fused ReLU
+      // gradient of a pooling gradient writes dX over its ReLU's input.)
       if (llvm::is_contained(op.getDpsInits(), input->get()) &&
-          !(elementwise && op.getNumDpsInits() == 1 &&
+          !(elementwise &&
             map == op.getMatchingIndexingMap(op.getDpsInitOperand(0))))
         return std::nullopt;
-      int64_t inputStride = 0;
+      int64_t inputStride = 0, inputRepeat = 1;
       for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+        bool innermost = position + 1 == map.getNumResults();
+        if (std::optional<int64_t> repeat = repeatOf(expr, row);
+            repeat && innermost) {
+          if (!hasUnitInnerStride(type) || !isWholeBytes(type))
+            return std::nullopt;
+          inputRepeat = *repeat;
+          continue;
+        }
         std::optional<int64_t> stride = strideOf(expr, row, numLoops);
-        if (!stride || (*stride && position + 1 != map.getNumResults()))
+        if (!stride || (*stride && !innermost))
           return std::nullopt;
         if (*stride) {
           if (!hasUnitInnerStride(type) || !isWholeBytes(type))
@@ -248,6 +277,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         }
       }
       inputStrides.push_back(inputStride);
+      inputRepeats.push_back(inputRepeat);
     }
     // The body: elementwise ops only (no memory), and in an elementwise op
     // the loops' positions (linalg.index: a max pool's flat index), which
@@ -262,7 +292,8 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
                         [](Type t) { return t.isIntOrFloat() || t.isIndex(); }))
         return std::nullopt;
     }
-    return RowPlan{row, length, rowSum, elementwise && !rowSum, inputStrides};
+    return RowPlan{row,          length,      rowSum, elementwise && !rowSum,
+                   inputStrides, inputRepeats};
   }
 
   /// Per output of `op`, the fill of it in the run of fills right before
@@ -305,6 +336,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
     int64_t length = plan.length;
     bool rowSum = plan.rowSum;
     ArrayRef<int64_t> inputStrides = plan.inputStrides;
+    ArrayRef<int64_t> inputRepeats = plan.inputRepeats;
     OpOperand *init = op.getDpsInitOperand(0);
     AffineMap outMap = op.getMatchingIndexingMap(init);
 
@@ -382,11 +414,24 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
                 nb, loc, AffineMap::get(numLoops, 0, expr), operands)));
       return result;
     };
+    // `repeat` > 1: the row's elements i read element i / repeat, the
+    // (length - 1) / repeat + 1 elements read as one vector and spread.
     auto readRow = [&](OpBuilder &nb, Value memref, AffineMap map,
-                       int64_t stride) -> Value {
+                       int64_t stride, int64_t repeat = 1) -> Value {
       SmallVector<Value> at = indices(nb, map);
       auto type = cast<MemRefType>(memref.getType());
       Type scalar = type.getElementType();
+      if (repeat > 1) {
+        int64_t span = (length - 1) / repeat + 1;
+        Value read = vector::TransferReadOp::create(
+            nb, loc, VectorType::get({span}, scalar), memref, at,
+            arith::ConstantOp::create(nb, loc, nb.getZeroAttr(scalar)),
+            ArrayRef<bool>{true});
+        SmallVector<int64_t> picks;
+        for (int64_t i = 0; i < length; ++i)
+          picks.push_back(i / repeat);
+        return vector::ShuffleOp::create(nb, loc, read, read, picks);
+      }
       int64_t span = (length - 1) * stride + 1;
       // A strided row is read as length * stride elements where the
       // buffer's row has room for them wherever the read starts: a read of
@@ -427,7 +472,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         target->vectorWidth > 0) {
       int64_t budget = 12 * target->vectorWidth, used = 0;
       for (auto [index, input] : llvm::enumerate(op.getDpsInputOperands())) {
-        if (inputStrides[index])
+        if (inputStrides[index] || inputRepeats[index] > 1)
           continue;
         AffineMap map = op.getMatchingIndexingMap(input);
         int64_t deepest = -1;
@@ -494,7 +539,9 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
       for (auto [index, input] : llvm::enumerate(op.getDpsInputOperands())) {
         AffineMap map = op.getMatchingIndexingMap(input);
         Value value;
-        if (int64_t stride = inputStrides[index]) {
+        if (int64_t repeat = inputRepeats[index]; repeat > 1) {
+          value = readRow(nb, input->get(), map, /*stride=*/0, repeat);
+        } else if (int64_t stride = inputStrides[index]) {
           value = readRow(nb, input->get(), map, stride);
         } else if (hoistAt[index] != -2) {
           value = hoisted.at({static_cast<unsigned>(index), currentTap});

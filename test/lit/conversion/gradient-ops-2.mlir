@@ -86,8 +86,27 @@ func.func @gather_elements_grad(%dy: tensor<3x2xf32>, %i: tensor<3x2xi64>) -> te
 
 // MaxPoolGrad with windows that tile the input (kernel = stride): each dX
 // element reads its one window's dY where that window's argmax is this
-// element, else 0.
+// element, else 0. Tiled exactly (8 = 4 * 2), dY and the indices are the
+// generic's inputs through (h floordiv 2, w floordiv 2); with a remainder
+// (9 = 4 * 2 + 1: the last row and column in no window) they are gathered
+// in the body, behind a bounds check.
+// CHECK-DAG:   #[[WINDOW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
 // CHECK-LABEL: func.func @max_pool_grad(
+// CHECK:         linalg.fill
+// CHECK:         linalg.generic {indexing_maps = [#[[WINDOW]], #[[WINDOW]], {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK-NOT:       tensor.extract
+// CHECK:           arith.index_cast
+// CHECK:           arith.cmpi eq
+// CHECK:           arith.select
+// CHECK-NOT:     scf.for
+func.func @max_pool_grad(%dy: tensor<1x2x4x4xf32>, %idx: tensor<1x2x4x4xi64>) -> tensor<1x2x8x8xf32> {
+  %0 = onnx.MaxPoolGrad(%dy, %idx) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xi64>) -> tensor<1x2x8x8xf32>
+  return %0 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @max_pool_grad_remainder(
 // CHECK:         linalg.fill
 // CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
 // CHECK:           tensor.extract
@@ -95,9 +114,9 @@ func.func @gather_elements_grad(%dy: tensor<3x2xf32>, %i: tensor<3x2xi64>) -> te
 // CHECK:           tensor.extract
 // CHECK:           arith.select
 // CHECK-NOT:     scf.for
-func.func @max_pool_grad(%dy: tensor<1x2x4x4xf32>, %idx: tensor<1x2x4x4xi64>) -> tensor<1x2x8x8xf32> {
-  %0 = onnx.MaxPoolGrad(%dy, %idx) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xi64>) -> tensor<1x2x8x8xf32>
-  return %0 : tensor<1x2x8x8xf32>
+func.func @max_pool_grad_remainder(%dy: tensor<1x2x4x4xf32>, %idx: tensor<1x2x4x4xi64>) -> tensor<1x2x9x9xf32> {
+  %0 = onnx.MaxPoolGrad(%dy, %idx) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xi64>) -> tensor<1x2x9x9xf32>
+  return %0 : tensor<1x2x9x9xf32>
 }
 
 // -----

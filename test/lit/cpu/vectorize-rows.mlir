@@ -401,6 +401,52 @@ func.func @in_place(%y: memref<2x8xf32>, %z: memref<2x8xf32>) {
 
 // -----
 
+// A tiled 2x2 pooling's gradient fused with a ReLU gradient (lenet5): dY
+// and the pooling's indices read through (h floordiv 2, w floordiv 2), each
+// row as its 4 elements spread to 8 lanes (0, 0, 1, 1, ...), and two
+// outputs of one map, the second the ReLU's input read in place.
+// CHECK-LABEL: func.func @repeated_rows
+// CHECK:         %[[X:.*]] = vector.transfer_read %arg0{{.*}} : memref<2x4x8xf32>, vector<8xf32>
+// CHECK:         %[[DY:.*]] = vector.transfer_read %arg1{{.*}} {in_bounds = [true]} : memref<2x2x4xf32>, vector<4xf32>
+// CHECK:         vector.shuffle %[[DY]], %[[DY]] [0, 0, 1, 1, 2, 2, 3, 3] : vector<4xf32>, vector<4xf32>
+// CHECK:         %[[I:.*]] = vector.transfer_read %arg2{{.*}} {in_bounds = [true]} : memref<2x2x4xi64>, vector<4xi64>
+// CHECK:         vector.shuffle %[[I]], %[[I]] [0, 0, 1, 1, 2, 2, 3, 3] : vector<4xi64>, vector<4xi64>
+// CHECK:         vector.step : vector<8xindex>
+// CHECK:         vector.transfer_write {{.*}}, %arg3
+// CHECK:         vector.transfer_write {{.*}}, %arg0
+// CHECK-NOT:     linalg.generic
+func.func @repeated_rows(%x: memref<2x4x8xf32>, %dy: memref<2x2x4xf32>, %idx: memref<2x2x4xi64>, %sum: memref<2x4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  linalg.generic {indexing_maps = [affine_map<(c, h, w) -> (c, h, w)>,
+                                   affine_map<(c, h, w) -> (c, h floordiv 2, w floordiv 2)>,
+                                   affine_map<(c, h, w) -> (c, h floordiv 2, w floordiv 2)>,
+                                   affine_map<(c, h, w) -> (c, h, w)>,
+                                   affine_map<(c, h, w) -> (c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %dy, %idx : memref<2x4x8xf32>, memref<2x2x4xf32>, memref<2x2x4xi64>)
+      outs(%sum, %x : memref<2x4x8xf32>, memref<2x4x8xf32>) {
+  ^bb0(%in: f32, %g: f32, %i: i64, %s: f32, %out: f32):
+    %c = linalg.index 0 : index
+    %h = linalg.index 1 : index
+    %w = linalg.index 2 : index
+    %ch = arith.muli %c, %c4 : index
+    %row = arith.addi %ch, %h : index
+    %rowStart = arith.muli %row, %c8 : index
+    %flat = arith.addi %rowStart, %w : index
+    %chosen = arith.index_cast %i : i64 to index
+    %hit = arith.cmpi eq, %chosen, %flat : index
+    %grad = arith.select %hit, %g, %zero : f32
+    %positive = arith.cmpf ogt, %in, %zero : f32
+    %masked = arith.select %positive, %grad, %zero : f32
+    linalg.yield %grad, %masked : f32, f32
+  }
+  return
+}
+
+// -----
+
 // A fill as a generic (no inputs, a value from outside yielded): the row is
 // that value broadcast, written without reading the output.
 // CHECK-LABEL: func.func @fill_rows
