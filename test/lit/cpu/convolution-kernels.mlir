@@ -245,15 +245,19 @@ func.func @blocked_transpose(%dy: tensor<?x4x5x5xf32>, %x: tensor<?x8x6x6xf32>) 
 // -----
 
 // A depthwise filter gradient, image_partials: the middle's generic with
-// its image loop parallel ([m, c, kh, kw, n] partials: one running sum per
-// image over its positions), then the images' sums.
+// its image loop parallel and moved before the window's, loops (m, c, n,
+// kh, kw, oh, ow) ([m, c, n, kh, kw] partials: one running sum per image
+// and tap over its positions, an image's taps one after another), then the
+// images' sums.
+// CHECK-DAG:   #[[DY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d2, d0, d5, d6)>
+// CHECK-DAG:   #[[X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d2, d0 + d1, d3 + d5, d4 + d6)>
 // CHECK-DAG:   #[[PARTIAL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>
 // CHECK-LABEL: func.func @depthwise_filter_gradient
-// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x1x3x3x?xf32>
-// CHECK:         %[[PARTIALS:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[PARTIAL]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} {{.*}} outs(%[[ZEROS]] : tensor<8x1x3x3x?xf32>)
+// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x1x?x3x3xf32>
+// CHECK:         %[[PARTIALS:.*]] = linalg.generic {indexing_maps = [#[[DY]], #[[X]], #[[PARTIAL]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} {{.*}} outs(%[[ZEROS]] : tensor<8x1x?x3x3xf32>)
 // CHECK:           arith.mulf
 // CHECK:           arith.addf
-// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[PARTIALS]] : tensor<8x1x3x3x?xf32>) outs(%{{.*}} : tensor<8x1x3x3xf32>)
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]} ins(%[[PARTIALS]] : tensor<8x1x?x3x3xf32>) outs(%{{.*}} : tensor<8x1x3x3xf32>)
 func.func @depthwise_filter_gradient(%x: tensor<?x8x6x6xf32>, %w: tensor<8x1x3x3xf32>, %dy: tensor<?x8x6x6xf32>) -> tensor<8x1x3x3xf32> {
   %0:3 = onnx.ms.ConvGrad(%dy, %x, %w) {auto_pad = "NOTSET", group = 8 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
       : (tensor<?x8x6x6xf32>, tensor<?x8x6x6xf32>, tensor<8x1x3x3xf32>) -> (tensor<?x8x6x6xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>)
