@@ -61,6 +61,17 @@ bool fusesIntoConsumer(OpOperand *fused) {
   auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
   if (!consumer || consumer.getNumReductionLoops() == 0)
     return true;
+  // A producer reading an input through a map other than a projected
+  // permutation (the floordiv of a pooling gradient or of a strided input
+  // gradient's phases) stays out of a reduction: the CPU's row
+  // vectorization takes such a read in an elementwise op, and the fused
+  // reduction, also writing the producer's result, stayed scalar (a 3x3
+  // stride-2 layer's dX with its scale's gradient sum: 5% slower).
+  if (auto producer = fused->get().getDefiningOp<linalg::GenericOp>())
+    if (!llvm::all_of(producer.getIndexingMapsArray(), [](AffineMap map) {
+          return map.isProjectedPermutation();
+        }))
+      return false;
   AffineMap map = consumer.getMatchingIndexingMap(fused);
   for (unsigned dim = 0; dim < map.getNumDims(); ++dim)
     if (!map.isFunctionOfDim(dim))

@@ -314,6 +314,18 @@ Value inputGradientPhases(OpBuilder &rewriter, Location loc,
          index(out[1] + column.low + column.high)},
         {index(1), index(1), index(1), index(1)});
   };
+  // Where every phase has in / s positions along each dim, the phases are
+  // interleaved into dX by one elementwise op reading each phase at
+  // (h floordiv sh, w floordiv sw) and picking by (h mod sh, w mod sw): a
+  // row of dX is then one vector write (odt-vectorize-rows spreads each
+  // phase's row over it), where s^2 strided inserts each wrote every s-th
+  // element one at a time (a quarter of a 3x3 stride-2 layer's input
+  // gradient).
+  int64_t strides[2] = {g.window.strides[0], g.window.strides[1]};
+  bool interleave = static_cast<int64_t>(rows.size()) == strides[0] &&
+                    static_cast<int64_t>(columns.size()) == strides[1] &&
+                    in[0] % strides[0] == 0 && in[1] % strides[1] == 0;
+  SmallVector<Value> parts;
   for (const StridePhase &row : rows) {
     for (const StridePhase &column : columns) {
       SmallVector<OpFoldResult> sizes = {g.xSizes[0], g.xSizes[1],
@@ -334,6 +346,10 @@ Value inputGradientPhases(OpBuilder &rewriter, Location loc,
                                           j * stride;
                                  });
       }
+      if (interleave) {
+        parts.push_back(part);
+        continue;
+      }
       dX = tensor::InsertSliceOp::create(
                rewriter, loc, part, dX,
                {index(0), index(0), index(row.offset), index(column.offset)},
@@ -343,7 +359,49 @@ Value inputGradientPhases(OpBuilder &rewriter, Location loc,
                .getResult();
     }
   }
-  return dX;
+  if (!interleave)
+    return dX;
+  MLIRContext *context = rewriter.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  AffineMap phaseMap = AffineMap::get(
+      4, 0, {d(0), d(1), d(2).floorDiv(strides[0]), d(3).floorDiv(strides[1])},
+      context);
+  SmallVector<AffineMap> maps(parts.size(), phaseMap);
+  maps.push_back(AffineMap::getMultiDimIdentityMap(4, context));
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{dX.getType()}, parts, ValueRange{dX},
+             maps,
+             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location l, ValueRange args) {
+               // Phase (r, c) is args[r * sw + c]; picked row phase by
+               // row phase, column phase by column phase.
+               auto phaseOf = [&](unsigned dim, int64_t stride) -> Value {
+                 return arith::RemUIOp::create(
+                     b, l, linalg::IndexOp::create(b, l, dim),
+                     arith::ConstantIndexOp::create(b, l, stride));
+               };
+               auto isPhase = [&](Value phase, int64_t value) -> Value {
+                 return arith::CmpIOp::create(
+                     b, l, arith::CmpIPredicate::eq, phase,
+                     arith::ConstantIndexOp::create(b, l, value));
+               };
+               Value rowPhase = phaseOf(2, strides[0]);
+               Value columnPhase = phaseOf(3, strides[1]);
+               auto pickColumn = [&](int64_t r) -> Value {
+                 Value picked = args[r * strides[1] + strides[1] - 1];
+                 for (int64_t c = strides[1] - 2; c >= 0; --c)
+                   picked = arith::SelectOp::create(
+                       b, l, isPhase(columnPhase, c), args[r * strides[1] + c],
+                       picked);
+                 return picked;
+               };
+               Value picked = pickColumn(strides[0] - 1);
+               for (int64_t r = strides[0] - 2; r >= 0; --r)
+                 picked = arith::SelectOp::create(b, l, isPhase(rowPhase, r),
+                                                  pickColumn(r), picked);
+               linalg::YieldOp::create(b, l, picked);
+             })
+      .getResult(0);
 }
 
 /// dX as a sum over the filter of dY gathered at (p + pad - k * d) / s,
