@@ -73,6 +73,16 @@ struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
       tiled &= window->strides[i] == kernel[i] && window->dilations[i] == 1 &&
                window->padsBegin[i] == 0 && window->padsEnd[i] == 0;
     SmallVector<OpFoldResult> domain(sizes->begin(), sizes->end());
+    // The flat (row-major) position of the dX element at the loops' first
+    // n + 2 dims.
+    auto flatPosition = [&](OpBuilder &b, Location l) -> Value {
+      Value flat = linalg::IndexOp::create(b, l, 0);
+      for (int64_t i = 1; i < n + 2; ++i)
+        flat = arith::AddIOp::create(
+            b, l, arith::MulIOp::create(b, l, flat, inSizes[i]),
+            linalg::IndexOp::create(b, l, i));
+      return flat;
+    };
     // Windows that tile the input exactly (in = out * kernel along each
     // axis): the window of p is o = p floordiv s, an affine map, so dY and
     // Indices are inputs of the generic read through it rather than
@@ -96,12 +106,7 @@ struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
           sumOver(rewriter, loc, domain, {}, {dY, indices},
                   {windowMap, windowMap}, {type},
                   [&](OpBuilder &b, Location l, ValueRange args) {
-                    // The flat (row-major) position of this dX element.
-                    Value flat = linalg::IndexOp::create(b, l, 0);
-                    for (int64_t i = 1; i < n + 2; ++i)
-                      flat = arith::AddIOp::create(
-                          b, l, arith::MulIOp::create(b, l, flat, inSizes[i]),
-                          linalg::IndexOp::create(b, l, i));
+                    Value flat = flatPosition(b, l);
                     Value chosen = arith::IndexCastOp::create(
                         b, l, b.getIndexType(), args[1]);
                     Value hit = arith::CmpIOp::create(
@@ -125,12 +130,7 @@ struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
                     return linalg::IndexOp::create(b, l, i);
                   };
                   SmallVector<Value> at = {index(0), index(1)};
-                  // The flat (row-major) position of this dX element.
-                  Value flat = index(0);
-                  for (int64_t i = 1; i < n + 2; ++i)
-                    flat = arith::AddIOp::create(
-                        b, l, arith::MulIOp::create(b, l, flat, inSizes[i]),
-                        index(i));
+                  Value flat = flatPosition(b, l);
                   Value valid;
                   for (int64_t i = 0; i < n; ++i) {
                     Value o, ok;

@@ -230,7 +230,9 @@ static void buildCPUEntryPipeline(OpPassManager &pm,
   pm.addPass(createSetCPUTarget(target));
   pm.addPass(createEraseUnsignedTypes());
   // 1. Convolutions the CPU computes with kernels of its own (im2col
-  //    products, per-image partial sums), then matrix products as
+  //    products, col2im products, per-image partial sums; a padded input
+  //    that scattered_columns reads around is left dead for the
+  //    canonicalizer below), then matrix products as
   //    register-tiled vector loops, on tensors (the accumulators are
   //    loop-carried values, not memory). Each is decided first, as an
   //    attribute (ConvolutionSelection.h, ContractionSelection.h), then

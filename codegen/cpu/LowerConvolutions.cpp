@@ -7,7 +7,6 @@
 #include "codegen/cpu/ConvolutionSelection.h"
 #include "codegen/cpu/Passes.h"
 
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -64,11 +63,6 @@ struct LowerConvolutionsPass
       } else {
         rewriter.replaceOp(op, result);
       }
-      // scattered_columns reads the pad's source: the padded copy is gone
-      // unless something else reads it.
-      if (Operation *pad = form->input.getDefiningOp();
-          pad && isa<tensor::PadOp>(pad) && pad->use_empty())
-        rewriter.eraseOp(pad);
     }
     if (failedAny)
       signalPassFailure();

@@ -414,25 +414,16 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
                 nb, loc, AffineMap::get(numLoops, 0, expr), operands)));
       return result;
     };
-    // `repeat` > 1: the row's elements i read element i / repeat, the
-    // (length - 1) / repeat + 1 elements read as one vector and spread.
+    // Lane i of the row reads element i * stride of the read, or, with
+    // `repeat` > 1 (stride 0), element i / repeat: the (length - 1) /
+    // repeat + 1 elements read as one vector and spread.
     auto readRow = [&](OpBuilder &nb, Value memref, AffineMap map,
                        int64_t stride, int64_t repeat = 1) -> Value {
       SmallVector<Value> at = indices(nb, map);
       auto type = cast<MemRefType>(memref.getType());
       Type scalar = type.getElementType();
-      if (repeat > 1) {
-        int64_t span = (length - 1) / repeat + 1;
-        Value read = vector::TransferReadOp::create(
-            nb, loc, VectorType::get({span}, scalar), memref, at,
-            arith::ConstantOp::create(nb, loc, nb.getZeroAttr(scalar)),
-            ArrayRef<bool>{true});
-        SmallVector<int64_t> picks;
-        for (int64_t i = 0; i < length; ++i)
-          picks.push_back(i / repeat);
-        return vector::ShuffleOp::create(nb, loc, read, read, picks);
-      }
-      int64_t span = (length - 1) * stride + 1;
+      int64_t span =
+          repeat > 1 ? (length - 1) / repeat + 1 : (length - 1) * stride + 1;
       // A strided row is read as length * stride elements where the
       // buffer's row has room for them wherever the read starts: a read of
       // (length - 1) * stride + 1 (15 floats for 8 outputs at stride 2)
@@ -456,7 +447,7 @@ struct VectorizeRowsPass : impl::VectorizeRowsBase<VectorizeRowsPass> {
         return read;
       SmallVector<int64_t> picks;
       for (int64_t i = 0; i < length; ++i)
-        picks.push_back(i * stride);
+        picks.push_back(repeat > 1 ? i / repeat : i * stride);
       return vector::ShuffleOp::create(nb, loc, read, read, picks);
     };
 

@@ -60,6 +60,53 @@ func.func @exp_then_row_sum(%x: tensor<8x4xf32>, %s: tensor<8xf32>) -> tensor<8x
 
 // -----
 
+// A producer that reads through a map other than a projected permutation
+// (a floordiv: a pooling gradient's window, a strided input gradient's
+// phases) stays out of a reduction, which the CPU's row vectorization
+// would then leave scalar (the sum reads y too, so that its loops stay
+// covered and linalg would fuse); an elementwise consumer still takes it.
+// CHECK-LABEL: func.func @spread_then_row_sum
+// CHECK:         %[[SPREAD:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK:           arith.mulf
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[SPREAD]], %arg2
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg2
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+#id = affine_map<(m, n) -> (m, n)>
+func.func @spread_then_row_sum(%half: tensor<8x2xf32>, %s: tensor<8xf32>, %y: tensor<8x4xf32>) -> (tensor<8xf32>, tensor<8x4xf32>) {
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %spread = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n floordiv 2)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%half : tensor<8x2xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %two : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #id, affine_map<(m, n) -> (m)>], iterator_types = ["parallel", "reduction"]}
+      ins(%spread, %y : tensor<8x4xf32>, tensor<8x4xf32>) outs(%s : tensor<8xf32>) {
+  ^bb0(%in: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %in, %b : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8x4xf32>
+  %twice = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n floordiv 2)>, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%half, %y : tensor<8x2xf32>, tensor<8x4xf32>) outs(%e2 : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %r = arith.mulf %in, %two : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  %plus = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%twice, %y : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e2 : tensor<8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  return %sum, %plus : tensor<8xf32>, tensor<8x4xf32>
+}
+
+// -----
+
 // A transpose only moves values: it is fused into the product that reads
 // it (the product reads the untransposed tensor through a permuted map).
 // CHECK-LABEL: func.func @transpose_then_product
