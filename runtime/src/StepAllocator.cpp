@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 namespace odt {
 namespace {
@@ -89,33 +90,65 @@ Header *systemBlock(uint64_t rounded) {
 }
 
 thread_local TaskBlockCache *taskCache = nullptr;
+thread_local int taskThread = 0;
 
 } // namespace
 
 struct TaskBlockCache::Blocks {
+  /// The blocks one thread released last, taken back by exact size. Each
+  /// on its own cache line: only its thread touches it.
+  struct alignas(kAlignment) Recent {
+    static constexpr int kBlocks = 4;
+    Header *blocks[kBlocks] = {};
+  };
+
+  explicit Blocks(int threads) : recent(threads) {}
+  ~Blocks() {
+    for (Recent &slots : recent)
+      for (Header *block : slots.blocks)
+        std::free(block);
+  }
+
+  std::vector<Recent> recent;
   std::mutex mutex;
   ThreadCache free;
 };
 
 TaskBlockCache::TaskBlockCache(int threads)
-    : threadCount(threads > 0 ? threads : 1), blocks(new Blocks) {}
+    : threadCount(threads > 0 ? threads : 1), blocks(new Blocks(threadCount)) {}
 
 TaskBlockCache::~TaskBlockCache() { delete blocks; }
 
-void *TaskBlockCache::take(uint64_t size) {
+void *TaskBlockCache::take(uint64_t size, int thread) {
+  if (thread >= 0 && thread < threadCount)
+    for (Header *&slot : blocks->recent[thread].blocks)
+      if (slot && slot->size == size) {
+        Header *block = slot;
+        slot = nullptr;
+        return block + 1;
+      }
   std::lock_guard<std::mutex> lock(blocks->mutex);
   Header *block = blocks->free.take(size);
   return block ? block + 1 : nullptr;
 }
 
-void TaskBlockCache::put(void *pointer) {
+void TaskBlockCache::put(void *pointer, int thread) {
   Header *block = static_cast<Header *>(pointer) - 1;
+  if (thread >= 0 && thread < threadCount)
+    for (Header *&slot : blocks->recent[thread].blocks)
+      if (!slot) {
+        slot = block;
+        return;
+      }
   std::lock_guard<std::mutex> lock(blocks->mutex);
   if (!blocks->free.put(block))
     std::free(block);
 }
 
-void setStepTaskContext(TaskBlockCache *cache) { taskCache = cache; }
+void setStepTaskContext(TaskBlockCache *cache, int thread) {
+  taskCache = cache;
+  taskThread = thread;
+}
 
 void *stepAllocate(uint64_t size) {
   if (size > UINT64_MAX - 2 * kAlignment)
@@ -124,7 +157,7 @@ void *stepAllocate(uint64_t size) {
   if (rounded == 0)
     rounded = kAlignment;
   if (TaskBlockCache *shared = taskCache) {
-    if (void *block = shared->take(rounded))
+    if (void *block = shared->take(rounded, taskThread))
       return block;
     // One for each thread of the pool: they may all run such an iteration
     // at once, in this step or a later one.
@@ -133,7 +166,7 @@ void *stepAllocate(uint64_t size) {
       return nullptr;
     for (int other = 1; other < shared->threads(); ++other)
       if (Header *spare = systemBlock(rounded))
-        shared->put(spare + 1);
+        shared->put(spare + 1, /*thread=*/-1);
     return block + 1;
   }
   Header *block = cache().take(rounded);
@@ -146,7 +179,7 @@ void stepRelease(void *pointer) {
   if (!pointer)
     return;
   if (TaskBlockCache *shared = taskCache) {
-    shared->put(pointer);
+    shared->put(pointer, taskThread);
     return;
   }
   Header *block = static_cast<Header *>(pointer) - 1;

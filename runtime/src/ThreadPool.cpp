@@ -63,9 +63,9 @@ ThreadPool::~ThreadPool() {
     worker.join();
 }
 
-void ThreadPool::sweep(uint64_t seen, int home) {
+void ThreadPool::sweep(uint64_t seen, int home, int thread) {
   // What the tasks allocate comes from the pool's shared block cache.
-  setStepTaskContext(&taskBlocks);
+  setStepTaskContext(&taskBlocks, thread);
   // Tasks run in the float mode of the job (read once a chunk is claimed,
   // when the job's fields are this job's); the thread's own is restored.
   uint64_t ownMode = currentFloatMode(), jobMode = ownMode;
@@ -123,7 +123,7 @@ void ThreadPool::run(ParallelTask newTask, void *newContext, int64_t newCount) {
     ticket.store(announced, std::memory_order_release);
   }
   wake.notify_all();
-  sweep(announced, 0);
+  sweep(announced, 0, 0);
   for (int round = 0; finished.load(std::memory_order_acquire) != chunks;
        ++round) {
     if (round < kSpinRounds) {
@@ -156,7 +156,7 @@ void ThreadPool::work(int index) {
       seen = ticket.load(std::memory_order_acquire);
     }
     lastJob = jobOf(seen);
-    sweep(seen, index * chunksOf(seen) / size());
+    sweep(seen, index * chunksOf(seen) / size(), index);
   }
 }
 

@@ -55,8 +55,9 @@ public:
 private:
   void work(int index);
   /// Claims and runs the chunks of the job announced by `seen` that nobody
-  /// has claimed, starting with chunk `home`.
-  void sweep(uint64_t seen, int home);
+  /// has claimed, starting with chunk `home`, on the pool's thread
+  /// `thread` (0: the caller).
+  void sweep(uint64_t seen, int home, int thread);
 
   std::vector<std::thread> workers;
   std::mutex mutex;

@@ -205,46 +205,70 @@ TEST(StepAllocatorTest, TaskBlocksAreSharedByThePoolsThreads) {
   odt::TaskBlockCache shared(3);
   constexpr uint64_t kOddSize = 123 * 64 + 8; // a size no other test uses
   constexpr uint64_t kRounded = 124 * 64;
-  odt::setStepTaskContext(&shared);
+  constexpr int kSharedOnly = -1; // no thread's recent blocks
+  odt::setStepTaskContext(&shared, 0);
   void *first = odt::stepAllocate(kOddSize);
   odt::setStepTaskContext(nullptr);
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
   // Two spares, for the two other threads.
-  void *spare1 = shared.take(kRounded);
-  void *spare2 = shared.take(kRounded);
+  void *spare1 = shared.take(kRounded, kSharedOnly);
+  void *spare2 = shared.take(kRounded, kSharedOnly);
   EXPECT_NE(spare1, nullptr);
   EXPECT_NE(spare2, nullptr);
-  EXPECT_EQ(shared.take(kRounded), nullptr);
-  shared.put(spare1);
-  shared.put(spare2);
+  EXPECT_EQ(shared.take(kRounded, kSharedOnly), nullptr);
+  shared.put(spare1, kSharedOnly);
+  shared.put(spare2, kSharedOnly);
 
-  // Another thread in a task takes a spare; what it releases goes back to
-  // the shared cache, not to its own.
+  // Another thread of the pool in a task takes a spare; what it releases
+  // stays in the pool's cache, among that thread's recent blocks: it takes
+  // it back next, and the shared lists do not hold it.
+  void *released = nullptr;
   std::thread other([&] {
-    odt::setStepTaskContext(&shared);
+    odt::setStepTaskContext(&shared, 1);
     void *block = odt::stepAllocate(kOddSize);
     EXPECT_TRUE(block == spare1 || block == spare2);
     odt::stepRelease(block);
+    EXPECT_EQ(odt::stepAllocate(kOddSize), block) << "its own, taken back";
+    odt::stepRelease(block);
+    released = block;
     odt::setStepTaskContext(nullptr);
   });
   other.join();
-  odt::setStepTaskContext(&shared);
+  void *left = shared.take(kRounded, kSharedOnly);
+  EXPECT_TRUE(left != released && (left == spare1 || left == spare2));
+  EXPECT_EQ(shared.take(kRounded, kSharedOnly), nullptr);
+  shared.put(left, kSharedOnly);
+  odt::setStepTaskContext(&shared, 0);
   odt::stepRelease(first);
   odt::setStepTaskContext(nullptr);
-  std::vector<void *> all;
-  for (int i = 0; i < 3; ++i) {
-    all.push_back(shared.take(kRounded));
-    EXPECT_NE(all.back(), nullptr) << i;
-  }
-  EXPECT_EQ(shared.take(kRounded), nullptr);
-  for (void *block : all)
+  // Every block is found again by the thread that holds it or in the
+  // shared lists: thread 0's, thread 1's, the spare.
+  EXPECT_EQ(shared.take(kRounded, 0), first);
+  EXPECT_EQ(shared.take(kRounded, 1), released);
+  EXPECT_EQ(shared.take(kRounded, 2), left);
+  EXPECT_EQ(shared.take(kRounded, 2), nullptr);
+
+  // A thread keeps a few recent blocks; the ones beyond go to the shared
+  // lists, where any thread finds them.
+  std::vector<void *> blocks{first, released, left};
+  for (int i = 0; i < 3; ++i)
+    blocks.push_back(odt::stepAllocate(kOddSize + 64 * (i + 1)));
+  for (void *block : blocks)
+    shared.put(block, 0);
+  // Thread 0 keeps the first four (three of kRounded, one of 64 more);
+  // the two larger ones are shared.
+  for (int i = 0; i < 4; ++i) {
+    void *block = shared.take(kRounded + 64 * i, kSharedOnly);
+    EXPECT_EQ(block != nullptr, i >= 2) << i;
     if (block)
-      shared.put(block);
+      shared.put(block, kSharedOnly);
+  }
+  // Left in the cache: freed with it (a leak here shows under ASan).
 
   // Outside a task nothing is shared.
   void *plain = odt::stepAllocate(kOddSize + 64);
-  EXPECT_EQ(shared.take(kRounded + 64), nullptr);
+  EXPECT_EQ(shared.take(kRounded + 64, kSharedOnly), nullptr);
   odt::stepRelease(plain);
 }
 
