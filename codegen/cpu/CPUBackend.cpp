@@ -318,6 +318,7 @@ static void buildCPUEntryPipeline(OpPassManager &pm,
     pm.addPass(createOutlineSerialLoops());
   {
     OpPassManager &perFunction = pm.nest<func::FuncOp>();
+    perFunction.addPass(createHoistLoopBuffers());
     if (options.optimize)
       perFunction.addPass(createApproximateMath());
     if (!options.target.nativeBFloat16)

@@ -254,6 +254,28 @@ def OutlineSerialLoops
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect"];
 }
 
+def HoistLoopBuffers : Pass<"odt-hoist-loop-buffers", "mlir::func::FuncOp"> {
+  let summary = "A buffer allocated and freed in every iteration of a "
+                "serial loop, allocated once around it";
+  let description = [{
+    After odt-outline-parallel-loops, on the loops that run in order on one
+    thread (an outlined parallel body's loop over its chunk of iterations
+    among them; scf.parallel and scf.forall bodies are left alone, since
+    their iterations may run at once). A memref.alloc directly in an
+    scf.for's body whose sizes are defined outside the loop, freed by a
+    memref.dealloc in the same block and used by nothing the loop yields,
+    moves before the loop and its dealloc after it, from the innermost loop
+    out as far as that holds. A convolution's image_columns kernel
+    allocated its column panel once per image: a call to the runtime's
+    allocator and one to free it for every image of every chunk, which at
+    2 threads met in the pool's shared block cache. What the buffer holds
+    at an iteration's start was undefined before and is now the last
+    iteration's values; nothing read it.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def CollapseElementwise
     : Pass<"odt-collapse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Elementwise ops on buffers over as few loops as their "
