@@ -206,6 +206,13 @@ bool parseDescr(const std::string &descr, DataType &type, std::string &error) {
       {"i8", DataType::Int64},   {"u1", DataType::UInt8},  {"u2", DataType::UInt16},
       {"u4", DataType::UInt32},  {"u8", DataType::UInt64}, {"b1", DataType::Bool},
   };
+  // bfloat16 as ml_dtypes saves it: an opaque 2-byte void ('<V2'; NumPy's
+  // own spelling of a void dtype is '|V2'). The model's input type decides
+  // whether such a file fits, so a float16 input is told it got bfloat16.
+  if (descr == "<V2" || descr == "|V2" || descr == "=V2") {
+    type = DataType::BFloat16;
+    return true;
+  }
   if (descr.size() >= 2) {
     char order = descr[0];
     std::string code = descr.substr(1);
@@ -315,7 +322,7 @@ std::string npyDescr(DataType type) {
   case DataType::UInt32: return "<u4";
   case DataType::UInt64: return "<u8";
   case DataType::Bool: return "|b1";
-  case DataType::BFloat16:
+  case DataType::BFloat16: return "<V2"; // ml_dtypes.bfloat16's descr
   case DataType::String:
   case DataType::Undefined:
     return "";

@@ -23,7 +23,9 @@ Result<Tensor> readNpyFromBuffer(const void *data, size_t size,
                                  const std::string &name = "npy buffer");
 
 /// The NumPy dtype string ('<f4', '|b1', ...) for `type`; empty if .npy has
-/// no equivalent (bfloat16, string, undefined).
+/// no equivalent (string, undefined). bfloat16 is '<V2', as ml_dtypes saves
+/// it (np.load gives 2-byte voids: `.view(ml_dtypes.bfloat16)`), and a
+/// '<V2' or '|V2' file reads as bfloat16.
 std::string npyDescr(DataType type);
 
 /// Writes `tensor` as a version 1.0 .npy file (atomically: temporary file then

@@ -102,6 +102,7 @@ TEST(NpyTest, RoundTripEveryDtype) {
       {DataType::Int8, "|i1"},   {DataType::Int16, "<i2"},  {DataType::Int32, "<i4"},
       {DataType::Int64, "<i8"},  {DataType::UInt8, "|u1"},  {DataType::UInt16, "<u2"},
       {DataType::UInt32, "<u4"}, {DataType::UInt64, "<u8"}, {DataType::Bool, "|b1"},
+      {DataType::BFloat16, "<V2"},
   };
   for (const auto &[type, descr] : types) {
     SCOPED_TRACE(descr);
@@ -126,7 +127,7 @@ TEST(NpyTest, RoundTripEveryDtype) {
     ASSERT_TRUE(read.isOk()) << read.getStatus().message();
     expectSameTensor(tensor, *read);
   }
-  EXPECT_EQ(dir.entries().size(), 12u); // no temporary files left behind
+  EXPECT_EQ(dir.entries().size(), 13u); // no temporary files left behind
 }
 
 TEST(NpyTest, RoundTripShapes) {
@@ -344,11 +345,33 @@ TEST(NpyTest, MissingFile) {
             "cannot open npy file '" + path + "': No such file or directory");
 }
 
+TEST(NpyTest, ReadsBFloat16AsMlDtypesAndNumPySaveIt) {
+  // np.save(f, np.array([1.5, -2.25], dtype=ml_dtypes.bfloat16)) writes
+  // '<V2'; np.save of the same bits viewed as np.dtype('V2') writes '|V2'.
+  for (const char *descr : {"<V2", "|V2"}) {
+    SCOPED_TRACE(descr);
+    std::string dict =
+        std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (2,), }";
+    Result<Tensor> read = readFromText(npyBytes(dict, rawBytes<uint16_t>({0x3fc0, 0xc010})));
+    ASSERT_TRUE(read.isOk()) << read.getStatus().message();
+    EXPECT_EQ(read->dtype(), DataType::BFloat16);
+    EXPECT_EQ(read->shape(), (Shape{2}));
+    EXPECT_EQ(read->data<uint16_t>()[0], 0x3fc0); // 1.5
+    EXPECT_EQ(read->data<uint16_t>()[1], 0xc010); // -2.25
+  }
+  // Other void sizes are not bfloat16.
+  Result<Tensor> other =
+      readFromText(npyBytes("{'descr': '<V4', 'fortran_order': False, 'shape': (1,), }",
+                            rawBytes<uint32_t>({0})));
+  ASSERT_FALSE(other.isOk());
+  EXPECT_THAT(other.getStatus().message(), HasSubstr("unsupported dtype '<V4'"));
+}
+
 TEST(NpyTest, WriteErrors) {
   TempDir dir;
-  Status status = writeNpy(dir.file("bf16.npy"), Tensor::zeros(DataType::BFloat16, {2}));
+  Status status = writeNpy(dir.file("text.npy"), Tensor::zeros(DataType::String, {2}));
   ASSERT_FALSE(status.isOk());
-  EXPECT_THAT(status.message(), HasSubstr("no dtype for bfloat16"));
+  EXPECT_THAT(status.message(), HasSubstr("no dtype for string"));
   status = writeNpy(dir.file("empty.npy"), Tensor());
   ASSERT_FALSE(status.isOk());
   EXPECT_THAT(status.message(), HasSubstr("'" + dir.file("empty.npy") + "'"));
