@@ -20,7 +20,7 @@ namespace odt {
 namespace {
 
 /// The dealloc of `alloc` in `block`, if it is the buffer's only one and
-/// nothing else in the loop passes the buffer on (yields or stores it).
+/// the loop does not yield the buffer.
 memref::DeallocOp onlyDeallocIn(memref::AllocOp alloc, Block &block) {
   memref::DeallocOp found;
   for (Operation *user : alloc->getUsers()) {
@@ -36,10 +36,8 @@ memref::DeallocOp onlyDeallocIn(memref::AllocOp alloc, Block &block) {
   return found;
 }
 
-/// Moves the allocations of `loop`'s body that qualify out of it; true if
-/// any moved.
-bool hoistFrom(scf::ForOp loop) {
-  bool moved = false;
+/// Moves the allocations of `loop`'s body that qualify out of it.
+void hoistFrom(scf::ForOp loop) {
   Block &body = *loop.getBody();
   for (Operation &op : llvm::make_early_inc_range(body)) {
     auto alloc = dyn_cast<memref::AllocOp>(op);
@@ -53,20 +51,15 @@ bool hoistFrom(scf::ForOp loop) {
       continue;
     alloc->moveBefore(loop);
     dealloc->moveAfter(loop);
-    moved = true;
   }
-  return moved;
 }
 
 struct HoistLoopBuffersPass : impl::HoistLoopBuffersBase<HoistLoopBuffersPass> {
   void runOnOperation() override {
-    // Innermost loops first (post-order), so a buffer moved out of an inner
-    // loop is considered again in the loop around it.
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      getOperation().walk([&](scf::ForOp loop) { changed |= hoistFrom(loop); });
-    }
+    // Innermost loops first (the walk is post-order): a buffer moved out of
+    // an inner loop, with its dealloc, is in the body of the loop around it
+    // when that loop's turn comes.
+    getOperation().walk([&](scf::ForOp loop) { hoistFrom(loop); });
   }
 };
 

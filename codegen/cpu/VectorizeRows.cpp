@@ -69,6 +69,21 @@ std::optional<int64_t> largestStart(AffineExpr expr, unsigned row,
   return std::nullopt;
 }
 
+/// c when `expr` is `row <kind> c` for the row loop and a constant c of at
+/// least `least`, else nothing.
+std::optional<int64_t> rowByConstant(AffineExpr expr, AffineExprKind kind,
+                                     unsigned row, int64_t least) {
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary || binary.getKind() != kind)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(binary.getLHS());
+  auto constant = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  if (!dim || dim.getPosition() != row || !constant ||
+      constant.getValue() < least)
+    return std::nullopt;
+  return constant.getValue();
+}
+
 /// The row loop's stride in `expr` (expr = row * stride + rest), if the
 /// row loop appears only so; 0 when it does not appear.
 std::optional<int64_t> strideOf(AffineExpr expr, unsigned row,
@@ -81,28 +96,14 @@ std::optional<int64_t> strideOf(AffineExpr expr, unsigned row,
   AffineExpr moved = simplifyAffineExpr(expr - rest, numDims, 0);
   if (moved == getAffineDimExpr(row, context))
     return 1;
-  auto product = dyn_cast<AffineBinaryOpExpr>(moved);
-  if (!product || product.getKind() != AffineExprKind::Mul)
-    return std::nullopt;
-  auto dim = dyn_cast<AffineDimExpr>(product.getLHS());
-  auto constant = dyn_cast<AffineConstantExpr>(product.getRHS());
-  if (!dim || dim.getPosition() != row || !constant || constant.getValue() < 1)
-    return std::nullopt;
-  return constant.getValue();
+  return rowByConstant(moved, AffineExprKind::Mul, row, /*least=*/1);
 }
 
 /// k when `expr` is `row floordiv k` with k > 1 (each element of the
 /// input's row repeated k times along the row: a tiled pooling window's
 /// gradient reads its window's dY so), else nothing.
 std::optional<int64_t> repeatOf(AffineExpr expr, unsigned row) {
-  auto quotient = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!quotient || quotient.getKind() != AffineExprKind::FloorDiv)
-    return std::nullopt;
-  auto dim = dyn_cast<AffineDimExpr>(quotient.getLHS());
-  auto divisor = dyn_cast<AffineConstantExpr>(quotient.getRHS());
-  if (!dim || dim.getPosition() != row || !divisor || divisor.getValue() < 2)
-    return std::nullopt;
-  return divisor.getValue();
+  return rowByConstant(expr, AffineExprKind::FloorDiv, row, /*least=*/2);
 }
 
 /// Whether `type`'s elements are whole bytes: a row of i1 (a Dropout

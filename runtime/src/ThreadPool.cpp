@@ -63,7 +63,7 @@ ThreadPool::~ThreadPool() {
     worker.join();
 }
 
-void ThreadPool::sweep(uint64_t seen, int home, int thread) {
+void ThreadPool::sweep(uint64_t seen, int thread) {
   // What the tasks allocate comes from the pool's shared block cache.
   setStepTaskContext(&taskBlocks, thread);
   // Tasks run in the float mode of the job (read once a chunk is claimed,
@@ -72,6 +72,8 @@ void ThreadPool::sweep(uint64_t seen, int home, int thread) {
   bool modeSet = false;
   uint64_t job = jobOf(seen);
   int64_t chunks = chunksOf(seen);
+  // The thread's own run of chunks comes first.
+  int64_t home = thread * chunks / size();
   for (int64_t step = 0; step < chunks; ++step) {
     int64_t chunk = (home + step) % chunks;
     // Job numbers only grow: a claim marked by a later job means this one
@@ -123,7 +125,7 @@ void ThreadPool::run(ParallelTask newTask, void *newContext, int64_t newCount) {
     ticket.store(announced, std::memory_order_release);
   }
   wake.notify_all();
-  sweep(announced, 0, 0);
+  sweep(announced, 0);
   for (int round = 0; finished.load(std::memory_order_acquire) != chunks;
        ++round) {
     if (round < kSpinRounds) {
@@ -156,7 +158,7 @@ void ThreadPool::work(int index) {
       seen = ticket.load(std::memory_order_acquire);
     }
     lastJob = jobOf(seen);
-    sweep(seen, index * chunksOf(seen) / size(), index);
+    sweep(seen, index);
   }
 }
 

@@ -55,9 +55,9 @@ public:
 private:
   void work(int index);
   /// Claims and runs the chunks of the job announced by `seen` that nobody
-  /// has claimed, starting with chunk `home`, on the pool's thread
-  /// `thread` (0: the caller).
-  void sweep(uint64_t seen, int home, int thread);
+  /// has claimed, on the pool's thread `thread` (0: the caller), starting
+  /// with the first chunk of that thread's share.
+  void sweep(uint64_t seen, int thread);
 
   std::vector<std::thread> workers;
   std::mutex mutex;
