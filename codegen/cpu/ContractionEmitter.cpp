@@ -37,8 +37,12 @@ Value ContractionEmitter::prepareOperands(OpBuilder &builder) {
     c = epilogue.destination;
   if (epilogue.consumer)
     for (OpOperand *input : epilogue.consumer.getDpsInputOperands())
-      if (input->get() != op.getResult(0))
+      if (input->get() != op.getResult(0)) {
         extraInputs.push_back(input->get());
+        extraInputIsRow.push_back(
+            isRowOfResult(epilogue.consumer, *input) &&
+            cast<RankedTensorType>(op.getResult(0).getType()).getRank() > 1);
+      }
 
   SmallVector<Range, 4> ranges =
       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(builder, loc);
@@ -193,9 +197,13 @@ Value ContractionEmitter::emit(OpBuilder &builder) {
     a = slice(builder, a, *inA, first, width).value;
   if (std::optional<unsigned> inB = maps[1].getResultPosition(parallelExpr))
     b = slice(builder, b, *inB, first, width).value;
-  // The consumer's other inputs are laid out as C; the bias runs along n.
-  for (Value &input : extraInputs)
-    input = slice(builder, input, cutsOfC).value;
+  // The consumer's other inputs are laid out as C or run along n, as the
+  // bias does.
+  for (auto [input, isRow] : llvm::zip(extraInputs, extraInputIsRow))
+    if (!isRow)
+      input = slice(builder, input, cutsOfC).value;
+    else if (d.parallelDim == plan.n)
+      input = slice(builder, input, 0, first, width).value;
   if (bias && d.parallelDim == plan.n)
     bias = slice(builder, bias, 0, first, width).value;
   sizes[d.parallelDim] = width;
@@ -386,18 +394,19 @@ Value ContractionEmitter::applyConsumer(OpBuilder &b, Value value,
       mapping.map(argument, value);
       continue;
     }
-    Value source = extraInputs[extra++];
+    Value source = extraInputs[extra];
+    SmallVector<Value> indices = indicesOf(2, at);
+    if (extraInputIsRow[extra++])
+      indices = {indices.back()};
     Type element = cast<ShapedType>(source.getType()).getElementType();
     mapping.map(
         argument,
         width ? vector::TransferReadOp::create(
-                    b, loc, cast<VectorType>(widened(element)), source,
-                    indicesOf(2, at),
+                    b, loc, cast<VectorType>(widened(element)), source, indices,
                     arith::ConstantOp::create(b, loc, b.getZeroAttr(element)),
                     ArrayRef<bool>{columnsInBounds})
                     .getResult()
-              : tensor::ExtractOp::create(b, loc, source, indicesOf(2, at))
-                    .getResult());
+              : tensor::ExtractOp::create(b, loc, source, indices).getResult());
   }
   for (Operation &scalar : body.without_terminator()) {
     for (Value operand : scalar.getOperands())

@@ -275,6 +275,7 @@ private:
   Value initialValue;             // C's fill value when C starts as a constant
   Value bias;                     // sliced like C's columns
   SmallVector<Value> extraInputs; // the consumer's other inputs, sliced
+  SmallVector<bool> extraInputIsRow; // an extra input is a row along n
 };
 
 } // namespace odt::cpu

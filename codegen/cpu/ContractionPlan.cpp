@@ -109,47 +109,129 @@ Value broadcastRow(Value value) {
   return broadcast.getDpsInputs()[0];
 }
 
+bool isRowOfResult(linalg::GenericOp consumer, OpOperand &input) {
+  auto row = dyn_cast<RankedTensorType>(input.get().getType());
+  AffineMap map = consumer.getMatchingIndexingMap(&input);
+  unsigned rank = map.getNumDims();
+  return row && row.getRank() == 1 && row.getElementType().isF32() &&
+         rank > 0 && map.getNumResults() == 1 &&
+         map.getResult(0) == getAffineDimExpr(rank - 1, consumer.getContext());
+}
+
+namespace {
+
+/// Whether every input of `consumer` other than `result` is laid out as
+/// the consumer's result (identity map, same type) or is a row along its
+/// last dim, and the consumer's own map is the identity.
+bool readsTilesAndRows(linalg::GenericOp consumer, Value result) {
+  if (!consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0))
+           .isIdentity())
+    return false;
+  Type type = consumer.getResult(0).getType();
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    if (isRowOfResult(consumer, *input) && input->get() != result)
+      continue;
+    if (!consumer.getMatchingIndexingMap(input).isIdentity() ||
+        input->get().getType() != type)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
 void sinkExpandIntoConsumer(RewriterBase &rewriter, linalg::GenericOp product) {
   Value result = product.getResult(0);
   if (!result.hasOneUse())
     return;
   auto expand = dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
-  if (!expand || expand->getBlock() != product->getBlock() ||
-      expand.getResult().use_empty() ||
-      !llvm::all_equal(expand.getResult().getUsers()))
+  if (!expand || expand->getBlock() != product->getBlock())
     return;
-  auto consumer =
-      dyn_cast<linalg::GenericOp>(*expand.getResult().getUsers().begin());
+  // Its one reader besides tensor.dim ops (the consumer's own sizes, which
+  // the new expansion answers as well).
+  SmallVector<Operation *> readers;
+  for (Operation *user : expand.getResult().getUsers()) {
+    auto dim = dyn_cast<tensor::DimOp>(user);
+    if (!dim)
+      readers.push_back(user);
+    else if (!dim.getConstantIndex() ||
+             *dim.getConstantIndex() >= expand.getResultType().getRank())
+      return;
+  }
+  if (readers.empty() || !llvm::all_equal(readers))
+    return;
+  auto consumer = dyn_cast<linalg::GenericOp>(readers.front());
   if (!consumer || consumer->getBlock() != product->getBlock() ||
       !consumer.hasPureTensorSemantics() || consumer.getNumDpsInits() != 1 ||
       consumer.getNumReductionLoops() != 0 ||
-      consumer.getResult(0).getType() != expand.getResultType())
+      consumer.getResult(0).getType() != expand.getResultType() ||
+      !readsTilesAndRows(consumer, expand.getResult()))
     return;
-  for (AffineMap map : consumer.getIndexingMapsArray())
-    if (!map.isIdentity())
-      return;
-  for (OpOperand *input : consumer.getDpsInputOperands())
-    if (input->get() != expand.getResult())
-      return;
+  // A row along the last dim stays a row of the collapsed shape only when
+  // the expansion leaves the last dim alone.
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+  bool lastDimAlone = groups.back().size() == 1;
   auto collapsedType = cast<RankedTensorType>(result.getType());
+  unsigned rank = collapsedType.getRank();
   Location loc = consumer.getLoc();
   rewriter.setInsertionPoint(consumer);
+  if (!lastDimAlone &&
+      llvm::any_of(consumer.getDpsInputOperands(), [&](OpOperand *input) {
+        return input->get() != expand.getResult() &&
+               isRowOfResult(consumer, *input);
+      }))
+    return;
+  // The consumer's other inputs are collapsed as the product's result was
+  // expanded (a residual laid out as C); rows keep their tensor.
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+  AffineMap lastDim = AffineMap::get(
+      rank, 0, getAffineDimExpr(rank - 1, rewriter.getContext()));
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    Value value = input->get();
+    bool row = value != expand.getResult() && isRowOfResult(consumer, *input);
+    if (value == expand.getResult())
+      inputs.push_back(result);
+    else if (row)
+      inputs.push_back(value);
+    else {
+      // Collapsed where the value is defined, so that it does not move the
+      // fused kernel after the product (odt-vectorize-contractions emits
+      // it at the consumer when an input is defined after the product).
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfterValue(value);
+      inputs.push_back(tensor::CollapseShapeOp::create(
+          rewriter, loc, collapsedType, value, groups));
+    }
+    maps.push_back(row ? lastDim : identity);
+  }
+  // Sized by the product's init, not its result: a tensor.dim reading the
+  // result would be a second user, which the epilogue rule refuses.
   Value empty = tensor::EmptyOp::create(
-      rewriter, loc, tensor::getMixedSizes(rewriter, loc, result),
+      rewriter, loc,
+      tensor::getMixedSizes(rewriter, loc, product.getDpsInits()[0]),
       collapsedType.getElementType());
-  AffineMap identity = rewriter.getMultiDimIdentityMap(collapsedType.getRank());
-  SmallVector<Value> inputs(consumer.getNumDpsInputs(), result);
-  SmallVector<AffineMap> maps(consumer.getNumDpsInputs() + 1, identity);
+  maps.push_back(identity);
   auto rebuilt = linalg::GenericOp::create(
       rewriter, loc, TypeRange{collapsedType}, inputs, ValueRange{empty}, maps,
-      SmallVector<utils::IteratorType>(collapsedType.getRank(),
-                                       utils::IteratorType::parallel));
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel));
   rewriter.inlineRegionBefore(consumer.getRegion(), rebuilt.getRegion(),
                               rebuilt.getRegion().begin());
   Value expanded = tensor::ExpandShapeOp::create(
-      rewriter, loc, expand.getResultType(), rebuilt.getResult(0),
-      expand.getReassociationIndices(), expand.getMixedOutputShape());
+      rewriter, loc, expand.getResultType(), rebuilt.getResult(0), groups,
+      expand.getMixedOutputShape());
   rewriter.replaceOp(consumer, expanded);
+  // The sizes read from the old expansion are its output shape (values
+  // defined before it, where those reads are).
+  SmallVector<OpFoldResult> shape = expand.getMixedOutputShape();
+  for (Operation *user : llvm::make_early_inc_range(expand->getUsers())) {
+    auto dim = cast<tensor::DimOp>(user);
+    rewriter.setInsertionPoint(dim);
+    rewriter.replaceOp(
+        dim, getValueOrCreateConstantIndexOp(rewriter, dim.getLoc(),
+                                             shape[*dim.getConstantIndex()]));
+  }
   rewriter.eraseOp(expand);
 }
 
@@ -161,13 +243,17 @@ linalg::GenericOp epilogueConsumer(linalg::GenericOp product) {
   if (!consumer || consumer->getBlock() != product->getBlock() ||
       !consumer.hasPureTensorSemantics() || consumer.getNumDpsInits() != 1 ||
       consumer.getNumReductionLoops() != 0 ||
-      consumer.getResult(0).getType() != result.getType())
+      consumer.getResult(0).getType() != result.getType() ||
+      !readsTilesAndRows(consumer, result))
     return nullptr;
-  for (AffineMap map : consumer.getIndexingMapsArray())
-    if (!map.isIdentity())
-      return nullptr;
+  // A row is read as a vector along n: C's last dim must be n.
+  std::optional<ContractionPlan> plan = planContraction(product);
+  AffineMap cMap = product.getIndexingMapsArray().back();
+  bool nIsLast = plan && cMap.getNumResults() > 0 &&
+                 cMap.getResults().back() ==
+                     getAffineDimExpr(plan->n, product.getContext());
   for (OpOperand *input : consumer.getDpsInputOperands())
-    if (input->get().getType() != result.getType())
+    if (input->get() != result && isRowOfResult(consumer, *input) && !nIsLast)
       return nullptr;
   Block &body = consumer.getRegion().front();
   if (!body.getArguments().back().use_empty())

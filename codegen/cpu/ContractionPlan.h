@@ -77,9 +77,12 @@ struct ContractionEpilogue {
   /// C's initial value is `bias[n]` for every row; `destination` is the
   /// broadcast's own (unread) destination, which the product writes.
   mlir::Value bias, destination;
-  /// The only user of the product: an all-parallel generic whose operands
-  /// all use the identity map and whose body reads the product and other
-  /// inputs (never its output) with elementwise arith and math ops.
+  /// The only user of the product: an all-parallel generic whose body
+  /// reads the product and other inputs (never its output) with
+  /// elementwise arith and math ops; each other input is laid out as the
+  /// product (identity map: a residual) or is a 1-D row along its last
+  /// dim, n (a bias added after a MatMul, which the kernel adds after the
+  /// sum as the unfused Add did, not as C's starting value).
   mlir::linalg::GenericOp consumer;
 };
 
@@ -92,11 +95,18 @@ std::optional<ContractionPlan> planContraction(mlir::linalg::GenericOp op);
 /// dim but the innermost (C's n): returns that tensor.
 mlir::Value broadcastRow(mlir::Value value);
 
+/// Whether `input` of the all-parallel `consumer` is a 1-D f32 tensor read
+/// along the consumer's last dim only (a bias row broadcast over the rest).
+bool isRowOfResult(mlir::linalg::GenericOp consumer, mlir::OpOperand &input);
+
 /// When the product's only reader is a tensor.expand_shape whose only
-/// reader is an all-parallel generic with identity maps that reads nothing
-/// else (a convolution's absorbed Relu after the image's [F, OH*OW] result
-/// is expanded to [F, OH, OW]), that generic is rebuilt on the product's
-/// shape and its result expanded instead, so the epilogue rule can take it.
+/// reader is an all-parallel generic with identity maps (a convolution's
+/// absorbed Relu after the image's [F, OH*OW] result is expanded to
+/// [F, OH, OW]; a linear layer's bias Add on [batch, sequence, features]),
+/// that generic is rebuilt on the product's shape and its result expanded
+/// instead, so the epilogue rule can take it: its other inputs laid out as
+/// the result are collapsed the same way, and rows along the last dim stay
+/// rows when the expansion leaves that dim alone.
 void sinkExpandIntoConsumer(mlir::RewriterBase &rewriter,
                             mlir::linalg::GenericOp product);
 

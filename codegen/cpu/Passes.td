@@ -523,12 +523,15 @@ def VectorizeContractions
     broadcasts a 1-D bias over the rows (Gemm's C, MatMul + Add), the
     accumulators of the first k block start from the bias vector and the
     broadcast is never stored. When the product's only user is an
-    all-parallel generic with identity maps whose body is elementwise arith
-    and math (ReLU, GELU, ReluGrad's mask), that body runs on each finished
-    tile in registers, its other inputs read at the tile, and the kernel
-    writes the consumer's result: the product itself is never stored. The
-    sums and the body's operations are the same, in the same order, as
-    without fusion.
+    all-parallel generic whose body is elementwise arith and math (ReLU,
+    GELU, ReluGrad's mask, a MatMul's bias Add and a residual Add) and whose
+    other inputs are laid out as the product or are rows along n (a bias),
+    that body runs on each finished tile in registers, its other inputs
+    read at the tile, and the kernel writes the consumer's result: the
+    product itself is never stored. A product on collapsed rows (a linear
+    layer on [batch, sequence, features]) takes the consumer of its
+    expanded result the same way. The sums and the body's operations are
+    the same, in the same order, as without fusion.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "unsigned", "0",

@@ -485,6 +485,58 @@ func.func @rows_over_batch(%x: tensor<?x128x128xf32>, %w: tensor<512x128xf32>, %
 
 // -----
 
+#x = affine_map<(b, s, n, k) -> (b, s, k)>
+#wt = affine_map<(b, s, n, k) -> (n, k)>
+#y = affine_map<(b, s, n, k) -> (b, s, n)>
+#row = affine_map<(b, s, n) -> (n)>
+#id = affine_map<(b, s, n) -> (b, s, n)>
+
+// A linear layer's MatMul on [batch, sequence, features] followed by its
+// bias Add and a residual Add (one generic after elementwise fusion), its
+// sizes read by tensor.dim: the generic is rebuilt on the collapsed rows
+// (the residual collapsed where it is defined, the bias still a row along
+// n) and runs in the kernel's epilogue, after the sum as the Add did. No
+// generic and no store of the bare product remain.
+// CHECK-LABEL: func.func @bias_and_residual_after_product
+// CHECK-SAME:    (%[[X:.*]]: tensor<?x128x128xf32>, %[[W:.*]]: tensor<512x128xf32>, %[[BIAS:.*]]: tensor<512xf32>, %[[RES:.*]]: tensor<?x128x512xf32>)
+// CHECK:         %[[RC:.*]] = tensor.collapse_shape %[[RES]] {{\[\[}}0, 1], [2]] : tensor<?x128x512xf32> into tensor<?x512xf32>
+// CHECK:         scf.forall
+// CHECK-DAG:       %[[BS:.*]] = tensor.extract_slice %[[BIAS]][
+// CHECK-DAG:       %[[RS:.*]] = tensor.extract_slice %[[RC]][
+// CHECK:           vector.fma
+// CHECK:           vector.transfer_read %[[BS]][%{{.*}}]{{.*}} : tensor<?xf32>, vector<16xf32>
+// CHECK:           vector.transfer_read %[[RS]][%{{.*}}, %{{.*}}]{{.*}} : tensor<?x?xf32>, vector<16xf32>
+// CHECK:           arith.addf %{{.*}} : vector<16xf32>
+// CHECK:           arith.addf %{{.*}} : vector<16xf32>
+// CHECK:         tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, 128, 512] : tensor<?x512xf32> into tensor<?x128x512xf32>
+// CHECK-NOT:     linalg.generic
+func.func @bias_and_residual_after_product(%x: tensor<?x128x128xf32>, %w: tensor<512x128xf32>, %bias: tensor<512xf32>, %res: tensor<?x128x512xf32>) -> tensor<?x128x512xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %batch = tensor.dim %x, %c0 : tensor<?x128x128xf32>
+  %empty = tensor.empty(%batch) : tensor<?x128x512xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x128x512xf32>) -> tensor<?x128x512xf32>
+  %y = linalg.generic {indexing_maps = [#x, #wt, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<?x128x128xf32>, tensor<512x128xf32>) outs(%init : tensor<?x128x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x128x512xf32>
+  %rows = tensor.dim %y, %c0 : tensor<?x128x512xf32>
+  %out = tensor.empty(%rows) : tensor<?x128x512xf32>
+  %z = linalg.generic {indexing_maps = [#row, #id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%bias, %y, %res : tensor<512xf32>, tensor<?x128x512xf32>, tensor<?x128x512xf32>) outs(%out : tensor<?x128x512xf32>) {
+  ^bb0(%v: f32, %p: f32, %r: f32, %o: f32):
+    %sum = arith.addf %v, %p : f32
+    %total = arith.addf %sum, %r : f32
+    linalg.yield %total : f32
+  } -> tensor<?x128x512xf32>
+  return %z : tensor<?x128x512xf32>
+}
+
+// -----
+
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>
