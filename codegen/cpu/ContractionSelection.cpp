@@ -337,6 +337,11 @@ std::optional<ContractionConfig> forceKernel(const ContractionConfig &config,
     forced.kernels = {{kernel}};
   if (forced.packedMinRows() < 0)
     forced.keptPanels = forced.rowPanelsOfA = false;
+  // B's panels read where they are is the packed kernel's alone: another
+  // kernel reads B as it is laid out (the direct kernel reads its rows).
+  if (forced.kernels.size() != 1 ||
+      forced.kernels.front().kernel != ContractionKernel::Packed)
+    forced.panelsInPlace = false;
   return forced;
 }
 
