@@ -150,7 +150,7 @@ def save_dataset(name, work, inputs, target):
 
 # Training ops ONNX Runtime registers in the ai.onnx domain, which ONNX's
 # checker does not know.
-ORT_ONNX_DOMAIN_OPS = {"MaxPoolGrad"}
+ORT_ONNX_DOMAIN_OPS = {"MaxPoolGrad", "AveragePoolGrad"}
 
 
 def invalid_artifacts(artifacts):

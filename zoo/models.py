@@ -562,6 +562,64 @@ class TabularNet(nn.Module):
         return self.out(x)
 
 
+class CausalAttention(nn.Module):
+    """A next-token head over causal self-attention written with
+    F.scaled_dot_product_attention(is_causal=True): the exporters build the
+    mask from the scores' own indices (Trilu, or a Range comparison)."""
+
+    def __init__(self, vocab=100, dim=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.embed = nn.Embedding(vocab, dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, vocab)
+
+    def forward(self, input_ids):
+        b, s = input_ids.shape
+        x = self.embed(input_ids)
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        split = lambda t: t.reshape(b, s, self.heads, -1).transpose(1, 2)
+        y = F.scaled_dot_product_attention(split(q), split(k), split(v),
+                                           is_causal=True)
+        return self.out(y.transpose(1, 2).reshape(b, s, -1)[:, -1])
+
+
+class TorchEncoder(nn.Module):
+    """PyTorch's own nn.TransformerEncoder (2 post-norm layers, ReLU FFN) on
+    a sequence of feature vectors, mean-pooled."""
+
+    def __init__(self, features=16, dim=64, classes=10):
+        super().__init__()
+        self.embed = nn.Linear(features, dim)
+        layer = nn.TransformerEncoderLayer(dim, 4, 2 * dim, dropout=0.0,
+                                           batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2,
+                                             enable_nested_tensor=False)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        return self.head(self.encoder(self.embed(x)).mean(dim=1))
+
+
+class MiscOps(nn.Module):
+    """Ops users reach for in a forward pass: torch.where, cumsum,
+    F.normalize, repeat, an adaptive average pool to 2x2 (an AveragePool
+    whose gradient is ORT's AveragePoolGrad), concatenation."""
+
+    def __init__(self, features=16, classes=5):
+        super().__init__()
+        self.fc = nn.Linear(features, features)
+        self.conv = nn.Conv2d(2, 4, 3, padding=1)
+        self.head = nn.Linear(features + 16, classes)
+
+    def forward(self, x):
+        a = self.fc(x)
+        a = F.normalize(torch.where(a > 0, a, 0.1 * a).cumsum(dim=1), dim=-1)
+        image = x.reshape(-1, 2, 4, 2).repeat(1, 1, 2, 4)
+        pooled = F.adaptive_avg_pool2d(self.conv(image), (2, 2)).flatten(1)
+        return self.head(torch.cat([a, pooled], dim=1))
+
+
 class MLP(nn.Module):
     """The benchmark's MLP: 784-512-512-10 with ReLU."""
 
@@ -685,6 +743,16 @@ VARIANTS = dict(
     bag_max=Spec(lambda: PaddedBag(mode="max", padding_idx=None),
                  {"ids": ((6,), ("int", 8))}, "CrossEntropyLoss", classes=3,
                  about="EmbeddingBag (max)", expect_error="mode 'max'"),
+    causal_attention=Spec(CausalAttention, {"input_ids": ((10,), ("int", 100))},
+                          "CrossEntropyLoss", classes=100,
+                          about="scaled_dot_product_attention, is_causal"),
+    torch_encoder=Spec(TorchEncoder, {"input": ((12, 16), "float")},
+                       "CrossEntropyLoss",
+                       about="nn.TransformerEncoder, post-norm"),
+    # The TorchScript exporter refuses an adaptive pool of a dynamic batch.
+    misc_ops=Spec(MiscOps, {"input": ((16,), "float")}, "CrossEntropyLoss",
+                  classes=5,
+                  about="where, cumsum, normalize, repeat, adaptive pool 2x2"),
 )
 
 

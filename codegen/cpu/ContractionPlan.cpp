@@ -120,6 +120,29 @@ bool isRowOfResult(linalg::GenericOp consumer, OpOperand &input) {
 
 namespace {
 
+/// Whether `consumer`'s body is elementwise arith and math on its inputs
+/// (never its output, nor linalg.index: the kernel's epilogue runs it on
+/// vectors of the tile, and the rule may rebuild it on collapsed dims)
+/// with constants from outside.
+bool hasElementwiseBody(linalg::GenericOp consumer) {
+  Block &body = consumer.getRegion().front();
+  if (!body.getArguments().back().use_empty())
+    return false;
+  for (Operation &op : body.without_terminator()) {
+    if (!isVectorizableScalarOp(op))
+      return false;
+    // Values from outside the body must be constants: a flag computed
+    // between the product and its consumer (gradient accumulation's reset,
+    // which odt-fuse-gradient-accumulation handles on buffers) would not
+    // exist yet where the kernel runs.
+    for (Value operand : op.getOperands())
+      if (operand.getParentRegion() != &consumer.getRegion() &&
+          !matchPattern(operand, m_Constant()))
+        return false;
+  }
+  return true;
+}
+
 /// Whether every input of `consumer` other than `result` is laid out as
 /// the consumer's result (identity map, same type) or is a row along its
 /// last dim, and the consumer's own map is the identity.
@@ -165,7 +188,8 @@ void sinkExpandIntoConsumer(RewriterBase &rewriter, linalg::GenericOp product) {
       !consumer.hasPureTensorSemantics() || consumer.getNumDpsInits() != 1 ||
       consumer.getNumReductionLoops() != 0 ||
       consumer.getResult(0).getType() != expand.getResultType() ||
-      !readsTilesAndRows(consumer, expand.getResult()))
+      !readsTilesAndRows(consumer, expand.getResult()) ||
+      !hasElementwiseBody(consumer))
     return;
   // A row along the last dim stays a row of the collapsed shape only when
   // the expansion leaves the last dim alone.
@@ -255,22 +279,7 @@ linalg::GenericOp epilogueConsumer(linalg::GenericOp product) {
   for (OpOperand *input : consumer.getDpsInputOperands())
     if (input->get() != result && isRowOfResult(consumer, *input) && !nIsLast)
       return nullptr;
-  Block &body = consumer.getRegion().front();
-  if (!body.getArguments().back().use_empty())
-    return nullptr;
-  for (Operation &op : body.without_terminator()) {
-    if (!isVectorizableScalarOp(op))
-      return nullptr;
-    // Values from outside the body must be constants: a flag computed
-    // between the product and its consumer (gradient accumulation's reset,
-    // which odt-fuse-gradient-accumulation handles on buffers) would not
-    // exist yet where the kernel runs.
-    for (Value operand : op.getOperands())
-      if (operand.getParentRegion() != &consumer.getRegion() &&
-          !matchPattern(operand, m_Constant()))
-        return nullptr;
-  }
-  return consumer;
+  return hasElementwiseBody(consumer) ? consumer : nullptr;
 }
 
 } // namespace odt::cpu

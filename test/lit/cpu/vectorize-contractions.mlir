@@ -537,6 +537,54 @@ func.func @bias_and_residual_after_product(%x: tensor<?x128x128xf32>, %w: tensor
 
 // -----
 
+#qa = affine_map<(b, m, n, k) -> (b, m, k)>
+#kb = affine_map<(b, m, n, k) -> (b, k, n)>
+#sc = affine_map<(b, m, n, k) -> (b, m, n)>
+#id4 = affine_map<(b, h, m, n) -> (b, h, m, n)>
+
+// Attention scores with a causal mask: the consumer of the expanded
+// [batch, heads, queries, keys] product compares its own indices
+// (linalg.index 2 and 3). Its body is not elementwise arith on its inputs,
+// so it is neither fused nor rebuilt on the collapsed rows (where dims 2
+// and 3 would not exist); it stays as it is, on the expanded product.
+// CHECK-LABEL: func.func @causal_mask_after_product
+// CHECK:         scf.forall
+// CHECK:         %[[E:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3]]
+// CHECK:         linalg.generic {{.*}} ins(%[[E]] : tensor<?x4x10x10xf32>)
+// CHECK:           linalg.index 2
+// CHECK:           linalg.index 3
+func.func @causal_mask_after_product(%q: tensor<?x10x8xf32>, %k: tensor<?x8x10xf32>, %batch: index) -> tensor<?x4x10x10xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %masked = arith.constant -1.0e+30 : f32
+  %heads = tensor.dim %q, %c0 : tensor<?x10x8xf32>
+  %empty = tensor.empty(%heads) : tensor<?x10x10xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x10x10xf32>) -> tensor<?x10x10xf32>
+  %s = linalg.generic {indexing_maps = [#qa, #kb, #sc], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<?x10x8xf32>, tensor<?x8x10xf32>) outs(%init : tensor<?x10x10xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %sum = arith.addf %acc, %m : f32
+    linalg.yield %sum : f32
+  } -> tensor<?x10x10xf32>
+  %e = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%batch, 4, 10, 10] : tensor<?x10x10xf32> into tensor<?x4x10x10xf32>
+  %rows = tensor.dim %e, %c0 : tensor<?x4x10x10xf32>
+  %out = tensor.empty(%rows) : tensor<?x4x10x10xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%e : tensor<?x4x10x10xf32>) outs(%out : tensor<?x4x10x10xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %future = arith.cmpi sgt, %j, %i : index
+    %add = arith.select %future, %masked, %zero : f32
+    %x = arith.addf %v, %add : f32
+    linalg.yield %x : f32
+  } -> tensor<?x4x10x10xf32>
+  return %r : tensor<?x4x10x10xf32>
+}
+
+// -----
+
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>
