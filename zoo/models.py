@@ -620,6 +620,49 @@ class MiscOps(nn.Module):
         return self.head(torch.cat([a, pooled], dim=1))
 
 
+class PoolingShapes(nn.Module):
+    """Pooling whose gradient sizes are ambiguous from dY alone (an average
+    pool with stride 2: several input sizes pool to one output size), a
+    ceil_mode MaxPool, count_include_pad=False, and a 'same' reflect-padded
+    Conv (TorchScript computes its pads with shape ops), a grouped Conv,
+    LeakyReLU and ELU."""
+
+    def __init__(self, classes=10):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding="same", padding_mode="reflect")
+        self.c2 = nn.Conv2d(8, 8, 3, padding=1, groups=2)
+        self.max = nn.MaxPool2d(3, 2, ceil_mode=True)
+        self.avg = nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False)
+        self.head = nn.Linear(8 * 4 * 4, classes)
+
+    def forward(self, x):
+        x = F.leaky_relu(self.c1(x), 0.1)
+        x = F.elu(self.c2(x))
+        return self.head(self.avg(self.max(x)).flatten(1))
+
+
+class DecoderOps(nn.Module):
+    """A decoder's ops: ConvTranspose with output_padding (k3 s2 p1 op1),
+    bilinear upsampling with align_corners, LayerNorm over [C, H, W], GLU,
+    torch.flip (a Slice with step -1), GELU's tanh form."""
+
+    def __init__(self, classes=4):
+        super().__init__()
+        self.down = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.norm = nn.LayerNorm([8, 8, 8])
+        self.up = nn.ConvTranspose2d(8, 8, 3, stride=2, padding=1,
+                                     output_padding=1)
+        self.gate = nn.Conv2d(8, 8, 1)
+        self.out = nn.Conv2d(4, classes, 1)
+
+    def forward(self, x):
+        y = self.norm(self.down(x))
+        y = F.interpolate(y, scale_factor=2, mode="bilinear",
+                          align_corners=True) + self.up(y)
+        y = torch.flip(F.glu(self.gate(y), dim=1), dims=[3])
+        return self.out(F.gelu(y, approximate="tanh"))
+
+
 class MLP(nn.Module):
     """The benchmark's MLP: 784-512-512-10 with ReLU."""
 
@@ -753,6 +796,15 @@ VARIANTS = dict(
     misc_ops=Spec(MiscOps, {"input": ((16,), "float")}, "CrossEntropyLoss",
                   classes=5,
                   about="where, cumsum, normalize, repeat, adaptive pool 2x2"),
+    pooling_shapes=Spec(PoolingShapes, {"input": ((3, 16, 16), "float")},
+                        "CrossEntropyLoss",
+                        about="stride-2 AveragePool, ceil_mode MaxPool, "
+                              "reflect padding, grouped Conv"),
+    decoder_ops=Spec(DecoderOps, {"input": ((3, 16, 16), "float")},
+                     "CrossEntropyLoss", target_shape=(16, 16), classes=4,
+                     batch=4,
+                     about="ConvTranspose output_padding, align_corners, "
+                           "LayerNorm [C, H, W], GLU, flip"),
 )
 
 

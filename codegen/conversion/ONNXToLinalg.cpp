@@ -153,8 +153,26 @@ struct ConvertONNXToLinalgPass
     if (missing)
       return signalPassFailure();
 
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+    // A pattern that refuses a form it cannot lower says why at the node
+    // (a pooled input of unknown size): the driver's own "failed to
+    // legalize" for that op would only repeat it, so it is dropped once a
+    // reason was given.
+    bool reasonGiven = false;
+    LogicalResult converted = success();
+    {
+      ScopedDiagnosticHandler handler(&getContext(), [&](Diagnostic &diag) {
+        if (diag.getSeverity() != DiagnosticSeverity::Error)
+          return failure();
+        if (reasonGiven &&
+            StringRef(diag.str()).starts_with("failed to legalize operation"))
+          return success();
+        reasonGiven = true;
+        return failure();
+      });
+      converted =
+          applyPartialConversion(getOperation(), target, std::move(patterns));
+    }
+    if (failed(converted))
       return signalPassFailure();
     getOperation().walk([](onnx::NoValueOp op) {
       if (op->use_empty())

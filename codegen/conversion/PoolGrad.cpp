@@ -34,6 +34,17 @@ pooledInputSizes(OpBuilder &b, Location loc, Value dY, RankedTensorType type) {
   return sizes;
 }
 
+/// The gradient's own inputs do not say how large the pooled input was
+/// when its spatial size is not known at compile time (a model exported
+/// with dynamic image sizes): a clear error at the node.
+static LogicalResult unknownPooledSize(Operation *op) {
+  return op->emitError()
+         << "node '" << onnx::getNodeName(op) << "' (" << op->getName()
+         << "): the pooled input's spatial size must be known at compile "
+            "time to compute its gradient; export the model with a fixed "
+            "image size (only the batch dim symbolic)";
+}
+
 struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -47,7 +58,7 @@ struct LowerMaxPoolGrad : OpConversionPattern<onnx::MaxPoolGradOp> {
     FailureOr<SmallVector<OpFoldResult>> sizes =
         pooledInputSizes(rewriter, loc, dY, resultType);
     if (failed(sizes))
-      return rewriter.notifyMatchFailure(op, "dynamic spatial dims of dX");
+      return unknownPooledSize(op);
     if (!op.getKernelShape())
       return rewriter.notifyMatchFailure(op, "no kernel_shape");
     int64_t n = resultType.getRank() - 2;
@@ -181,7 +192,7 @@ struct LowerAveragePoolGrad : OpConversionPattern<onnx::AveragePoolGradOp> {
     FailureOr<SmallVector<OpFoldResult>> sizes =
         pooledInputSizes(rewriter, loc, dY, resultType);
     if (failed(sizes))
-      return rewriter.notifyMatchFailure(op, "dynamic spatial dims of dX");
+      return unknownPooledSize(op);
     int64_t n = resultType.getRank() - 2;
     SmallVector<int64_t> kernel(op.getKernelShape());
     FailureOr<onnx::GradWindow> window = onnx::readGradWindow(

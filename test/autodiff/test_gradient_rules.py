@@ -339,6 +339,30 @@ def cases():
         "LSTM", 4, 4, "bidirectional",
         extra={"c0": r(2, 2, 4) * 0.5, "p": r(2, 12) * 0.5})
     c["LSTMTraining_plain"] = recurrent("LSTM", 5, 4)
+    # Cases added later draw their data after all of the above, so that
+    # theirs stay the same.
+    # output_padding within the end pads (a decoder's k3 s2 p1 op1), and
+    # beyond them (rows only the bias reaches).
+    c["ConvTranspose_output_padding"] = (
+        [n("ConvTranspose", ["x", "w", "b"], ["y"], name="convtranspose_op",
+           strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1])],
+        {"x": r(2, 3, 3, 4), "w": r(3, 2, 3, 3), "b": r(2)})
+    c["ConvTranspose_output_padding_past_pads"] = (
+        [n("ConvTranspose", ["x", "w", "b"], ["y"], name="convtranspose_op2",
+           strides=[2, 3], pads=[0, 1, 0, 0], output_padding=[1, 2])],
+        {"x": r(1, 2, 3, 2), "w": r(2, 2, 2, 3), "b": r(2)})
+    # Stride 2 on an odd size: 4 and 5 both pool to 2, so dX's size comes
+    # from X, not from dY.
+    c["AveragePool_odd"] = ([n("AveragePool", ["x"], ["y"], name="avgpool_odd",
+                               kernel_shape=[2, 2], strides=[2, 2])],
+                            {"x": r(2, 2, 5, 5)})
+    # Negative steps: a flip (torch.flip) and every other row backwards.
+    # (ORT 1.19.2's SliceGrad fails on them: narrowing_error.)
+    c["Slice_negative_steps"] = (
+        [n("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"],
+           name="slice_back")], {"x": r(5, 6)},
+        {"starts": i64(-1, 4), "ends": i64(-7, 0), "axes": i64(1, 0),
+         "steps": i64(-1, -2)}, 17, "MSELoss", "sum", {}, {"ort": False})
     return c
 
 

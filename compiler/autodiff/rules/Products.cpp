@@ -138,13 +138,11 @@ ODT_GRADIENT_RULE(Conv) {
 ODT_GRADIENT_RULE(ConvTranspose) {
   // <dY, ConvTranspose(X, W)> = <Conv(dY, W), X>: dX is a Conv of dY with
   // the same geometry, dW the filter gradient ConvGrad gives for that Conv.
-  for (StringRef unsupported : {"output_padding", "output_shape"})
-    if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>(unsupported);
-        attr && llvm::any_of(attr.asArrayRef(), [](int64_t v) { return v; })) {
-      b.emitError() << "no gradient rule for ConvTranspose with "
-                    << unsupported;
-      return failure();
-    }
+  if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>("output_shape");
+      attr && !attr.empty()) {
+    b.emitError() << "no gradient rule for ConvTranspose with output_shape";
+    return failure();
+  }
   auto autoPad = op->getAttrOfType<StringAttr>("auto_pad");
   if (autoPad && autoPad.getValue() != "NOTSET") {
     b.emitError() << "no gradient rule for ConvTranspose with auto_pad";
@@ -152,11 +150,50 @@ ODT_GRADIENT_RULE(ConvTranspose) {
   }
   auto attrs =
       copyAttrs(op, {"dilations", "group", "kernel_shape", "pads", "strides"});
+  // output_padding adds rows at the end of each spatial axis: the output is
+  // the transposed convolution's with its end pad smaller by that much
+  // (ONNX's output size: s * (in - 1) + op + k_eff - pad_begin - pad_end).
+  // The Conv of dY takes that end pad; where output_padding exceeds the end
+  // pad, the extra rows lie past the transposed convolution's whole output
+  // (only the bias reaches them) and dY is cut there first.
+  Value croppedDy = dy[0];
+  if (auto outputPadding =
+          op->getAttrOfType<DenseI64ArrayAttr>("output_padding")) {
+    int64_t spatial = b.rank(op->getOperand(0)) - 2;
+    ArrayRef<int64_t> extra = outputPadding.asArrayRef();
+    if (static_cast<int64_t>(extra.size()) != spatial) {
+      b.emitError() << "output_padding must have " << spatial << " values";
+      return failure();
+    }
+    SmallVector<int64_t> pads(2 * spatial, 0);
+    if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>("pads"))
+      pads.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
+    SmallVector<int64_t> cutAxes, cutEnds;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t &end = pads[spatial + i];
+      if (extra[i] > end) {
+        cutAxes.push_back(2 + i);
+        cutEnds.push_back(end - extra[i]);
+        end = 0;
+      } else {
+        end -= extra[i];
+      }
+    }
+    if (!cutAxes.empty())
+      croppedDy =
+          b.create("onnx.Slice",
+                   {dy[0], b.int64s(SmallVector<int64_t>(cutAxes.size(), 0)),
+                    b.int64s(cutEnds), b.int64s(cutAxes)});
+    llvm::erase_if(
+        attrs, [](NamedAttribute attr) { return attr.getName() == "pads"; });
+    attrs.push_back(b.intsAttr("pads", pads));
+  }
   Value x = op->getOperand(0), w = op->getOperand(1);
   if (b.needsGradient(0))
-    dx[0] = b.create("onnx.Conv", {dy[0], w}, attrs);
+    dx[0] = b.create("onnx.Conv", {croppedDy, w}, attrs);
   if (b.needsGradient(1)) {
-    Operation *grad = b.createOp("onnx.ms.ConvGrad", {x, dy[0], w}, attrs, 3);
+    Operation *grad =
+        b.createOp("onnx.ms.ConvGrad", {x, croppedDy, w}, attrs, 3);
     if (!grad)
       return failure();
     dx[1] = grad->getResult(1);

@@ -1,9 +1,10 @@
 //===- PoolGrad.cpp - onnx.MaxPoolGrad, onnx.AveragePoolGrad --------------===//
 //
 // Both produce dX shaped like the pooled input X, which neither op reads:
-// MaxPoolGrad takes it from the MaxPool that computed Indices; otherwise the
-// spatial dims are the smallest input that gives dY's with the attributes
-// (ORT reads them from the graph's shape information instead).
+// MaxPoolGrad takes it from the MaxPool that computed Indices; otherwise a
+// spatial dim is the input size that gives dY's with the attributes when
+// only one does (stride 1), else a symbol that dX's readers bind (ORT
+// reads the sizes from the graph's shape information instead).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,8 +33,8 @@ static LogicalResult inferPooledInput(ShapeContext &context, Operation *op,
                                       Shape &dX) {
   Shape dy = context.getShape(dY);
   if (dy.size() != kernel.size() + 2)
-    return emitNodeError(op) << "kernel_shape must have " << dy.size() - 2
-                             << " values";
+    return emitNodeError(op)
+           << "kernel_shape must have " << dy.size() - 2 << " values";
   FailureOr<GradWindow> window = readGradWindow(op, kernel, {});
   if (failed(window))
     return failure();
@@ -41,9 +42,15 @@ static LogicalResult inferPooledInput(ShapeContext &context, Operation *op,
   dX.assign({dy[0], dy[1]});
   for (size_t i = 0; i < kernel.size(); ++i) {
     Dim out = dy[2 + i];
-    dX.push_back(out.isStatic()
-                     ? Dim::size(smallestInput(*window, i, out.getSize(), autoPad))
-                     : freshDim(context, op, "dX", 2 + i));
+    // With a stride above 1, `stride` input sizes pool to the same output
+    // (AveragePool(2) takes 6 and 7 to 3): the size is a symbol of its own,
+    // which the gradient's reader binds (a ReluGrad's X, the forward
+    // activation), instead of a guess that contradicts it.
+    bool unique = window->strides[i] == 1;
+    dX.push_back(
+        out.isStatic() && unique
+            ? Dim::size(smallestInput(*window, i, out.getSize(), autoPad))
+            : freshDim(context, op, "dX", 2 + i));
   }
   return success();
 }
@@ -54,8 +61,8 @@ LogicalResult MaxPoolGradOp::verify() {
     return emitNodeError(*this) << "dY must have rank >= 3, got " << *rank;
   if (rank && getKernelShape() &&
       (int64_t)getKernelShape()->size() != *rank - 2)
-    return emitNodeError(*this) << "kernel_shape must have " << *rank - 2
-                                << " values";
+    return emitNodeError(*this)
+           << "kernel_shape must have " << *rank - 2 << " values";
   if (getStorageOrder() != 0)
     return emitNodeError(*this) << "storage_order 1 (column-major indices) is "
                                    "not supported";
@@ -89,8 +96,8 @@ LogicalResult AveragePoolGradOp::verify() {
   if (rank && (*rank < 3 || *rank > 5))
     return emitNodeError(*this) << "dY must have rank 3, 4 or 5, got " << *rank;
   if (rank && (int64_t)getKernelShape().size() != *rank - 2)
-    return emitNodeError(*this) << "kernel_shape must have " << *rank - 2
-                                << " values";
+    return emitNodeError(*this)
+           << "kernel_shape must have " << *rank - 2 << " values";
   // ORT's kernel ignores dilations: a dilated AveragePool's gradient would
   // be wrong there, so odt refuses it.
   if (auto dilations = getDilations())

@@ -170,3 +170,23 @@ func.func @pool_too_large(%x: tensor<1x1x4x4xf32>) -> (tensor<*xf32>, tensor<*xi
   %0, %1 = onnx.MaxPool(%x) {kernel_shape = array<i64: 2, 5>} : (tensor<1x1x4x4xf32>) -> (tensor<*xf32>, tensor<*xi64>) loc("pool1")
   return %0, %1 : tensor<*xf32>, tensor<*xi64>
 }
+
+// -----
+
+// Pads computed the way TorchScript exports a reflect-padded Conv: per-axis
+// [begin, end] rows of a constant, transposed into [begins, ends],
+// flattened and cast. The values follow the Transpose (permuted), the
+// Reshape and the Cast, so the Pad's result is static: H 16 + 1 + 2,
+// W 16 + 3 + 4 (an unpermuted flattening would pad N and C instead).
+// CHECK-LABEL: func.func @pads_through_transpose
+// CHECK-SAME:    -> (tensor<?x3x19x23xf32> {onnx.dims = ["N", 3, 19, 23]})
+func.func @pads_through_transpose(%x: tensor<?x3x16x16xf32> {onnx.dims = ["N", 3, 16, 16]}) -> tensor<*xf32> {
+  %none = onnx.NoValue
+  %rows = onnx.Constant {value = dense<[[0, 0], [0, 0], [1, 2], [3, 4]]> : tensor<4x2xi64>} : tensor<4x2xi64>
+  %flat = onnx.Constant {value = dense<[-1]> : tensor<1xi64>} : tensor<1xi64>
+  %t = onnx.Transpose(%rows) {perm = array<i64: 1, 0>} : (tensor<4x2xi64>) -> tensor<*xi64>
+  %r = onnx.Reshape(%t, %flat) : (tensor<*xi64>, tensor<1xi64>) -> tensor<*xi64>
+  %c = onnx.Cast(%r) {to = 7 : i64} : (tensor<*xi64>) -> tensor<*xi64>
+  %y = onnx.Pad(%x, %c, %none, %none) {mode = "reflect"} : (tensor<?x3x16x16xf32>, tensor<*xi64>, none, none) -> tensor<*xf32>
+  return %y : tensor<*xf32>
+}
