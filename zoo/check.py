@@ -119,14 +119,17 @@ def exception_text(error, limit=400):
     return text[:limit]
 
 
-def run_tool(argv, timeout=900):
+def run_tool(argv, timeout=900, stderr=None):
     """Runs a tool; returns (ok, stdout, message). A signal is reported as
-    such: a crash is never a diagnostic."""
+    such: a crash is never a diagnostic. `stderr`, a list, gets the tool's
+    stderr."""
     try:
         proc = subprocess.run(argv, capture_output=True, text=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
         return False, "", "timed out after %d s" % timeout
+    if stderr is not None:
+        stderr.append(proc.stderr)
     if proc.returncode < 0:
         return False, proc.stdout, "CRASH: killed by signal %d: %s" % (
             -proc.returncode, last_error_line(proc.stderr))
@@ -208,12 +211,19 @@ def odt_train(args, spec, work, batch_files, record):
     for folder in (artifacts, compiled):
         shutil.rmtree(folder, ignore_errors=True)
     compile_start = time.perf_counter()
+    said = []
     ok, out, message = run_tool(
         [os.path.join(args.bin, "odt-compile"), "generate-artifacts",
          os.path.join(work, "forward.onnx"), "-o", artifacts,
-         "--loss", spec.loss] + ODT_OPTIMIZER_OPTIONS + spec.options)
+         "--loss", spec.loss] + ODT_OPTIMIZER_OPTIONS + spec.options,
+        stderr=said)
     if not ok:
         record["odt"] = {"stage": "generate-artifacts", "error": message}
+        return None
+    note = spec.expect_note.get(args.exporter)
+    if note and note not in "".join(said):
+        record["odt"] = {"stage": "artifacts",
+                         "error": "generate-artifacts did not say: " + note}
         return None
     message = invalid_artifacts(artifacts) or wrong_parameters(
         args.model, artifacts)

@@ -663,6 +663,21 @@ class DecoderOps(nn.Module):
         return self.out(F.gelu(y, approximate="tanh"))
 
 
+class WeightNormNet(nn.Module):
+    """A Linear under weight_norm (parameters g and v, the weight computed
+    from them): the dynamo exporter's optimizer folds g * v / ||v|| into one
+    constant, which odt then trains in their place and says so."""
+
+    def __init__(self, features=16, classes=5):
+        super().__init__()
+        self.fc = nn.Linear(features, 32)
+        self.normed = nn.utils.parametrizations.weight_norm(nn.Linear(32, 16))
+        self.head = nn.Linear(16, classes)
+
+    def forward(self, x):
+        return self.head(F.relu(self.normed(F.relu(self.fc(x)))))
+
+
 class MLP(nn.Module):
     """The benchmark's MLP: 784-512-512-10 with ReLU."""
 
@@ -700,6 +715,9 @@ class Spec:
     # (zoo/check.py then passes on that clear error, and fails on anything
     # else, a crash above all).
     expect_error: str = ""
+    # exporter -> text generate-artifacts must print (a note about what
+    # that exporter did to the model).
+    expect_note: Dict[str, str] = field(default_factory=dict)
 
 
 def _tokens(seq):
@@ -800,6 +818,11 @@ VARIANTS = dict(
                         "CrossEntropyLoss",
                         about="stride-2 AveragePool, ceil_mode MaxPool, "
                               "reflect padding, grouped Conv"),
+    weight_norm=Spec(WeightNormNet, {"input": ((16,), "float")},
+                     "CrossEntropyLoss", classes=5,
+                     about="weight_norm (folded by the dynamo exporter)",
+                     expect_note={"dynamo": "which the exporter's optimizer "
+                                            "folded into a constant"}),
     decoder_ops=Spec(DecoderOps, {"input": ((3, 16, 16), "float")},
                      "CrossEntropyLoss", target_shape=(16, 16), classes=4,
                      batch=4,

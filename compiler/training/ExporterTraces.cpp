@@ -3,6 +3,7 @@
 #include "compiler/training/ExporterTraces.h"
 
 #include "google/protobuf/unknown_field_set.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -362,6 +363,47 @@ static bool isUnitFill(const ::onnx::TensorProto &tensor) {
   else
     return false;
   return value == 0.0f || value == 1.0f;
+}
+
+std::vector<FoldedFxValue> findFoldedFxValues(const ::onnx::GraphProto &graph) {
+  llvm::StringSet<> initializers;
+  for (const ::onnx::TensorProto &tensor : graph.initializer())
+    initializers.insert(tensor.name());
+  std::vector<FoldedFxValue> folded;
+  llvm::StringSet<> seen;
+  static const std::regex argument("%([A-Za-z_][A-Za-z0-9_]*)");
+  for (const ::onnx::NodeProto &node : graph.node()) {
+    std::optional<std::string> fxNode = nodeMetadata(node, kFxNodeKey);
+    if (!fxNode)
+      continue;
+    // The arguments: what follows "args = (" (the text before names the
+    // node's own result).
+    size_t args = fxNode->find("args = (");
+    if (args == std::string::npos)
+      continue;
+    std::string text = fxNode->substr(args);
+    for (std::sregex_iterator it(text.begin(), text.end(), argument), end;
+         it != end; ++it) {
+      std::string name = (*it)[1].str();
+      llvm::StringRef ref(name);
+      if (ref.starts_with("p_") || ref.starts_with("b_") ||
+          !initializers.contains(name) ||
+          !llvm::is_contained(node.input(), name) || !seen.insert(name).second)
+        continue;
+      // A value that only selects or rearranges a parameter's elements
+      // (the rows of a position table that a static sequence reads,
+      // unsqueezed) trains as those elements do; one computed from them
+      // (weight_norm's mul) does not. The FX name is the last op's.
+      static const std::regex layoutOnly(
+          "(unsqueeze|squeeze|slice|select|t|transpose|permute|view|"
+          "reshape|_unsafe_view|expand|clone|contiguous|alias|getitem|"
+          "detach|index_select)(_[0-9]+)?");
+      if (std::regex_match(name, layoutOnly))
+        continue;
+      folded.push_back({name, node.name()});
+    }
+  }
+  return folded;
 }
 
 std::vector<std::string>

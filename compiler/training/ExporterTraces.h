@@ -68,6 +68,17 @@ std::vector<std::string> untieMergedInitializers(::onnx::GraphProto &graph);
 /// after the parameter; returns the new names.
 std::vector<std::string> restoreRemovedBiases(::onnx::GraphProto &graph);
 
+/// An initializer that holds a value the FX graph computed (read there as
+/// `%name`, not a parameter `%p_...` or buffer `%b_...`): the exporter's
+/// optimizer folded the computation into a constant (weight_norm's
+/// g * v / ||v||), and `node` is a node that reads it. Values named after
+/// an op that only selects or rearranges elements (unsqueeze, slice,
+/// transpose, ...) are left out: they train as the elements they hold.
+struct FoldedFxValue {
+  std::string initializer, node;
+};
+std::vector<FoldedFxValue> findFoldedFxValues(const ::onnx::GraphProto &graph);
+
 /// Initializers the exporter made itself as constant inputs of its own
 /// lowerings (GroupNorm's unit instance-norm scale and zero bias, the
 /// attention scale of scaled_dot_product_attention, the one it expands into

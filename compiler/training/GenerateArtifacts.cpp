@@ -244,6 +244,22 @@ LogicalResult Generator::chooseParameters() {
     return error() << "the model has no trainable parameter (no "
                       "floating-point weight that is not frozen; "
                       "--trainable NAME takes any initializer)";
+  // A trained value the FX graph computed from something else: PyTorch
+  // trains what it came from, not it. Chosen by default, that is worth a
+  // word (chosen by name, the user said so).
+  if (options.requiresGrad.empty())
+    for (const FoldedFxValue &value : findFoldedFxValues(graph))
+      if (llvm::is_contained(trainable, value.initializer))
+        artifacts.notes.push_back(
+            "parameter '" + value.initializer +
+            "' is a value the module computes (read by node '" + value.node +
+            "'), which the exporter's optimizer folded into a constant: "
+            "PyTorch trains what it is computed from (weight_norm's g and "
+            "v, another parametrization), odt trains it as one parameter. "
+            "To train the module's own parameters, export with "
+            "torch.onnx.export(..., dynamo=True, optimize=False); to keep "
+            "it fixed, pass --frozen " +
+            value.initializer);
   for (const auto &input : graph.input())
     if (!initializers.count(input.name()))
       ++numUserInputs;
