@@ -2,6 +2,7 @@
 
 #include "compiler/import/GraphImporter.h"
 #include "compiler/import/ModelReader.h"
+#include "compiler/training/ExporterTraces.h"
 #include "dialects/onnx/ONNXOps.h"
 
 #include "onnx/onnx_pb.h"
@@ -820,6 +821,15 @@ LogicalResult Importer::importNode(const ::onnx::NodeProto &node,
   for (const auto &attr : node.attribute()) {
     bool known = llvm::any_of(
         knownAttrs, [&](StringAttr name) { return name == attr.name(); });
+    // generate-artifacts' own mark on a Gather that PyTorch ran as an
+    // embedding with padding_idx (read by Gather's gradient rule, never
+    // written back to ONNX).
+    if (!known && attr.name() == kPaddingIndexAttr &&
+        node.op_type() == "Gather" &&
+        attr.type() == ::onnx::AttributeProto::INT) {
+      state.addAttribute(attr.name(), builder.getI64IntegerAttr(attr.i()));
+      continue;
+    }
     if (!known) {
       error() << "unsupported attribute '" << attr.name() << "'";
       return failure();
@@ -1166,9 +1176,8 @@ FailureOr<func::FuncOp> Importer::run(StringRef funcName) {
   for (const onnx::ShapeContext::Divisibility &requirement :
        shapes.getDivisibilityRequirements()) {
     onnx::Dim dividend = shapes.resolve(requirement.dividend);
-    int64_t multiple =
-        requirement.divisor /
-        std::gcd(dividend.getCoefficient(), requirement.divisor);
+    int64_t multiple = requirement.divisor /
+                       std::gcd(dividend.getCoefficient(), requirement.divisor);
     if (multiple == 1)
       continue;
     if (dividend.isStatic()) {

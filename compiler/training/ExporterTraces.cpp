@@ -365,6 +365,32 @@ static bool isUnitFill(const ::onnx::TensorProto &tensor) {
   return value == 0.0f || value == 1.0f;
 }
 
+std::vector<std::string>
+markEmbeddingPaddingIndices(::onnx::GraphProto &graph) {
+  // "...aten.embedding.default](args = (%p_embed_weight, %input_ids, 0)";
+  // F.embedding passes -1 for none, and a negative padding_idx already
+  // counted from the end.
+  static const std::regex embedding(
+      "aten\\.embedding\\.default\\]\\(args = \\(%[A-Za-z0-9_]+, "
+      "%[A-Za-z0-9_]+, ([0-9]+)[,)]");
+  std::vector<std::string> marked;
+  for (::onnx::NodeProto &node : *graph.mutable_node()) {
+    if (node.op_type() != "Gather" ||
+        !(node.domain().empty() || node.domain() == "ai.onnx"))
+      continue;
+    std::optional<std::string> fxNode = nodeMetadata(node, kFxNodeKey);
+    std::smatch match;
+    if (!fxNode || !std::regex_search(*fxNode, match, embedding))
+      continue;
+    ::onnx::AttributeProto *attr = node.add_attribute();
+    attr->set_name(kPaddingIndexAttr.str());
+    attr->set_type(::onnx::AttributeProto::INT);
+    attr->set_i(std::stoll(match[1].str()));
+    marked.push_back(node.name());
+  }
+  return marked;
+}
+
 std::vector<FoldedFxValue> findFoldedFxValues(const ::onnx::GraphProto &graph) {
   llvm::StringSet<> initializers;
   for (const ::onnx::TensorProto &tensor : graph.initializer())

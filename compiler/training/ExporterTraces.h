@@ -68,6 +68,16 @@ std::vector<std::string> untieMergedInitializers(::onnx::GraphProto &graph);
 /// after the parameter; returns the new names.
 std::vector<std::string> restoreRemovedBiases(::onnx::GraphProto &graph);
 
+/// The attribute generate-artifacts gives a Gather that looks rows up in an
+/// nn.Embedding with padding_idx (ONNX has no place for it): the gradient
+/// rule leaves that row out, as PyTorch does.
+constexpr llvm::StringLiteral kPaddingIndexAttr = "odt.padding_idx";
+
+/// Gives each Gather that PyTorch ran as an embedding with a padding_idx
+/// (per its FX node: aten.embedding's third argument) the attribute
+/// kPaddingIndexAttr; returns those nodes' names.
+std::vector<std::string> markEmbeddingPaddingIndices(::onnx::GraphProto &graph);
+
 /// An initializer that holds a value the FX graph computed (read there as
 /// `%name`, not a parameter `%p_...` or buffer `%b_...`): the exporter's
 /// optimizer folded the computation into a constant (weight_norm's

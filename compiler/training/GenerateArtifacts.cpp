@@ -129,6 +129,18 @@ LogicalResult Generator::readExporterTraces() {
   }
   for (const std::string &name : findExporterConstants(model->graph()))
     exporterConstants.insert(name);
+  std::vector<std::string> padded =
+      markEmbeddingPaddingIndices(*model->mutable_graph());
+  if (!padded.empty()) {
+    std::string names;
+    for (const std::string &name : padded)
+      names += (names.empty() ? "" : ", ") + name;
+    artifacts.notes.push_back(
+        std::to_string(padded.size()) +
+        " embedding lookup(s) with a padding_idx (which ONNX cannot carry) "
+        "give that row no gradient, as in PyTorch: " +
+        names);
+  }
   std::vector<EmbeddingBagRewrite> bags;
   std::string bagError;
   if (!rewriteEmbeddingBagLoops(*model->mutable_graph(),

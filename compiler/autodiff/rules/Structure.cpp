@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/autodiff/rules/RuleSupport.h"
+#include "compiler/training/ExporterTraces.h"
 
 #include <limits>
 
@@ -92,8 +93,23 @@ ODT_GRADIENT_RULE(Slice) {
 }
 
 ODT_GRADIENT_RULE(Gather) {
+  Value indices = op->getOperand(1), gradient = dy[0];
+  // An embedding lookup with a padding_idx (generate-artifacts' mark, from
+  // PyTorch's FX graph): the lookups of that row send it no gradient, as
+  // nn.Embedding does, while its other uses (a tied output layer) still do.
+  if (auto padding = op->getAttrOfType<IntegerAttr>(kPaddingIndexAttr);
+      padding && intAttrOr(op, "axis", 0) == 0) {
+    Type indexType = GradientBuilder::elementType(indices);
+    Value isPadding = b.create(
+        "onnx.Equal", {indices, b.scalar(padding.getInt(), indexType)});
+    Value perRow = b.create("onnx.Unsqueeze", {isPadding, b.int64s({-1})});
+    gradient =
+        b.create("onnx.Where",
+                 {perRow, b.scalar(0.0, GradientBuilder::elementType(gradient)),
+                  gradient});
+  }
   dx[0] = b.create("onnx.ms.GatherGrad",
-                   {b.shapeOf(op->getOperand(0)), op->getOperand(1), dy[0]},
+                   {b.shapeOf(op->getOperand(0)), indices, gradient},
                    {b.intAttr("axis", intAttrOr(op, "axis", 0))});
   return success();
 }
