@@ -691,6 +691,27 @@ class PaddedEmbedding(nn.Module):
         return self.head(self.embed(input_ids).mean(dim=1))
 
 
+class ReflectResidual(nn.Module):
+    """An image-to-image residual block as generators write it:
+    ReflectionPad2d before each 3x3 Conv, InstanceNorm, and a replicate pad
+    on the way out (reflect and edge Pads inside the network, so their
+    gradients are needed)."""
+
+    def __init__(self, channels=8, classes=3):
+        super().__init__()
+        self.stem = nn.Conv2d(3, channels, 1)
+        self.block = nn.Sequential(
+            nn.ReflectionPad2d(1), nn.Conv2d(channels, channels, 3),
+            nn.InstanceNorm2d(channels, affine=True), nn.ReLU(),
+            nn.ReflectionPad2d(1), nn.Conv2d(channels, channels, 3))
+        self.out = nn.Sequential(nn.ReplicationPad2d((1, 0, 2, 1)),
+                                 nn.Conv2d(channels, classes, (4, 2)))
+
+    def forward(self, x):
+        x = self.stem(x)
+        return self.out(x + self.block(x))
+
+
 class MLP(nn.Module):
     """The benchmark's MLP: 784-512-512-10 with ReLU."""
 
@@ -833,6 +854,10 @@ VARIANTS = dict(
                               "reflect padding, grouped Conv"),
     # The TorchScript export carries no trace of padding_idx: there odt
     # trains the row (within the bound after 8 steps; 1e-5 off PyTorch).
+    reflect_residual=Spec(ReflectResidual, {"input": ((3, 12, 12), "float")},
+                          "CrossEntropyLoss", target_shape=(12, 12), classes=3,
+                          batch=4,
+                          about="ReflectionPad2d, ReplicationPad2d inside"),
     padded_embedding=Spec(PaddedEmbedding, {"input_ids": ((8,), ("int", 20))},
                           "CrossEntropyLoss", classes=3,
                           about="nn.Embedding with padding_idx",

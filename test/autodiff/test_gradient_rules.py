@@ -363,6 +363,15 @@ def cases():
            name="slice_back")], {"x": r(5, 6)},
         {"starts": i64(-1, 4), "ends": i64(-7, 0), "axes": i64(1, 0),
          "steps": i64(-1, -2)}, 17, "MSELoss", "sum", {}, {"ort": False})
+    # Reflect and edge padding (ReflectionPad2d between convolutions, and
+    # 'replicate'): the padded copies send their gradient back to what they
+    # copied, corners through both axes.
+    c["Pad_reflect"] = (
+        [n("Pad", ["x", "pads"], ["y"], name="pad_reflect", mode="reflect")],
+        {"x": r(2, 2, 4, 5)}, {"pads": i64(0, 0, 2, 1, 0, 0, 1, 3)})
+    c["Pad_edge"] = (
+        [n("Pad", ["x", "pads"], ["y"], name="pad_edge", mode="edge")],
+        {"x": r(2, 3, 4)}, {"pads": i64(0, 2, 1, 0, 1, 2)})
     return c
 
 

@@ -125,9 +125,54 @@ ODT_GRADIENT_RULE(Split) {
   return success();
 }
 
+/// The gradient of a reflect or edge Pad along one axis: `gradient` has
+/// `begin + size + end` entries along `axis`; the result has `size`. The
+/// padded entries go back to the entries they copied: reflected ones to
+/// x[1..begin] and x[size-1-end..size-2] in reverse order, edge ones all to
+/// x[0] and x[size-1].
+static Value padBorderGradient(GradientBuilder &b, Value gradient, int64_t axis,
+                               int64_t begin, int64_t end, int64_t size,
+                               bool reflect) {
+  int64_t rank = b.rank(gradient);
+  auto slice = [&](int64_t start, int64_t stop, int64_t step) {
+    return b.create("onnx.Slice",
+                    {gradient, b.int64s({start}), b.int64s({stop}),
+                     b.int64s({axis}), b.int64s({step})});
+  };
+  // `part` (its extent along the axis) placed at `at` in a zero tensor of
+  // `size` entries along the axis.
+  auto place = [&](Value part, int64_t extent, int64_t at) {
+    SmallVector<int64_t> pads(2 * rank, 0);
+    pads[axis] = at;
+    pads[rank + axis] = size - at - extent;
+    return b.create("onnx.Pad", {part, b.int64s(pads)});
+  };
+  Value result = slice(begin, begin + size, 1);
+  if (begin > 0) {
+    Value part =
+        reflect ? slice(begin - 1, std::numeric_limits<int64_t>::min(), -1)
+                : b.reduceSum(slice(0, begin, 1), {axis}, /*keepDims=*/true);
+    result =
+        b.create("onnx.Add",
+                 {result, place(part, reflect ? begin : 1, reflect ? 1 : 0)});
+  }
+  if (end > 0) {
+    int64_t last = begin + size;
+    Value part = reflect ? slice(last + end - 1, last - 1, -1)
+                         : b.reduceSum(slice(last, last + end, 1), {axis},
+                                       /*keepDims=*/true);
+    result = b.create("onnx.Add",
+                      {result, place(part, reflect ? end : 1,
+                                     reflect ? size - 1 - end : size - 1)});
+  }
+  return result;
+}
+
 ODT_GRADIENT_RULE(Pad) {
   auto mode = op->getAttrOfType<StringAttr>("mode");
-  if (mode && mode.getValue() != "constant") {
+  bool borders =
+      mode && (mode.getValue() == "reflect" || mode.getValue() == "edge");
+  if (mode && mode.getValue() != "constant" && !borders) {
     b.emitError() << "no gradient rule for Pad in mode '" << mode.getValue()
                   << "'";
     return failure();
@@ -152,9 +197,35 @@ ODT_GRADIENT_RULE(Pad) {
     b.emitError() << "no gradient rule for Pad with run-time or negative pads";
     return failure();
   }
+  size_t n = axes.size();
+  if (borders) {
+    // Reflect and edge padding pad one axis after another (the corners
+    // copy copies), so the gradient undoes one axis at a time.
+    onnx::Shape dims = b.shape(x);
+    Value gradient = dy[0];
+    for (size_t i = 0; i < n; ++i) {
+      int64_t axis = axes[i], begin = (*pads)[i], end = (*pads)[n + i];
+      if (begin == 0 && end == 0)
+        continue;
+      if (!dims[axis].isStatic()) {
+        b.emitError() << "no gradient rule for Pad in mode '" << mode.getValue()
+                      << "' along a dim of run-time size";
+        return failure();
+      }
+      int64_t size = dims[axis].getSize();
+      bool reflect = mode.getValue() == "reflect";
+      if (reflect && (begin >= size || end >= size)) {
+        b.emitError() << "reflect pads must be smaller than the padded dim";
+        return failure();
+      }
+      gradient =
+          padBorderGradient(b, gradient, axis, begin, end, size, reflect);
+    }
+    dx[0] = gradient;
+    return success();
+  }
   // The unpadded window: [begin, -end) along each axis (INT64_MAX for end 0).
   SmallVector<int64_t> starts, ends;
-  size_t n = axes.size();
   for (size_t i = 0; i < n; ++i) {
     starts.push_back((*pads)[i]);
     ends.push_back((*pads)[n + i] ? -(*pads)[n + i]
