@@ -57,6 +57,15 @@ private:
     return emitError(fileLoc) << "'" << options.modelPath << "': ";
   }
   LogicalResult readExporterTraces();
+  /// A note "<count><what><names, comma-separated>", if there are names.
+  void noteNames(ArrayRef<std::string> names, StringRef what) {
+    if (names.empty())
+      return;
+    std::string list;
+    for (const std::string &name : names)
+      list += (list.empty() ? "" : ", ") + name;
+    artifacts.notes.push_back(std::to_string(names.size()) + what.str() + list);
+  }
   LogicalResult chooseParameters();
   LogicalResult addLoss(func::FuncOp func);
   LogicalResult checkBroadcast(const TensorValue &value, StringRef option,
@@ -105,42 +114,21 @@ LogicalResult Generator::readExporterTraces() {
   }
   std::vector<std::string> untied =
       untieMergedInitializers(*model->mutable_graph());
-  if (!untied.empty()) {
-    std::string names;
-    for (const std::string &name : untied)
-      names += (names.empty() ? "" : ", ") + name;
-    artifacts.notes.push_back(
-        std::to_string(untied.size()) +
-        " parameter(s) that the exporter merged into another initializer of "
-        "equal value train apart again, as in PyTorch: " +
-        names);
-  }
+  noteNames(
+      untied,
+      " parameter(s) that the exporter merged into another initializer of "
+      "equal value train apart again, as in PyTorch: ");
   std::vector<std::string> biases =
       restoreRemovedBiases(*model->mutable_graph());
-  if (!biases.empty()) {
-    std::string names;
-    for (const std::string &name : biases)
-      names += (names.empty() ? "" : ", ") + name;
-    artifacts.notes.push_back(
-        std::to_string(biases.size()) +
-        " zero bias(es) that the exporter's optimizer removed are "
-        "parameters again, as in PyTorch: " +
-        names);
-  }
+  noteNames(biases, " zero bias(es) that the exporter's optimizer removed are "
+                    "parameters again, as in PyTorch: ");
   for (const std::string &name : findExporterConstants(model->graph()))
     exporterConstants.insert(name);
   std::vector<std::string> padded =
       markEmbeddingPaddingIndices(*model->mutable_graph());
-  if (!padded.empty()) {
-    std::string names;
-    for (const std::string &name : padded)
-      names += (names.empty() ? "" : ", ") + name;
-    artifacts.notes.push_back(
-        std::to_string(padded.size()) +
-        " embedding lookup(s) with a padding_idx (which ONNX cannot carry) "
-        "give that row no gradient, as in PyTorch: " +
-        names);
-  }
+  noteNames(padded,
+            " embedding lookup(s) with a padding_idx (which ONNX cannot carry) "
+            "give that row no gradient, as in PyTorch: ");
   std::vector<EmbeddingBagRewrite> bags;
   std::string bagError;
   if (!rewriteEmbeddingBagLoops(*model->mutable_graph(),
@@ -156,18 +144,13 @@ LogicalResult Generator::readExporterTraces() {
                                    : "one segment sum"));
   std::vector<BatchNormTrace> restored =
       restoreTrainingBatchNorms(*model->mutable_graph());
-  if (!restored.empty()) {
-    std::string modules;
-    for (const BatchNormTrace &trace : restored)
-      modules += (modules.empty() ? "" : ", ") +
-                 (trace.module.empty() ? trace.node : trace.module);
-    artifacts.notes.push_back(
-        std::to_string(restored.size()) +
-        " BatchNormalization node(s) exported in inference form from a "
-        "module in training mode normalize with batch statistics in the "
-        "training graph, as in PyTorch: " +
-        modules);
-  }
+  std::vector<std::string> modules;
+  for (const BatchNormTrace &trace : restored)
+    modules.push_back(trace.module.empty() ? trace.node : trace.module);
+  noteNames(modules,
+            " BatchNormalization node(s) exported in inference form from a "
+            "module in training mode normalize with batch statistics in the "
+            "training graph, as in PyTorch: ");
   return success();
 }
 

@@ -23,8 +23,8 @@ LogicalResult verifyRank(Operation *op, Value value, int64_t rank,
                          StringRef what) {
   std::optional<int64_t> actual = getRank(value);
   if (actual && *actual != rank)
-    return emitNodeError(op) << what << " must have rank " << rank
-                             << ", got rank " << *actual;
+    return emitNodeError(op)
+           << what << " must have rank " << rank << ", got rank " << *actual;
   return success();
 }
 
@@ -45,12 +45,41 @@ LogicalResult inferSameShape(ShapeContext &context, Value source,
   return success();
 }
 
+void gatherKnownValues(
+    ShapeContext &context, Value data, ArrayRef<int64_t> inDims, Value result,
+    ArrayRef<int64_t> outDims,
+    function_ref<void(ArrayRef<int64_t>, SmallVectorImpl<int64_t> &)> source) {
+  std::optional<Values> input = context.getPartialValues(data);
+  if (!input || llvm::is_contained(inDims, ShapedType::kDynamic) ||
+      llvm::is_contained(outDims, ShapedType::kDynamic))
+    return;
+  int64_t count = 1;
+  for (int64_t d : outDims)
+    count *= d;
+  SmallVector<int64_t> coordinate(outDims.size()), from;
+  Values values;
+  for (int64_t index = 0; index < count; ++index) {
+    int64_t rest = index;
+    for (int64_t d = static_cast<int64_t>(outDims.size()) - 1; d >= 0; --d) {
+      coordinate[d] = rest % outDims[d];
+      rest /= outDims[d];
+    }
+    from.clear();
+    source(coordinate, from);
+    int64_t offset = 0;
+    for (auto [position, size] : llvm::zip(from, inDims))
+      offset = offset * size + position;
+    values.push_back((*input)[offset]);
+  }
+  context.setValues(result, values);
+}
+
 LogicalResult unifyShapes(ShapeContext &context, Operation *op, Value a,
                           Value b, StringRef what) {
   Shape sa = context.getShape(a), sb = context.getShape(b);
   if (sa.size() != sb.size())
-    return emitNodeError(op) << what << ": rank " << sa.size() << " vs "
-                             << sb.size();
+    return emitNodeError(op)
+           << what << ": rank " << sa.size() << " vs " << sb.size();
   for (size_t i = 0; i < sa.size(); ++i)
     if (failed(context.unify(sa[i], sb[i], op, what)))
       return failure();

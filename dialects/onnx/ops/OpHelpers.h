@@ -31,6 +31,17 @@ void propagateConcatValues(ShapeContext &context, mlir::ValueRange inputs,
 mlir::LogicalResult inferSameShape(ShapeContext &context, mlir::Value source,
                                    mlir::Value result);
 
+/// Records the known values of `result` (static dims `outDims`) whose
+/// element at each coordinate is the element of `data` (static dims
+/// `inDims`) at the coordinate `source` gives: a Slice's strided window, a
+/// Transpose's permutation. Nothing when `data`'s values are unknown.
+void gatherKnownValues(
+    ShapeContext &context, mlir::Value data, llvm::ArrayRef<int64_t> inDims,
+    mlir::Value result, llvm::ArrayRef<int64_t> outDims,
+    llvm::function_ref<void(llvm::ArrayRef<int64_t> coordinate,
+                            llvm::SmallVectorImpl<int64_t> &sourceCoordinate)>
+        source);
+
 /// Unifies the shapes of two values dim by dim (they must have equal rank).
 mlir::LogicalResult unifyShapes(ShapeContext &context, mlir::Operation *op,
                                 mlir::Value a, mlir::Value b,

@@ -56,7 +56,8 @@ LogicalResult SliceOp::verify() {
         return emitNodeError(*this) << "steps cannot be 0";
   DenseIntElementsAttr axes;
   std::optional<int64_t> rank = getRank(getData());
-  if (rank && !isNoValue(getAxes()) && matchPattern(getAxes(), m_Constant(&axes))) {
+  if (rank && !isNoValue(getAxes()) &&
+      matchPattern(getAxes(), m_Constant(&axes))) {
     SmallVector<int64_t> values;
     for (const APInt &axis : axes.getValues<APInt>())
       values.push_back(axis.getSExtValue());
@@ -87,8 +88,8 @@ LogicalResult SliceOp::inferShapes(ShapeContext &context) {
     for (int64_t i = 0; i < length; ++i)
       axes.push_back(i);
     if (length > rank)
-      return emitNodeError(*this) << "starts has " << length
-                                  << " entries, data has rank " << rank;
+      return emitNodeError(*this)
+             << "starts has " << length << " entries, data has rank " << rank;
   } else {
     std::optional<SmallVector<int64_t>> values =
         context.getStaticValues(getAxes());
@@ -97,8 +98,8 @@ LogicalResult SliceOp::inferShapes(ShapeContext &context) {
     for (int64_t axis : *values) {
       std::optional<int64_t> normalized = normalizeAxis(axis, rank);
       if (!normalized || llvm::is_contained(axes, *normalized))
-        return emitNodeError(*this) << "axes must be unique and in ["
-                                    << -rank << ", " << rank - 1 << "]";
+        return emitNodeError(*this) << "axes must be unique and in [" << -rank
+                                    << ", " << rank - 1 << "]";
       axes.push_back(*normalized);
     }
   }
@@ -115,8 +116,8 @@ LogicalResult SliceOp::inferShapes(ShapeContext &context) {
   for (auto [i, axis] : llvm::enumerate(axes)) {
     Dim dim = data[axis];
     std::optional<Dim> start = starts[i], end = ends[i], step = steps[i];
-    bool known = start && end && step && start->isStatic() &&
-                 end->isStatic() && step->isStatic();
+    bool known = start && end && step && start->isStatic() && end->isStatic() &&
+                 step->isStatic();
     if (known && step->getSize() == 0)
       return emitNodeError(*this) << "steps cannot be 0";
     if (known && dim.isStatic()) {
@@ -145,26 +146,12 @@ LogicalResult SliceOp::inferShapes(ShapeContext &context) {
   // Values of a small static slice of known data.
   if (!staticRanges)
     return success();
-  std::optional<Values> input = context.getPartialValues(getData());
-  if (!input)
-    return success();
-  SmallVector<int64_t> inDims = context.toStaticDims(data);
-  SmallVector<int64_t> outDims = context.toStaticDims(result);
-  int64_t count = 1;
-  for (int64_t d : outDims)
-    count *= d;
-  Values values;
-  for (int64_t index = 0; index < count; ++index) {
-    int64_t rest = index, offset = 0, scale = 1;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      int64_t coordinate = rest % outDims[d];
-      rest /= outDims[d];
-      offset += (first[d] + coordinate * stride[d]) * scale;
-      scale *= inDims[d];
-    }
-    values.push_back((*input)[offset]);
-  }
-  context.setValues(getOutput(), values);
+  gatherKnownValues(context, getData(), context.toStaticDims(data), getOutput(),
+                    context.toStaticDims(result),
+                    [&](ArrayRef<int64_t> at, SmallVectorImpl<int64_t> &from) {
+                      for (int64_t d = 0; d < rank; ++d)
+                        from.push_back(first[d] + at[d] * stride[d]);
+                    });
   return success();
 }
 

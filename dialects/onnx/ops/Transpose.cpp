@@ -48,28 +48,14 @@ LogicalResult TransposeOp::inferShapes(ShapeContext &context) {
   // A small static tensor of known values (TorchScript's pads for a
   // reflect Pad: [[begins], [ends]] reversed and transposed) keeps them,
   // permuted.
-  std::optional<Values> input = context.getPartialValues(getData());
-  if (!input)
-    return success();
-  SmallVector<int64_t> inDims = context.toStaticDims(data);
-  SmallVector<int64_t> outDims = context.toStaticDims(result);
-  if (llvm::is_contained(inDims, ShapedType::kDynamic))
-    return success();
-  SmallVector<int64_t> inStrides(inDims.size(), 1);
-  for (int64_t d = static_cast<int64_t>(inDims.size()) - 2; d >= 0; --d)
-    inStrides[d] = inStrides[d + 1] * inDims[d + 1];
   SmallVector<int64_t> permutation = getPermutation();
-  Values values;
-  int64_t count = input->size();
-  for (int64_t index = 0; index < count; ++index) {
-    int64_t rest = index, offset = 0;
-    for (int64_t d = static_cast<int64_t>(outDims.size()) - 1; d >= 0; --d) {
-      offset += (rest % outDims[d]) * inStrides[permutation[d]];
-      rest /= outDims[d];
-    }
-    values.push_back((*input)[offset]);
-  }
-  context.setValues(getTransposed(), values);
+  gatherKnownValues(context, getData(), context.toStaticDims(data),
+                    getTransposed(), context.toStaticDims(result),
+                    [&](ArrayRef<int64_t> at, SmallVectorImpl<int64_t> &from) {
+                      from.assign(at.size(), 0);
+                      for (auto [d, axis] : llvm::enumerate(permutation))
+                        from[axis] = at[d];
+                    });
   return success();
 }
 
