@@ -129,6 +129,12 @@ public:
   /// Re-types every recorded value with its dims resolved now: dims bound by
   /// later unification become static everywhere.
   void refineTypes();
+  /// The size `symbol` takes when nothing has bound it by refineTypes (a
+  /// pooling gradient's input: several sizes pool to dY's, and the
+  /// smallest is assumed when no reader of dX says which).
+  void setFallbackSize(Dim symbol, int64_t size) {
+    fallbackSizes.push_back({symbol, size});
+  }
 
   /// Records the known values of `value` (its shape must be recorded and
   /// static, with at most kMaxValues elements, else nothing is recorded).
@@ -226,6 +232,7 @@ private:
     mlir::Operation *op;
   };
   llvm::SmallVector<Equation> equations;
+  llvm::SmallVector<std::pair<Dim, int64_t>> fallbackSizes;
   llvm::StringMap<int> byName;
   llvm::DenseMap<mlir::Value, Shape> shapes;
   llvm::DenseMap<mlir::Value, Values> values;

@@ -3,8 +3,9 @@
 // Both produce dX shaped like the pooled input X, which neither op reads:
 // MaxPoolGrad takes it from the MaxPool that computed Indices; otherwise a
 // spatial dim is the input size that gives dY's with the attributes when
-// only one does (stride 1), else a symbol that dX's readers bind (ORT
-// reads the sizes from the graph's shape information instead).
+// only one does (stride 1), else a symbol that dX's readers bind, the
+// smallest such size if none does (ORT reads the sizes from the graph's
+// shape information instead).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,11 +47,19 @@ static LogicalResult inferPooledInput(ShapeContext &context, Operation *op,
     // (AveragePool(2) takes 6 and 7 to 3): the size is a symbol of its own,
     // which the gradient's reader binds (a ReluGrad's X, the forward
     // activation), instead of a guess that contradicts it.
-    bool unique = window->strides[i] == 1;
-    dX.push_back(
-        out.isStatic() && unique
-            ? Dim::size(smallestInput(*window, i, out.getSize(), autoPad))
-            : freshDim(context, op, "dX", 2 + i));
+    if (!out.isStatic()) {
+      dX.push_back(freshDim(context, op, "dX", 2 + i));
+      continue;
+    }
+    int64_t smallest = smallestInput(*window, i, out.getSize(), autoPad);
+    if (window->strides[i] == 1) {
+      dX.push_back(Dim::size(smallest));
+      continue;
+    }
+    // Unbound by the end (a graph whose output is dX), it is the smallest.
+    Dim size = freshDim(context, op, "dX", 2 + i);
+    context.setFallbackSize(size, smallest);
+    dX.push_back(size);
   }
   return success();
 }
