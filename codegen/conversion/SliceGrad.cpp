@@ -103,9 +103,8 @@ struct LowerSliceGrad : OpConversionPattern<onnx::SliceGradOp> {
       Value dim = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[axis]);
       Value start = arith::IndexCastOp::create(
           rewriter, loc, rewriter.getIndexType(),
-          tensor::ExtractOp::create(
-              rewriter, loc, adaptor.getStarts(),
-              ValueRange{indexConstant(rewriter, loc, i)}));
+          tensor::ExtractOp::create(rewriter, loc, adaptor.getStarts(),
+                                    ValueRange{indexConstant(rewriter, loc, i)}));
       Value negative = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::slt, start, zero);
       start = arith::SelectOp::create(

@@ -161,6 +161,20 @@ bool readsTilesAndRows(linalg::GenericOp consumer, Value result) {
   return true;
 }
 
+/// Whether `consumer`, reading the product's `read` (its result, or the
+/// expansion of it), is one the kernel's epilogue can run: an all-parallel
+/// generic in the product's block, on tensors, with one result shaped as
+/// `read`, inputs laid out as it or rows along its last dim, and an
+/// elementwise body.
+bool isEpilogueCandidate(linalg::GenericOp consumer, linalg::GenericOp product,
+                         Value read) {
+  return consumer && consumer->getBlock() == product->getBlock() &&
+         consumer.hasPureTensorSemantics() && consumer.getNumDpsInits() == 1 &&
+         consumer.getNumReductionLoops() == 0 &&
+         consumer.getResult(0).getType() == read.getType() &&
+         readsTilesAndRows(consumer, read) && hasElementwiseBody(consumer);
+}
+
 } // namespace
 
 void sinkExpandIntoConsumer(RewriterBase &rewriter, linalg::GenericOp product) {
@@ -184,27 +198,22 @@ void sinkExpandIntoConsumer(RewriterBase &rewriter, linalg::GenericOp product) {
   if (readers.empty() || !llvm::all_equal(readers))
     return;
   auto consumer = dyn_cast<linalg::GenericOp>(readers.front());
-  if (!consumer || consumer->getBlock() != product->getBlock() ||
-      !consumer.hasPureTensorSemantics() || consumer.getNumDpsInits() != 1 ||
-      consumer.getNumReductionLoops() != 0 ||
-      consumer.getResult(0).getType() != expand.getResultType() ||
-      !readsTilesAndRows(consumer, expand.getResult()) ||
-      !hasElementwiseBody(consumer))
+  if (!isEpilogueCandidate(consumer, product, expand.getResult()))
     return;
+  auto isRow = [&](OpOperand *input) {
+    return input->get() != expand.getResult() &&
+           isRowOfResult(consumer, *input);
+  };
   // A row along the last dim stays a row of the collapsed shape only when
   // the expansion leaves the last dim alone.
   SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
-  bool lastDimAlone = groups.back().size() == 1;
+  if (groups.back().size() != 1 &&
+      llvm::any_of(consumer.getDpsInputOperands(), isRow))
+    return;
   auto collapsedType = cast<RankedTensorType>(result.getType());
   unsigned rank = collapsedType.getRank();
   Location loc = consumer.getLoc();
   rewriter.setInsertionPoint(consumer);
-  if (!lastDimAlone &&
-      llvm::any_of(consumer.getDpsInputOperands(), [&](OpOperand *input) {
-        return input->get() != expand.getResult() &&
-               isRowOfResult(consumer, *input);
-      }))
-    return;
   // The consumer's other inputs are collapsed as the product's result was
   // expanded (a residual laid out as C); rows keep their tensor.
   SmallVector<Value> inputs;
@@ -214,7 +223,7 @@ void sinkExpandIntoConsumer(RewriterBase &rewriter, linalg::GenericOp product) {
       rank, 0, getAffineDimExpr(rank - 1, rewriter.getContext()));
   for (OpOperand *input : consumer.getDpsInputOperands()) {
     Value value = input->get();
-    bool row = value != expand.getResult() && isRowOfResult(consumer, *input);
+    bool row = isRow(input);
     if (value == expand.getResult())
       inputs.push_back(result);
     else if (row)
@@ -263,23 +272,10 @@ linalg::GenericOp epilogueConsumer(linalg::GenericOp product) {
   Value result = product.getResult(0);
   if (result.use_empty() || !llvm::all_equal(result.getUsers()))
     return nullptr;
+  // A row is read as a vector along n, which planContraction makes C's
+  // last dim.
   auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
-  if (!consumer || consumer->getBlock() != product->getBlock() ||
-      !consumer.hasPureTensorSemantics() || consumer.getNumDpsInits() != 1 ||
-      consumer.getNumReductionLoops() != 0 ||
-      consumer.getResult(0).getType() != result.getType() ||
-      !readsTilesAndRows(consumer, result))
-    return nullptr;
-  // A row is read as a vector along n: C's last dim must be n.
-  std::optional<ContractionPlan> plan = planContraction(product);
-  AffineMap cMap = product.getIndexingMapsArray().back();
-  bool nIsLast = plan && cMap.getNumResults() > 0 &&
-                 cMap.getResults().back() ==
-                     getAffineDimExpr(plan->n, product.getContext());
-  for (OpOperand *input : consumer.getDpsInputOperands())
-    if (input->get() != result && isRowOfResult(consumer, *input) && !nIsLast)
-      return nullptr;
-  return hasElementwiseBody(consumer) ? consumer : nullptr;
+  return isEpilogueCandidate(consumer, product, result) ? consumer : nullptr;
 }
 
 } // namespace odt::cpu

@@ -100,9 +100,9 @@ mlir::Value broadcastRow(mlir::Value value);
 bool isRowOfResult(mlir::linalg::GenericOp consumer, mlir::OpOperand &input);
 
 /// When the product's only reader is a tensor.expand_shape whose only
-/// reader is an all-parallel generic with identity maps (a convolution's
-/// absorbed Relu after the image's [F, OH*OW] result is expanded to
-/// [F, OH, OW]; a linear layer's bias Add on [batch, sequence, features]),
+/// reader (besides tensor.dim ops) is a generic the epilogue rule takes (a
+/// convolution's absorbed Relu after the image's [F, OH*OW] result is expanded
+/// to [F, OH, OW]; a linear layer's bias Add on [batch, sequence, features]),
 /// that generic is rebuilt on the product's shape and its result expanded
 /// instead, so the epilogue rule can take it: its other inputs laid out as
 /// the result are collapsed the same way, and rows along the last dim stay

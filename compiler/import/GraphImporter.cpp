@@ -1176,8 +1176,9 @@ FailureOr<func::FuncOp> Importer::run(StringRef funcName) {
   for (const onnx::ShapeContext::Divisibility &requirement :
        shapes.getDivisibilityRequirements()) {
     onnx::Dim dividend = shapes.resolve(requirement.dividend);
-    int64_t multiple = requirement.divisor /
-                       std::gcd(dividend.getCoefficient(), requirement.divisor);
+    int64_t multiple =
+        requirement.divisor /
+        std::gcd(dividend.getCoefficient(), requirement.divisor);
     if (multiple == 1)
       continue;
     if (dividend.isStatic()) {

@@ -108,8 +108,7 @@ std::string ShapeContext::symbolName(Dim dim) const {
 void ShapeContext::bind(int root, Dim value) { binding[root] = value; }
 
 /// Removes the symbols `a` and `b` have in common (multiset intersection).
-static void cancelCommonSymbols(SmallVectorImpl<int> &a,
-                                SmallVectorImpl<int> &b) {
+static void cancelCommonSymbols(SmallVectorImpl<int> &a, SmallVectorImpl<int> &b) {
   SmallVector<int, 4> restA, restB;
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
@@ -128,7 +127,8 @@ static void cancelCommonSymbols(SmallVectorImpl<int> &a,
   b.assign(restB);
 }
 
-LogicalResult ShapeContext::unify(Dim a, Dim b, Operation *op, StringRef what) {
+LogicalResult ShapeContext::unify(Dim a, Dim b, Operation *op,
+                                  StringRef what) {
   a = resolve(a);
   b = resolve(b);
   if (a == b)
@@ -136,8 +136,8 @@ LogicalResult ShapeContext::unify(Dim a, Dim b, Operation *op, StringRef what) {
   auto mismatch = [&]() {
     if (op)
       op->emitError() << "node '" << getNodeName(op) << "' ("
-                      << op->getName().getStringRef() << "): " << what << ": "
-                      << symbolName(a) << " vs " << symbolName(b);
+                      << op->getName().getStringRef() << "): " << what
+                      << ": " << symbolName(a) << " vs " << symbolName(b);
     return failure();
   };
   if (a.isStatic() && b.isStatic())
@@ -319,8 +319,8 @@ void ShapeContext::refineTypes() {
     if (resolve(symbol).isSymbol())
       (void)unify(symbol, Dim::size(size), nullptr, "");
   for (auto &[value, shape] : shapes)
-    value.setType(
-        RankedTensorType::get(toStaticDims(shape), getElementType(value)));
+    value.setType(RankedTensorType::get(toStaticDims(shape),
+                                        getElementType(value)));
 }
 
 SmallVector<ShapeContext::AssumedDim> ShapeContext::getAssumedDims() const {
@@ -442,7 +442,8 @@ FailureOr<Shape> ShapeContext::broadcast(ArrayRef<Dim> lhs, ArrayRef<Dim> rhs,
 static std::optional<int64_t> staticCount(ArrayRef<Dim> shape) {
   int64_t count = 1;
   for (const Dim &dim : shape) {
-    if (!dim.isStatic() || llvm::MulOverflow(count, dim.getSize(), count))
+    if (!dim.isStatic() ||
+        llvm::MulOverflow(count, dim.getSize(), count))
       return std::nullopt;
   }
   return count;
@@ -484,9 +485,9 @@ std::optional<Values> ShapeContext::getPartialValues(Value value) const {
     if (integer.getWidth() == 1)
       return std::nullopt;
     for (const APInt &element : elements.getValues<APInt>())
-      result.push_back(Dim::size(
-          integer.isUnsigned() ? static_cast<int64_t>(element.getZExtValue())
-                               : element.getSExtValue()));
+      result.push_back(Dim::size(integer.isUnsigned()
+                                     ? static_cast<int64_t>(element.getZExtValue())
+                                     : element.getSExtValue()));
     return result;
   }
   if (isa<FloatType>(elementType)) {
@@ -494,14 +495,12 @@ std::optional<Values> ShapeContext::getPartialValues(Value value) const {
     for (const APFloat &element : elements.getValues<APFloat>()) {
       APFloat rounded = element;
       rounded.roundToIntegral(llvm::RoundingMode::TowardZero);
-      if (!element.isFinite() ||
-          rounded.compare(element) != APFloat::cmpEqual ||
+      if (!element.isFinite() || rounded.compare(element) != APFloat::cmpEqual ||
           std::abs(element.convertToDouble()) > 9.0e15) {
         result.push_back(std::nullopt);
         continue;
       }
-      result.push_back(
-          Dim::size(static_cast<int64_t>(element.convertToDouble())));
+      result.push_back(Dim::size(static_cast<int64_t>(element.convertToDouble())));
     }
     return result;
   }
@@ -553,8 +552,7 @@ std::optional<Dim> divideValues(const ShapeContext &context, Dim a, Dim b,
                                 bool isFloat) {
   if (a.isStatic() && b.isStatic()) {
     if (b.getSize() == 0 ||
-        (a.getSize() == std::numeric_limits<int64_t>::min() &&
-         b.getSize() == -1))
+        (a.getSize() == std::numeric_limits<int64_t>::min() && b.getSize() == -1))
       return std::nullopt;
     if (isFloat && a.getSize() % b.getSize() != 0)
       return std::nullopt;
@@ -709,8 +707,8 @@ void propagateElementwiseValues(Operation *op, ShapeContext &context) {
   }
   Values resultValues;
   for (int64_t index = 0; index < *count; ++index) {
-    std::optional<Dim> a = (*operandValues[0])[broadcastIndex(
-        resultShape, operandShapes[0], index)];
+    std::optional<Dim> a =
+        (*operandValues[0])[broadcastIndex(resultShape, operandShapes[0], index)];
     std::optional<Dim> b, c;
     if (arity >= 2)
       b = (*operandValues[1])[broadcastIndex(resultShape, operandShapes[1],

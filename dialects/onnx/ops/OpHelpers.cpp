@@ -23,8 +23,8 @@ LogicalResult verifyRank(Operation *op, Value value, int64_t rank,
                          StringRef what) {
   std::optional<int64_t> actual = getRank(value);
   if (actual && *actual != rank)
-    return emitNodeError(op)
-           << what << " must have rank " << rank << ", got rank " << *actual;
+    return emitNodeError(op) << what << " must have rank " << rank
+                             << ", got rank " << *actual;
   return success();
 }
 
@@ -78,8 +78,8 @@ LogicalResult unifyShapes(ShapeContext &context, Operation *op, Value a,
                           Value b, StringRef what) {
   Shape sa = context.getShape(a), sb = context.getShape(b);
   if (sa.size() != sb.size())
-    return emitNodeError(op)
-           << what << ": rank " << sa.size() << " vs " << sb.size();
+    return emitNodeError(op) << what << ": rank " << sa.size() << " vs "
+                             << sb.size();
   for (size_t i = 0; i < sa.size(); ++i)
     if (failed(context.unify(sa[i], sb[i], op, what)))
       return failure();

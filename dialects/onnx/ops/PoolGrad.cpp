@@ -34,8 +34,8 @@ static LogicalResult inferPooledInput(ShapeContext &context, Operation *op,
                                       Shape &dX) {
   Shape dy = context.getShape(dY);
   if (dy.size() != kernel.size() + 2)
-    return emitNodeError(op)
-           << "kernel_shape must have " << dy.size() - 2 << " values";
+    return emitNodeError(op) << "kernel_shape must have " << dy.size() - 2
+                             << " values";
   FailureOr<GradWindow> window = readGradWindow(op, kernel, {});
   if (failed(window))
     return failure();
@@ -43,10 +43,6 @@ static LogicalResult inferPooledInput(ShapeContext &context, Operation *op,
   dX.assign({dy[0], dy[1]});
   for (size_t i = 0; i < kernel.size(); ++i) {
     Dim out = dy[2 + i];
-    // With a stride above 1, `stride` input sizes pool to the same output
-    // (AveragePool(2) takes 6 and 7 to 3): the size is a symbol of its own,
-    // which the gradient's reader binds (a ReluGrad's X, the forward
-    // activation), instead of a guess that contradicts it.
     if (!out.isStatic()) {
       dX.push_back(freshDim(context, op, "dX", 2 + i));
       continue;
@@ -56,7 +52,10 @@ static LogicalResult inferPooledInput(ShapeContext &context, Operation *op,
       dX.push_back(Dim::size(smallest));
       continue;
     }
-    // Unbound by the end (a graph whose output is dX), it is the smallest.
+    // With a stride above 1, `stride` input sizes pool to the same output
+    // (AveragePool(2) takes 6 and 7 to 3): a symbol of its own, which
+    // dX's reader binds (a ReluGrad's X, the forward activation); the
+    // smallest if nothing does (a graph whose output is dX).
     Dim size = freshDim(context, op, "dX", 2 + i);
     context.setFallbackSize(size, smallest);
     dX.push_back(size);
@@ -70,8 +69,8 @@ LogicalResult MaxPoolGradOp::verify() {
     return emitNodeError(*this) << "dY must have rank >= 3, got " << *rank;
   if (rank && getKernelShape() &&
       (int64_t)getKernelShape()->size() != *rank - 2)
-    return emitNodeError(*this)
-           << "kernel_shape must have " << *rank - 2 << " values";
+    return emitNodeError(*this) << "kernel_shape must have " << *rank - 2
+                                << " values";
   if (getStorageOrder() != 0)
     return emitNodeError(*this) << "storage_order 1 (column-major indices) is "
                                    "not supported";
@@ -105,8 +104,8 @@ LogicalResult AveragePoolGradOp::verify() {
   if (rank && (*rank < 3 || *rank > 5))
     return emitNodeError(*this) << "dY must have rank 3, 4 or 5, got " << *rank;
   if (rank && (int64_t)getKernelShape().size() != *rank - 2)
-    return emitNodeError(*this)
-           << "kernel_shape must have " << *rank - 2 << " values";
+    return emitNodeError(*this) << "kernel_shape must have " << *rank - 2
+                                << " values";
   // ORT's kernel ignores dilations: a dilated AveragePool's gradient would
   // be wrong there, so odt refuses it.
   if (auto dilations = getDilations())

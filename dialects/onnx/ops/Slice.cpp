@@ -56,8 +56,7 @@ LogicalResult SliceOp::verify() {
         return emitNodeError(*this) << "steps cannot be 0";
   DenseIntElementsAttr axes;
   std::optional<int64_t> rank = getRank(getData());
-  if (rank && !isNoValue(getAxes()) &&
-      matchPattern(getAxes(), m_Constant(&axes))) {
+  if (rank && !isNoValue(getAxes()) && matchPattern(getAxes(), m_Constant(&axes))) {
     SmallVector<int64_t> values;
     for (const APInt &axis : axes.getValues<APInt>())
       values.push_back(axis.getSExtValue());
@@ -88,8 +87,8 @@ LogicalResult SliceOp::inferShapes(ShapeContext &context) {
     for (int64_t i = 0; i < length; ++i)
       axes.push_back(i);
     if (length > rank)
-      return emitNodeError(*this)
-             << "starts has " << length << " entries, data has rank " << rank;
+      return emitNodeError(*this) << "starts has " << length
+                                  << " entries, data has rank " << rank;
   } else {
     std::optional<SmallVector<int64_t>> values =
         context.getStaticValues(getAxes());
@@ -98,8 +97,8 @@ LogicalResult SliceOp::inferShapes(ShapeContext &context) {
     for (int64_t axis : *values) {
       std::optional<int64_t> normalized = normalizeAxis(axis, rank);
       if (!normalized || llvm::is_contained(axes, *normalized))
-        return emitNodeError(*this) << "axes must be unique and in [" << -rank
-                                    << ", " << rank - 1 << "]";
+        return emitNodeError(*this) << "axes must be unique and in ["
+                                    << -rank << ", " << rank - 1 << "]";
       axes.push_back(*normalized);
     }
   }
@@ -116,8 +115,8 @@ LogicalResult SliceOp::inferShapes(ShapeContext &context) {
   for (auto [i, axis] : llvm::enumerate(axes)) {
     Dim dim = data[axis];
     std::optional<Dim> start = starts[i], end = ends[i], step = steps[i];
-    bool known = start && end && step && start->isStatic() && end->isStatic() &&
-                 step->isStatic();
+    bool known = start && end && step && start->isStatic() &&
+                 end->isStatic() && step->isStatic();
     if (known && step->getSize() == 0)
       return emitNodeError(*this) << "steps cannot be 0";
     if (known && dim.isStatic()) {

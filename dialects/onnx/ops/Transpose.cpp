@@ -22,13 +22,14 @@ LogicalResult TransposeOp::verify() {
   if (!perm || !rank)
     return success();
   if (static_cast<int64_t>(perm.size()) != *rank)
-    return emitNodeError(*this)
-           << "perm has " << perm.size() << " entries, data has rank " << *rank;
+    return emitNodeError(*this) << "perm has " << perm.size()
+                                << " entries, data has rank " << *rank;
   SmallVector<bool> seen(*rank, false);
   for (int64_t axis : perm.asArrayRef()) {
     if (axis < 0 || axis >= *rank || seen[axis])
-      return emitNodeError(*this) << "perm must be a permutation of [0, "
-                                  << *rank << "), got " << perm;
+      return emitNodeError(*this)
+             << "perm must be a permutation of [0, " << *rank << "), got "
+             << perm;
     seen[axis] = true;
   }
   return success();
