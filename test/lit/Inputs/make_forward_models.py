@@ -149,6 +149,23 @@ def main():
         "exported")
     onnx.save(exported, os.path.join(out, "exported.onnx"))
 
+    # A reflect Pad between a Conv and the output on an image of symbolic
+    # size: its gradient needs the padded dims' sizes.
+    free_image = helper.make_tensor_value_info("image", TensorProto.FLOAT,
+                                               ["batch", 2, "h", "w"])
+    reflect = model(
+        [helper.make_node("Conv", ["image", "conv.weight"], ["c"], name="conv"),
+         helper.make_node("Pad", ["c", "pads"], ["p"], name="reflect",
+                          mode="reflect"),
+         helper.make_node("GlobalAveragePool", ["p"], ["g"], name="pool"),
+         helper.make_node("Flatten", ["g"], ["y"], name="flatten")],
+        [free_image],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])],
+        [tensor("conv.weight", f32(3, 2, 1, 1)),
+         tensor("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))],
+        "reflect_free_size")
+    onnx.save(reflect, os.path.join(out, "reflect_free_size.onnx"))
+
 
 if __name__ == "__main__":
     main()
